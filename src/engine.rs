@@ -1,0 +1,661 @@
+//! The push parser: finds start markers in text, hands call bytes to the
+//! format's automaton, and turns what it recognises into [`Event`]s.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::error::{Diagnostic, DiagnosticKind, OnInvalid};
+use crate::event::{CallId, Event, Span, TextId};
+use crate::limits::Limits;
+use crate::protocol::{Automaton, Failure, Outcome};
+use crate::scan::marker::{Found, MarkerSet};
+use crate::scan::utf8::{Utf8Carry, Utf8Piece};
+use crate::tool::Tool;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Scanning text for a start marker.
+    Text,
+    /// Inside a call; the automaton consumes the bytes.
+    Call,
+}
+
+/// A streaming tool-call parser for one stream at a time.
+///
+/// Build one with [`Parser::new`] or [`Parser::builder`], then call
+/// [`feed`](Parser::feed) for each chunk and [`finish`](Parser::finish) at
+/// the end. After `finish` the parser is ready for a new stream and keeps its
+/// allocations, so a server can reuse one per connection.
+///
+/// ```
+/// use toolsieve::{Event, Format, Parser};
+///
+/// let mut parser = Parser::new(Format::Hermes);
+/// let mut calls = Vec::new();
+/// let mut text = String::new();
+/// for chunk in ["Sure. <tool_", "call>{\"name\": \"now\", ", "\"arguments\": {}}</tool_call>"] {
+///     parser.feed_str(chunk, &mut |event| match event {
+///         Event::TextDelta { delta, .. } => text.push_str(&delta),
+///         Event::ToolCall { tool_name, input, .. } => calls.push((tool_name.into_owned(), input.into_owned())),
+///         _ => {}
+///     });
+/// }
+/// parser.finish(&mut |_| {});
+/// assert_eq!(text, "Sure. ");
+/// assert_eq!(calls, [("now".to_string(), "{}".to_string())]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Parser {
+    markers: MarkerSet,
+    automaton: Automaton,
+    core: Core,
+    state: State,
+    /// Bytes at the end of the last chunk that may begin a marker.
+    held: Vec<u8>,
+    /// Raw bytes of the call in progress (given back as text if it fails).
+    call_buf: Vec<u8>,
+    call_start: u64,
+    /// Stream offset of the next byte to be fed.
+    offset: u64,
+}
+
+/// Everything an automaton may touch while it runs: ids, the tool list, text
+/// and argument output.
+#[derive(Debug, Clone)]
+pub(crate) struct Core {
+    pub(crate) tools: Arc<[Tool]>,
+    pub(crate) limits: Limits,
+    on_invalid: OnInvalid,
+    text: TextOut,
+    next_call: u32,
+    delivered: usize,
+    /// The call whose `tool-input-start` was emitted, if any.
+    call: Option<CallId>,
+    name: String,
+    input: String,
+    delta_carry: Utf8Carry,
+}
+
+#[derive(Debug, Clone, Default)]
+struct TextOut {
+    open: Option<TextId>,
+    next: u32,
+    carry: Utf8Carry,
+}
+
+impl TextOut {
+    fn delta<'c>(&mut self, delta: Cow<'c, str>, sink: &mut impl FnMut(Event<'c>)) {
+        let id = match self.open {
+            Some(id) => id,
+            None => {
+                let id = TextId(self.next);
+                self.next += 1;
+                self.open = Some(id);
+                sink(Event::TextStart { id });
+                id
+            }
+        };
+        sink(Event::TextDelta { id, delta });
+    }
+
+    fn piece<'c>(&mut self, piece: Utf8Piece<'c>, sink: &mut impl FnMut(Event<'c>)) {
+        match piece {
+            Utf8Piece::Text(t) => self.delta(t, sink),
+            Utf8Piece::Invalid(offset) => {
+                self.delta(Cow::Borrowed("\u{FFFD}"), sink);
+                sink(invalid_utf8(offset));
+            }
+        }
+    }
+
+    /// Text borrowed from the current chunk.
+    #[inline]
+    fn push<'c>(&mut self, bytes: &'c [u8], base: u64, sink: &mut impl FnMut(Event<'c>)) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut carry = self.carry;
+        carry.push(bytes, base, &mut |p| self.piece(p, sink));
+        self.carry = carry;
+    }
+
+    /// Text from bytes the parser held (copied into the events).
+    fn push_owned<'c>(&mut self, bytes: &[u8], base: u64, sink: &mut impl FnMut(Event<'c>)) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut carry = self.carry;
+        carry.push(bytes, base, &mut |p| {
+            let p = match p {
+                Utf8Piece::Text(t) => Utf8Piece::Text(Cow::Owned(t.into_owned())),
+                Utf8Piece::Invalid(o) => Utf8Piece::Invalid(o),
+            };
+            self.piece(p, sink)
+        });
+        self.carry = carry;
+    }
+
+    /// An incomplete code point cannot continue past a call or the end.
+    fn flush_carry<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
+        if let Some(offset) = self.carry.finish() {
+            self.piece(Utf8Piece::Invalid(offset), sink);
+        }
+    }
+
+    fn close<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
+        if let Some(id) = self.open.take() {
+            sink(Event::TextEnd { id });
+        }
+    }
+}
+
+fn invalid_utf8(offset: u64) -> Event<'static> {
+    Event::Diagnostic(Diagnostic {
+        kind: DiagnosticKind::InvalidUtf8,
+        offset,
+        call: None,
+        tool_name: None,
+        message: "invalid UTF-8 in text, replaced by U+FFFD".into(),
+    })
+}
+
+impl Core {
+    fn new(tools: Arc<[Tool]>, limits: Limits, on_invalid: OnInvalid) -> Core {
+        Core {
+            tools,
+            limits,
+            on_invalid,
+            text: TextOut::default(),
+            next_call: 0,
+            delivered: 0,
+            call: None,
+            name: String::new(),
+            input: String::new(),
+            delta_carry: Utf8Carry::default(),
+        }
+    }
+
+    fn reset_call(&mut self) {
+        self.call = None;
+        self.name.clear();
+        self.input.clear();
+        self.delta_carry = Utf8Carry::default();
+    }
+}
+
+/// What an automaton gets to report through while it consumes call bytes.
+pub(crate) struct CallCx<'p, 'c, S> {
+    core: &'p mut Core,
+    sink: &'p mut S,
+    /// Stream offset of the first byte of the slice being advanced.
+    base: u64,
+    _chunk: std::marker::PhantomData<&'c [u8]>,
+}
+
+impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
+    /// Stream offset of byte `i` of the slice being advanced.
+    #[inline]
+    pub(crate) fn offset(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.core.limits
+    }
+
+    /// The tool list given to the parser (empty: accept every name).
+    pub(crate) fn tools(&self) -> &[Tool] {
+        &self.core.tools
+    }
+
+    /// Whether a `tool-input-start` was emitted for the call in progress.
+    pub(crate) fn started(&self) -> bool {
+        self.core.call.is_some()
+    }
+
+    /// The tool name is known: checks it and emits `tool-input-start`.
+    pub(crate) fn start(&mut self, name: &str, offset: u64) -> Result<(), Failure> {
+        let core = &mut *self.core;
+        if !core.tools.is_empty() && !core.tools.iter().any(|t| t.name == name) {
+            return Err(Failure::new(
+                DiagnosticKind::UnknownTool,
+                offset,
+                format!("`{name}` is not in the tool list"),
+            ));
+        }
+        if core.delivered >= core.limits.max_calls {
+            return Err(Failure::new(
+                DiagnosticKind::TooManyCalls,
+                offset,
+                format!(
+                    "more than {} tool calls in one stream",
+                    core.limits.max_calls
+                ),
+            ));
+        }
+        core.text.flush_carry(self.sink);
+        core.text.close(self.sink);
+        let id = CallId(core.next_call);
+        core.next_call += 1;
+        core.call = Some(id);
+        core.name.clear();
+        core.name.push_str(name);
+        (self.sink)(Event::ToolInputStart {
+            id,
+            tool_name: Cow::Owned(name.to_owned()),
+        });
+        Ok(())
+    }
+
+    fn emit_delta(&mut self, delta: Cow<'c, str>) {
+        if delta.is_empty() {
+            return;
+        }
+        if let Some(id) = self.core.call {
+            self.core.input.push_str(&delta);
+            (self.sink)(Event::ToolInputDelta { id, delta });
+        }
+    }
+
+    /// Arguments text lying in the current chunk. `Err(offset)` when it is
+    /// not UTF-8.
+    #[inline]
+    pub(crate) fn delta(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
+        let mut carry = self.core.delta_carry;
+        let mut bad = None;
+        carry.push(bytes, offset, &mut |p| match p {
+            Utf8Piece::Text(t) => self.emit_delta(t),
+            Utf8Piece::Invalid(o) => bad = bad.or(Some(o)),
+        });
+        self.core.delta_carry = carry;
+        bad.map_or(Ok(()), Err)
+    }
+
+    /// Arguments text the automaton built or held.
+    pub(crate) fn delta_owned(&mut self, bytes: &[u8], offset: u64) -> Result<(), u64> {
+        let mut carry = self.core.delta_carry;
+        let mut bad = None;
+        carry.push(bytes, offset, &mut |p| match p {
+            Utf8Piece::Text(t) => self.emit_delta(Cow::Owned(t.into_owned())),
+            Utf8Piece::Invalid(o) => bad = bad.or(Some(o)),
+        });
+        self.core.delta_carry = carry;
+        bad.map_or(Ok(()), Err)
+    }
+
+    /// A problem that was repaired: the call is still delivered.
+    pub(crate) fn recovered(&mut self, kind: DiagnosticKind, offset: u64, message: String) {
+        (self.sink)(Event::Diagnostic(Diagnostic {
+            kind,
+            offset,
+            call: self.core.call,
+            tool_name: self.core.call.map(|_| self.core.name.clone()),
+            message,
+        }));
+    }
+}
+
+/// Configures a [`Parser`]: tools, limits, what to do with invalid calls,
+/// and the format's markers.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ParserBuilder {
+    format: crate::Format,
+    tools: Arc<[Tool]>,
+    limits: Limits,
+    on_invalid: OnInvalid,
+    delimiters: Option<(String, String)>,
+}
+
+impl ParserBuilder {
+    /// The tools the model may call. With a list, a call to any other name
+    /// stays text (with an [`UnknownTool`](DiagnosticKind::UnknownTool)
+    /// diagnostic); without one, every well-formed call is accepted. Share one
+    /// `Arc` between the parsers of many streams.
+    pub fn tools(mut self, tools: impl Into<Arc<[Tool]>>) -> Self {
+        self.tools = tools.into();
+        self
+    }
+
+    /// Bounds on call size, nesting and count.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// What becomes of the raw text of a call that cannot be delivered.
+    pub fn on_invalid(mut self, on_invalid: OnInvalid) -> Self {
+        self.on_invalid = on_invalid;
+        self
+    }
+
+    /// Replaces the format's start and end markers: `<tool_call>` /
+    /// `</tool_call>` for [`Format::Hermes`](crate::Format::Hermes); for
+    /// [`Format::Gemma`](crate::Format::Gemma) the start is the fence opener
+    /// (`` ```tool_call ``) and the end the closer (`` ``` ``).
+    pub fn delimiters(mut self, start: impl Into<String>, end: impl Into<String>) -> Self {
+        self.delimiters = Some((start.into(), end.into()));
+        self
+    }
+
+    /// Builds the parser.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidMarker`](crate::Error::InvalidMarker) for empty or
+    /// conflicting markers, [`Error::ToolsRequired`](crate::Error::ToolsRequired)
+    /// for formats that need the tool list.
+    pub fn build(self) -> Result<Parser, crate::Error> {
+        let (markers, automaton) = self.format.automaton(
+            self.delimiters.as_ref().map(|(s, e)| (s.as_str(), e.as_str())),
+            &self.tools,
+            &self.limits,
+        )?;
+        let markers = MarkerSet::new(markers).map_err(crate::Error::InvalidMarker)?;
+        Ok(Parser {
+            markers,
+            automaton,
+            core: Core::new(self.tools, self.limits, self.on_invalid),
+            state: State::Text,
+            held: Vec::new(),
+            call_buf: Vec::new(),
+            call_start: 0,
+            offset: 0,
+        })
+    }
+}
+
+impl Parser {
+    /// A parser for `format` with default limits and no tool list.
+    ///
+    /// # Panics
+    ///
+    /// Never for the formats that need no tool list; for those that do
+    /// (`morph-xml`), use [`Parser::builder`] and handle the error.
+    pub fn new(format: crate::Format) -> Parser {
+        match Parser::builder(format).build() {
+            Ok(parser) => parser,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Starts configuring a parser for `format`.
+    pub fn builder(format: crate::Format) -> ParserBuilder {
+        ParserBuilder {
+            format,
+            tools: Arc::from(Vec::new()),
+            limits: Limits::default(),
+            on_invalid: OnInvalid::default(),
+            delimiters: None,
+        }
+    }
+
+    /// The most bytes held back outside a call (the longest marker, plus
+    /// one byte where a marker must be followed by a boundary).
+    pub fn max_held_back(&self) -> usize {
+        self.markers.longest()
+    }
+
+    /// Bytes currently held back (a possible marker prefix, or a call in
+    /// progress).
+    pub fn held_back(&self) -> usize {
+        self.held.len() + self.call_buf.len()
+    }
+
+    /// Feeds the next chunk of the stream; `sink` receives the events it
+    /// completes, in order.
+    ///
+    /// Text that cannot begin a marker is emitted before this returns. Text
+    /// and argument deltas borrow from `chunk` where they lie inside it.
+    ///
+    /// # Complexity
+    ///
+    /// O(`chunk.len()`) amortised: outside a call one memchr pass plus a
+    /// short comparison per candidate byte; inside one, each byte is scanned
+    /// once by the format's automaton. No allocation on text-only input.
+    ///
+    /// # Panics
+    ///
+    /// Never, whatever the bytes (invalid UTF-8 included).
+    pub fn feed<'c, S>(&mut self, chunk: &'c [u8], sink: &mut S)
+    where
+        S: FnMut(Event<'c>),
+    {
+        let mut i = 0;
+        if !self.held.is_empty() {
+            i = self.resolve_held(chunk, sink);
+        }
+        while i < chunk.len() {
+            i = match self.state {
+                State::Text => self.scan_text(chunk, i, sink),
+                State::Call => self.advance_call(chunk, i, sink),
+            };
+        }
+        self.offset += chunk.len() as u64;
+    }
+
+    /// [`feed`](Parser::feed) for string chunks.
+    pub fn feed_str<'c, S>(&mut self, chunk: &'c str, sink: &mut S)
+    where
+        S: FnMut(Event<'c>),
+    {
+        self.feed(chunk.as_bytes(), sink)
+    }
+
+    /// Ends the stream: flushes held-back text, recovers or gives back the
+    /// call in progress, closes the open text part. The parser is then ready
+    /// for a new stream (ids and offsets start again from 0).
+    pub fn finish<'c, S>(&mut self, sink: &mut S)
+    where
+        S: FnMut(Event<'c>),
+    {
+        match self.state {
+            State::Text => {
+                let held = std::mem::take(&mut self.held);
+                let base = self.offset - held.len() as u64;
+                self.core.text.push_owned(&held, base, sink);
+                self.held = held;
+                self.held.clear();
+            }
+            State::Call => {
+                let mut cx = CallCx {
+                    core: &mut self.core,
+                    sink,
+                    base: self.offset,
+                    _chunk: std::marker::PhantomData,
+                };
+                let outcome = self.automaton.finish(&mut cx);
+                let end = self.offset;
+                match outcome {
+                    Outcome::Complete => self.complete_call(end, sink),
+                    Outcome::Failed(f) => self.fail_call(f, sink),
+                    Outcome::More => self.fail_call(
+                        Failure::new(
+                            DiagnosticKind::UnfinishedCall,
+                            end,
+                            "the stream ended inside a call",
+                        ),
+                        sink,
+                    ),
+                }
+            }
+        }
+        self.core.text.flush_carry(sink);
+        self.core.text.close(sink);
+        self.core.text = TextOut::default();
+        self.core.next_call = 0;
+        self.core.delivered = 0;
+        self.offset = 0;
+    }
+
+    /// Parses a whole input at once: the same automaton as streaming, so the
+    /// result equals any chunked run once adjacent deltas are merged.
+    pub fn parse<'c>(&mut self, input: &'c [u8]) -> Vec<Event<'c>> {
+        let mut events = Vec::new();
+        let mut sink = |e| events.push(e);
+        self.feed(input, &mut sink);
+        self.finish(&mut sink);
+        events
+    }
+
+    /// Resolves bytes held back at the end of the last chunk; returns how
+    /// many bytes of `chunk` that used.
+    fn resolve_held<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> usize {
+        loop {
+            match self.markers.check_held(&self.held, chunk) {
+                Ok(index) => {
+                    let len = self.markers.marker(index).bytes.len();
+                    // Markers never shadow each other, so the held bytes all
+                    // belong to this one.
+                    let from_chunk = len.saturating_sub(self.held.len());
+                    self.call_start = self.offset - self.held.len() as u64;
+                    self.call_buf.clear();
+                    self.call_buf.extend_from_slice(&self.held);
+                    self.call_buf.extend_from_slice(&chunk[..from_chunk]);
+                    self.held.clear();
+                    self.begin_call(index, sink);
+                    return from_chunk;
+                }
+                Err(true) => {
+                    self.held.extend_from_slice(chunk);
+                    return chunk.len();
+                }
+                Err(false) => {
+                    let cut = self.markers.next_start_after_first(&self.held);
+                    let base = self.offset - self.held.len() as u64;
+                    self.core.text.push_owned(&self.held[..cut], base, sink);
+                    self.held.drain(..cut);
+                    if self.held.is_empty() {
+                        return 0;
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn scan_text<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        chunk: &'c [u8],
+        i: usize,
+        sink: &mut S,
+    ) -> usize {
+        let base = self.offset + i as u64;
+        let rest = &chunk[i..];
+        match self.markers.find(rest) {
+            Found::None => {
+                self.core.text.push(rest, base, sink);
+                chunk.len()
+            }
+            Found::Partial { at } => {
+                self.core.text.push(&rest[..at], base, sink);
+                self.held.extend_from_slice(&rest[at..]);
+                chunk.len()
+            }
+            Found::Marker { at, index } => {
+                self.core.text.push(&rest[..at], base, sink);
+                let len = self.markers.marker(index).bytes.len();
+                self.call_start = base + at as u64;
+                self.call_buf.clear();
+                self.call_buf.extend_from_slice(&rest[at..at + len]);
+                self.begin_call(index, sink);
+                i + at + len
+            }
+        }
+    }
+
+    fn begin_call<'c, S: FnMut(Event<'c>)>(&mut self, marker: usize, sink: &mut S) {
+        // A code point cannot continue across a marker.
+        self.core.text.flush_carry(sink);
+        self.automaton.begin(marker);
+        self.state = State::Call;
+    }
+
+    fn advance_call<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        chunk: &'c [u8],
+        i: usize,
+        sink: &mut S,
+    ) -> usize {
+        let room = self
+            .core
+            .limits
+            .max_call_bytes
+            .saturating_sub(self.call_buf.len());
+        let end = chunk.len().min(i.saturating_add(room));
+        let slice = &chunk[i..end];
+        let base = self.offset + i as u64;
+        let mut cx = CallCx {
+            core: &mut self.core,
+            sink,
+            base,
+            _chunk: std::marker::PhantomData,
+        };
+        let (used, outcome) = self.automaton.advance(slice, &mut cx);
+        let used = used.min(slice.len());
+        self.call_buf.extend_from_slice(&slice[..used]);
+        let at = base + used as u64;
+        match outcome {
+            Outcome::More if end < chunk.len() || (room == 0 && i < chunk.len()) => {
+                let limit = self.core.limits.max_call_bytes;
+                self.fail_call(
+                    Failure::new(
+                        DiagnosticKind::CallTooLarge,
+                        at,
+                        format!("the call is longer than {limit} bytes"),
+                    ),
+                    sink,
+                );
+            }
+            Outcome::More => {}
+            Outcome::Complete => self.complete_call(at, sink),
+            Outcome::Failed(f) => self.fail_call(f, sink),
+        }
+        i + used
+    }
+
+    fn complete_call<'c, S: FnMut(Event<'c>)>(&mut self, end: u64, sink: &mut S) {
+        let Some(id) = self.core.call else {
+            let f = Failure::new(DiagnosticKind::MissingName, end, "the call names no tool");
+            return self.fail_call(f, sink);
+        };
+        sink(Event::ToolInputEnd { id });
+        sink(Event::ToolCall {
+            tool_call_id: id,
+            tool_name: Cow::Owned(std::mem::take(&mut self.core.name)),
+            input: Cow::Owned(std::mem::take(&mut self.core.input)),
+            raw_span: Span {
+                start: self.call_start,
+                end,
+            },
+        });
+        self.core.delivered += 1;
+        self.core.reset_call();
+        self.call_buf.clear();
+        self.state = State::Text;
+    }
+
+    fn fail_call<'c, S: FnMut(Event<'c>)>(&mut self, failure: Failure, sink: &mut S) {
+        let call = self.core.call;
+        sink(Event::Diagnostic(Diagnostic {
+            kind: failure.kind,
+            offset: failure.offset,
+            call,
+            tool_name: failure
+                .name
+                .or_else(|| call.map(|_| self.core.name.clone())),
+            message: failure.message,
+        }));
+        if let Some(id) = call {
+            sink(Event::ToolInputEnd { id });
+        }
+        self.core.reset_call();
+        if self.core.on_invalid == OnInvalid::KeepAsText {
+            self.core
+                .text
+                .push_owned(&self.call_buf, self.call_start, sink);
+        }
+        self.call_buf.clear();
+        self.state = State::Text;
+    }
+}

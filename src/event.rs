@@ -1,0 +1,185 @@
+//! The events a [`Parser`](crate::Parser) emits.
+//!
+//! Names follow the stream parts of the AI SDK (`text-delta`,
+//! `tool-input-start`, `tool-call`, …), so a server can forward them as they
+//! are. Text and argument deltas borrow from the chunk that was just fed
+//! whenever the bytes lie inside it; only bytes held back across a chunk
+//! boundary (a partial marker, a split UTF-8 code point) are owned.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::error::Diagnostic;
+
+macro_rules! numbered_id {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub u32);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = Cow::<str>::deserialize(d)?;
+                text.strip_prefix($prefix)
+                    .and_then(|n| n.parse().ok())
+                    .map($name)
+                    .ok_or_else(|| de::Error::custom(concat!("expected `", $prefix, "<n>`")))
+            }
+        }
+    };
+}
+
+numbered_id!(
+    /// Identifies one text part of a stream; displayed as `text_N`.
+    TextId,
+    "text_"
+);
+numbered_id!(
+    /// Identifies one tool call of a stream; displayed as `call_N`. Numbers
+    /// count from 0 per stream, so they are the same for every chunking.
+    CallId,
+    "call_"
+);
+
+/// Where a call's raw text lies in the stream: byte offsets, end exclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    /// Offset of the first byte of the start marker.
+    pub start: u64,
+    /// Offset one past the last byte of the call (end marker included).
+    pub end: u64,
+}
+
+/// One event of the output stream.
+///
+/// `'a` is the lifetime of the chunk passed to [`Parser::feed`](crate::Parser::feed).
+/// Use [`Event::into_owned`] to keep an event past the next call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Event<'a> {
+    /// A text part begins.
+    TextStart {
+        /// The part.
+        id: TextId,
+    },
+    /// Text for the user. Adjacent deltas of one part concatenate.
+    TextDelta {
+        /// The part.
+        id: TextId,
+        /// The text.
+        delta: Cow<'a, str>,
+    },
+    /// A text part ends (before a tool call, or at the end of the stream).
+    TextEnd {
+        /// The part.
+        id: TextId,
+    },
+    /// A tool call begins: its name is known.
+    #[serde(rename_all = "camelCase")]
+    ToolInputStart {
+        /// The call.
+        id: CallId,
+        /// The tool's name.
+        tool_name: Cow<'a, str>,
+    },
+    /// A piece of the call's arguments JSON. The deltas of one call
+    /// concatenate to the `input` of its [`Event::ToolCall`].
+    ToolInputDelta {
+        /// The call.
+        id: CallId,
+        /// The next piece of arguments text.
+        delta: Cow<'a, str>,
+    },
+    /// The call's input is complete. A `tool-input-end` that is not followed
+    /// by a `tool-call` for the same id means the call was abandoned; a
+    /// [`Event::Diagnostic`] before it says why.
+    ToolInputEnd {
+        /// The call.
+        id: CallId,
+    },
+    /// A complete, validated tool call.
+    #[serde(rename_all = "camelCase")]
+    ToolCall {
+        /// The call.
+        tool_call_id: CallId,
+        /// The tool's name.
+        tool_name: Cow<'a, str>,
+        /// The arguments as JSON text (an object).
+        input: Cow<'a, str>,
+        /// Where the call's raw text lies in the stream.
+        raw_span: Span,
+    },
+    /// Something was malformed, repaired, truncated or dropped.
+    Diagnostic(Diagnostic),
+}
+
+impl Event<'_> {
+    /// Copies whatever is borrowed, so the event outlives the chunk.
+    pub fn into_owned(self) -> Event<'static> {
+        fn own(c: Cow<'_, str>) -> Cow<'static, str> {
+            Cow::Owned(c.into_owned())
+        }
+        match self {
+            Event::TextStart { id } => Event::TextStart { id },
+            Event::TextDelta { id, delta } => Event::TextDelta {
+                id,
+                delta: own(delta),
+            },
+            Event::TextEnd { id } => Event::TextEnd { id },
+            Event::ToolInputStart { id, tool_name } => Event::ToolInputStart {
+                id,
+                tool_name: own(tool_name),
+            },
+            Event::ToolInputDelta { id, delta } => Event::ToolInputDelta {
+                id,
+                delta: own(delta),
+            },
+            Event::ToolInputEnd { id } => Event::ToolInputEnd { id },
+            Event::ToolCall {
+                tool_call_id,
+                tool_name,
+                input,
+                raw_span,
+            } => Event::ToolCall {
+                tool_call_id,
+                tool_name: own(tool_name),
+                input: own(input),
+                raw_span,
+            },
+            Event::Diagnostic(d) => Event::Diagnostic(d),
+        }
+    }
+}
+
+/// Appends `event` to `events`, merging it into the last event when both are
+/// deltas of the same part. The result is the canonical form used to compare
+/// two runs of the parser over different chunkings of the same input.
+pub fn push_merged(events: &mut Vec<Event<'static>>, event: Event<'_>) {
+    match (events.last_mut(), &event) {
+        (Some(Event::TextDelta { id: a, delta: acc }), Event::TextDelta { id: b, delta })
+            if a == b =>
+        {
+            acc.to_mut().push_str(delta)
+        }
+        (
+            Some(Event::ToolInputDelta { id: a, delta: acc }),
+            Event::ToolInputDelta { id: b, delta },
+        ) if a == b => acc.to_mut().push_str(delta),
+        _ => events.push(event.into_owned()),
+    }
+}

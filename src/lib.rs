@@ -1,0 +1,21 @@
+//! # toolsieve
+//!
+//! A zero-copy push parser for LLM tool calls.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod engine;
+mod error;
+pub mod event;
+mod format;
+mod limits;
+mod protocol;
+mod scan;
+mod tool;
+
+pub use engine::{Parser, ParserBuilder};
+pub use error::{Diagnostic, DiagnosticKind, Error, OnInvalid};
+pub use event::{CallId, Event, Span, TextId};
+pub use format::Format;
+pub use limits::Limits;
+pub use tool::Tool;

@@ -1,0 +1,408 @@
+//! JSON between two markers: `<tool_call>{"name": …, "arguments": …}</tool_call>`
+//! (hermes, Qwen 2.5/3, and any model with configurable delimiters) and the
+//! fenced form `` ```tool_call\n{…}\n``` ``.
+//!
+//! Arguments stream as the model's own bytes. The automaton tracks the JSON
+//! with [`JsonScanner`], so an end marker inside a string is data; it stops at
+//! each member of the root object to learn which bytes are the name, the
+//! arguments, or something to skip.
+
+use crate::engine::CallCx;
+use crate::error::DiagnosticKind;
+use crate::event::Event;
+use crate::protocol::{Failure, Outcome};
+use crate::scan::json::{is_complete_value, JsonScanner, Signal};
+use crate::scan::skip_ws;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Whitespace before the `{`.
+    Lead,
+    /// Inside the JSON object.
+    Body,
+    /// Whitespace after the `}`.
+    Trail,
+    /// Matching the end marker; `matched` bytes of it so far.
+    End { matched: usize },
+}
+
+/// What the bytes of the current root member are being collected for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Capture {
+    None,
+    Key,
+    Name,
+    /// An arguments object: streamed as deltas.
+    ArgsObject,
+    /// Arguments as a JSON-encoded string: decoded when complete.
+    ArgsString,
+    /// A member nobody needs (or `"arguments": null`).
+    Skip,
+}
+
+/// What the last key announced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Member {
+    Name,
+    Args,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct JsonCall {
+    end: Box<[u8]>,
+    phase: Phase,
+    json: JsonScanner,
+    capture: Capture,
+    member: Member,
+    /// Raw bytes of the key, name or arguments string being collected.
+    buf: Vec<u8>,
+    name: Option<String>,
+    seen_args: bool,
+    /// Arguments text read before the name was known.
+    pending: Vec<u8>,
+    /// The first reason this call cannot be delivered; scanning goes on to
+    /// find where the call ends, so all of it comes back as text.
+    rejected: Option<Failure>,
+}
+
+impl JsonCall {
+    pub(crate) fn new(end: &[u8], max_depth: usize) -> JsonCall {
+        JsonCall {
+            end: end.into(),
+            phase: Phase::Lead,
+            json: JsonScanner::new(max_depth),
+            capture: Capture::None,
+            member: Member::Other,
+            buf: Vec::new(),
+            name: None,
+            seen_args: false,
+            pending: Vec::new(),
+            rejected: None,
+        }
+    }
+
+    pub(crate) fn begin(&mut self, _marker: usize) {
+        self.phase = Phase::Lead;
+        self.json.reset();
+        self.capture = Capture::None;
+        self.member = Member::Other;
+        self.buf.clear();
+        self.name = None;
+        self.seen_args = false;
+        self.pending.clear();
+        self.rejected = None;
+    }
+
+    fn reject(&mut self, failure: Failure) {
+        if self.rejected.is_none() {
+            self.rejected = Some(failure);
+        }
+    }
+
+    /// Bytes of the current member, in the current chunk.
+    #[inline]
+    fn take<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        seg: &'c [u8],
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if seg.is_empty() || self.rejected.is_some() {
+            return;
+        }
+        match self.capture {
+            Capture::None | Capture::Skip => {}
+            Capture::Key | Capture::Name | Capture::ArgsString => self.buf.extend_from_slice(seg),
+            Capture::ArgsObject => {
+                if cx.started() {
+                    if let Err(at) = cx.delta(seg, offset) {
+                        self.reject(invalid_utf8(at));
+                    }
+                } else {
+                    self.pending.extend_from_slice(seg);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        let mut i = 0;
+        loop {
+            match self.phase {
+                Phase::Lead => {
+                    i += skip_ws(&bytes[i..]);
+                    match bytes.get(i) {
+                        None => return (i, Outcome::More),
+                        Some(b'{') => self.phase = Phase::Body,
+                        Some(_) => {
+                            let f = Failure::new(
+                                DiagnosticKind::MalformedCall,
+                                cx.offset(i),
+                                "expected a JSON object after the start marker",
+                            );
+                            return (i, Outcome::Failed(f));
+                        }
+                    }
+                }
+                Phase::Body => {
+                    let (n, signal) = self.json.advance(&bytes[i..]);
+                    let seg = &bytes[i..i + n];
+                    let seg_offset = cx.offset(i);
+                    i += n;
+                    match signal {
+                        Signal::More => {
+                            self.take(seg, seg_offset, cx);
+                            return (i, Outcome::More);
+                        }
+                        Signal::KeyStart => {
+                            self.capture = Capture::Key;
+                            self.buf.clear();
+                            self.buf.push(b'"');
+                        }
+                        Signal::ValueStart => {
+                            self.value_start(&seg[n - 1..], cx.offset(i - 1), cx)
+                        }
+                        Signal::KeyEnd => {
+                            self.take(seg, seg_offset, cx);
+                            self.key_end(cx.offset(i));
+                        }
+                        Signal::ValueEnd => {
+                            self.take(seg, seg_offset, cx);
+                            self.value_end(cx.offset(i), cx);
+                        }
+                        Signal::RootEnd => {
+                            if self.name.is_none() {
+                                self.reject(Failure::new(
+                                    DiagnosticKind::MissingName,
+                                    cx.offset(i),
+                                    "the call object has no \"name\"",
+                                ));
+                            }
+                            self.phase = Phase::Trail;
+                        }
+                        Signal::Syntax | Signal::TooDeep => {
+                            let (kind, what) = if signal == Signal::TooDeep {
+                                (DiagnosticKind::TooDeep, "JSON nested too deep")
+                            } else {
+                                (DiagnosticKind::MalformedCall, "malformed JSON")
+                            };
+                            let f = Failure::new(
+                                kind,
+                                cx.offset(i),
+                                format!("{what} in the call body at byte {}", cx.offset(i)),
+                            );
+                            return (i, Outcome::Failed(self.rejected.take().unwrap_or(f)));
+                        }
+                    }
+                }
+                Phase::Trail => {
+                    i += skip_ws(&bytes[i..]);
+                    if i == bytes.len() {
+                        return (i, Outcome::More);
+                    }
+                    self.phase = Phase::End { matched: 0 };
+                }
+                Phase::End { matched } => {
+                    let want = &self.end[matched..];
+                    let rest = &bytes[i..];
+                    let common = want
+                        .iter()
+                        .zip(rest)
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    i += common;
+                    if common == want.len() {
+                        return (i, self.conclude(cx, None));
+                    }
+                    if i == bytes.len() {
+                        self.phase = Phase::End {
+                            matched: matched + common,
+                        };
+                        return (i, Outcome::More);
+                    }
+                    // Something else follows the JSON: the call ends here.
+                    return (i, self.conclude(cx, Some(cx.offset(i))));
+                }
+            }
+        }
+    }
+
+    /// The stream ended inside the call.
+    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        match self.phase {
+            Phase::Lead | Phase::Body => {
+                let what = if self.json.in_string() {
+                    "the stream ended inside a string of the call's JSON"
+                } else {
+                    "the stream ended before the call's JSON was complete"
+                };
+                Outcome::Failed(Failure::new(
+                    DiagnosticKind::UnfinishedCall,
+                    cx.offset(0),
+                    what,
+                ))
+            }
+            Phase::Trail | Phase::End { .. } => self.conclude(cx, Some(cx.offset(0))),
+        }
+    }
+
+    /// The JSON is complete and the call ends (`missing_end` says where, if
+    /// the end marker never came).
+    fn conclude<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        missing_end: Option<u64>,
+    ) -> Outcome {
+        if let Some(f) = self.rejected.take() {
+            return Outcome::Failed(f);
+        }
+        if let Some(offset) = missing_end {
+            let end = String::from_utf8_lossy(&self.end).into_owned();
+            cx.recovered(
+                DiagnosticKind::MissingEndMarker,
+                offset,
+                format!("the call's JSON is complete but `{end}` is missing; call recovered"),
+            );
+        }
+        if !self.seen_args {
+            // No arguments (or `null`): the input is an empty object.
+            let _ = cx.delta_owned(b"{}", cx.offset(0));
+        }
+        Outcome::Complete
+    }
+
+    fn value_start<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        first: &'c [u8],
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        self.buf.clear();
+        self.capture = match self.member {
+            Member::Other => Capture::Skip,
+            Member::Name => Capture::Name,
+            Member::Args => match first.first() {
+                Some(b'{') => Capture::ArgsObject,
+                Some(b'"') => Capture::ArgsString,
+                Some(b'n') => {
+                    self.seen_args = false;
+                    Capture::Skip
+                }
+                _ => {
+                    self.reject(Failure::new(
+                        DiagnosticKind::InvalidArguments,
+                        offset,
+                        "\"arguments\" must be an object",
+                    ));
+                    Capture::Skip
+                }
+            },
+        };
+        self.take(first, offset, cx);
+    }
+
+    fn key_end(&mut self, offset: u64) {
+        self.capture = Capture::None;
+        let key = decode_string(&self.buf);
+        self.member = match key.as_deref() {
+            Some("name") => Member::Name,
+            Some("arguments" | "parameters") => Member::Args,
+            _ => Member::Other,
+        };
+        let duplicate = match self.member {
+            Member::Name => self.name.is_some(),
+            Member::Args => self.seen_args,
+            Member::Other => false,
+        };
+        if duplicate {
+            self.reject(Failure::new(
+                DiagnosticKind::DuplicateKey,
+                offset,
+                format!("\"{}\" appears twice in the call", key.unwrap_or_default()),
+            ));
+        }
+        if self.member == Member::Args {
+            self.seen_args = true;
+        }
+    }
+
+    fn value_end<'c, S: FnMut(Event<'c>)>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
+        let capture = std::mem::replace(&mut self.capture, Capture::None);
+        if self.rejected.is_some() {
+            return;
+        }
+        match capture {
+            Capture::Name => {
+                let name = decode_string(&self.buf).filter(|n| !n.is_empty());
+                let Some(name) = name else {
+                    return self.reject(Failure::new(
+                        DiagnosticKind::MissingName,
+                        offset,
+                        "\"name\" must be a non-empty string",
+                    ));
+                };
+                if let Err(f) = cx.start(&name, offset) {
+                    return self.reject(f.with_name(&name));
+                }
+                self.name = Some(name);
+                if !self.pending.is_empty() {
+                    let pending = std::mem::take(&mut self.pending);
+                    if let Err(at) = cx.delta_owned(&pending, offset) {
+                        self.reject(invalid_utf8(at));
+                    }
+                    self.pending = pending;
+                    self.pending.clear();
+                }
+            }
+            Capture::ArgsString => {
+                let decoded = decode_string(&self.buf).unwrap_or_default();
+                let text = if decoded.trim().is_empty() {
+                    "{}"
+                } else {
+                    decoded.as_str()
+                };
+                let is_object = text.trim_start().starts_with('{')
+                    && is_complete_value(text.as_bytes(), cx.limits().max_depth);
+                if !is_object {
+                    return self.reject(Failure::new(
+                        DiagnosticKind::InvalidArguments,
+                        offset,
+                        "\"arguments\" is a string that does not hold a JSON object",
+                    ));
+                }
+                if cx.started() {
+                    let _ = cx.delta_owned(text.as_bytes(), offset);
+                } else {
+                    self.pending.extend_from_slice(text.as_bytes());
+                }
+            }
+            Capture::None | Capture::Key | Capture::ArgsObject | Capture::Skip => {}
+        }
+    }
+}
+
+fn invalid_utf8(offset: u64) -> Failure {
+    Failure::new(
+        DiagnosticKind::InvalidUtf8,
+        offset,
+        "invalid UTF-8 inside the call's arguments",
+    )
+}
+
+/// Decodes a raw JSON string (quotes included); `None` if it is not one.
+fn decode_string(raw: &[u8]) -> Option<String> {
+    if raw.first() != Some(&b'"') {
+        return None;
+    }
+    if !raw.contains(&b'\\') && raw.len() >= 2 && raw.last() == Some(&b'"') {
+        return std::str::from_utf8(&raw[1..raw.len() - 1])
+            .ok()
+            .map(str::to_owned);
+    }
+    serde_json::from_slice(raw).ok()
+}

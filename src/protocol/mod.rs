@@ -1,0 +1,93 @@
+//! One automaton per wire format. Each sees only the bytes of a call (the
+//! engine finds the start markers) and reports through [`CallCx`] what it
+//! recognised; the engine turns that into events.
+
+pub(crate) mod json_call;
+
+use crate::engine::CallCx;
+use crate::error::DiagnosticKind;
+
+/// How a call attempt went, after [`Automaton::advance`] or
+/// [`Automaton::finish`].
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// All bytes consumed, the call goes on.
+    More,
+    /// The call is complete and delivered; its raw text ends at the consumed
+    /// position.
+    Complete,
+    /// The call cannot be delivered. Its raw text ends at the consumed
+    /// position; scanning resumes there.
+    Failed(Failure),
+}
+
+/// Why a call attempt failed.
+#[derive(Debug, Clone)]
+pub(crate) struct Failure {
+    pub(crate) kind: DiagnosticKind,
+    /// Stream offset where the problem was found.
+    pub(crate) offset: u64,
+    pub(crate) message: String,
+    /// The tool name, when one was read.
+    pub(crate) name: Option<String>,
+}
+
+impl Failure {
+    pub(crate) fn new(kind: DiagnosticKind, offset: u64, message: impl Into<String>) -> Failure {
+        Failure {
+            kind,
+            offset,
+            message: message.into(),
+            name: None,
+        }
+    }
+
+    pub(crate) fn with_name(mut self, name: &str) -> Failure {
+        self.name = Some(name.to_owned());
+        self
+    }
+}
+
+/// The per-format automata, dispatched by `match` (no vtable on the hot path).
+#[derive(Debug, Clone)]
+pub(crate) enum Automaton {
+    Json(json_call::JsonCall),
+}
+
+impl Automaton {
+    /// A call begins: the start marker `marker` was just consumed.
+    pub(crate) fn begin(&mut self, marker: usize) {
+        match self {
+            Automaton::Json(a) => a.begin(marker),
+        }
+    }
+
+    /// Consumes bytes of the call in progress.
+    ///
+    /// # Complexity
+    ///
+    /// O(`bytes.len()`): no byte is scanned twice, whatever the chunking.
+    #[inline]
+    pub(crate) fn advance<'c, S>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome)
+    where
+        S: FnMut(crate::Event<'c>),
+    {
+        match self {
+            Automaton::Json(a) => a.advance(bytes, cx),
+        }
+    }
+
+    /// The stream ended inside the call.
+    pub(crate) fn finish<'c, S>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome
+    where
+        S: FnMut(crate::Event<'c>),
+    {
+        match self {
+            Automaton::Json(a) => a.finish(cx),
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! Finding start markers in text, across chunk boundaries.
+//!
+//! A [`MarkerSet`] is built once per parser. Outside a call the engine asks it
+//! for the first place in a chunk where a marker starts ([`Found::Marker`]),
+//! or where the chunk ends with what may still become one
+//! ([`Found::Partial`]); only those few bytes are held back.
+
+/// What must follow a marker for it to count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Boundary {
+    /// Nothing: the marker alone counts.
+    None,
+    /// JSON whitespace (a fence line break, `"```tool_call\n"`).
+    Whitespace,
+    /// The end of an XML tag name: `>`, `/` or whitespace.
+    TagNameEnd,
+}
+
+impl Boundary {
+    #[inline]
+    fn accepts(self, b: u8) -> bool {
+        match self {
+            Boundary::None => true,
+            Boundary::Whitespace => super::is_ws(b),
+            Boundary::TagNameEnd => b == b'>' || b == b'/' || super::is_ws(b),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Marker {
+    pub(crate) bytes: Box<[u8]>,
+    pub(crate) boundary: Boundary,
+}
+
+impl Marker {
+    /// Bytes that must be seen before the marker can be decided.
+    fn window(&self) -> usize {
+        self.bytes.len() + usize::from(self.boundary != Boundary::None)
+    }
+}
+
+/// How a marker compares with the bytes at a position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    Full,
+    Prefix,
+    Mismatch,
+}
+
+/// Result of [`MarkerSet::find`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// Marker `index` starts at `at`.
+    Marker { at: usize, index: usize },
+    /// The bytes from `at` to the end may still become a marker.
+    Partial { at: usize },
+    /// No marker starts in these bytes.
+    None,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct MarkerSet {
+    markers: Vec<Marker>,
+    /// Distinct first bytes, for memchr.
+    firsts: Vec<u8>,
+    first_table: [bool; 256],
+    longest: usize,
+}
+
+impl MarkerSet {
+    /// Builds the set.
+    ///
+    /// # Errors
+    ///
+    /// When a marker is empty, or when one marker (with its boundary byte)
+    /// is a proper prefix of another: the held-back bytes could then hold
+    /// more than the shorter marker, and the answer would depend on where a
+    /// chunk ended.
+    pub(crate) fn new(markers: Vec<Marker>) -> Result<MarkerSet, &'static str> {
+        for a in &markers {
+            if a.bytes.is_empty() {
+                return Err("a marker is empty");
+            }
+            for b in &markers {
+                let shadows = b.bytes.len() < a.bytes.len()
+                    && a.bytes.starts_with(&b.bytes)
+                    && b.boundary.accepts(a.bytes[b.bytes.len()]);
+                if shadows {
+                    return Err("one marker is a prefix of another");
+                }
+            }
+        }
+        let mut first_table = [false; 256];
+        let mut firsts = Vec::new();
+        for m in &markers {
+            let b = m.bytes[0];
+            if !first_table[b as usize] {
+                first_table[b as usize] = true;
+                firsts.push(b);
+            }
+        }
+        let longest = markers.iter().map(Marker::window).max().unwrap_or(0);
+        Ok(MarkerSet {
+            markers,
+            firsts,
+            first_table,
+            longest,
+        })
+    }
+
+    pub(crate) fn marker(&self, index: usize) -> &Marker {
+        &self.markers[index]
+    }
+
+    /// The most bytes ever held back outside a call.
+    pub(crate) fn longest(&self) -> usize {
+        self.longest
+    }
+
+    /// Next position at or after `from` holding a byte that starts a marker.
+    #[inline]
+    fn next_candidate(&self, hay: &[u8]) -> Option<usize> {
+        match *self.firsts.as_slice() {
+            [] => None,
+            [a] => memchr::memchr(a, hay),
+            [a, b] => memchr::memchr2(a, b, hay),
+            [a, b, c] => memchr::memchr3(a, b, c, hay),
+            _ => hay.iter().position(|&b| self.first_table[b as usize]),
+        }
+    }
+
+    /// Compares every marker with `head ++ tail` at its start.
+    fn check_all(&self, head: &[u8], tail: &[u8]) -> Result<usize, Check> {
+        let mut partial = false;
+        for (index, marker) in self.markers.iter().enumerate() {
+            match check(marker, head, tail) {
+                Check::Full => {
+                    if !partial {
+                        return Ok(index);
+                    }
+                }
+                Check::Prefix => partial = true,
+                Check::Mismatch => {}
+            }
+        }
+        // A marker that may still match wins over one that already did, so
+        // the answer never depends on where the chunk ended.
+        Err(if partial {
+            Check::Prefix
+        } else {
+            Check::Mismatch
+        })
+    }
+
+    /// Finds the first marker in `hay`, or the partial marker it ends with.
+    ///
+    /// # Complexity
+    ///
+    /// One memchr pass plus a comparison of at most `longest` bytes per
+    /// candidate byte (a `<` in prose costs one short comparison).
+    #[inline]
+    pub(crate) fn find(&self, hay: &[u8]) -> Found {
+        let mut from = 0;
+        while let Some(rel) = self.next_candidate(&hay[from..]) {
+            let at = from + rel;
+            match self.check_all(&hay[at..], &[]) {
+                Ok(index) => return Found::Marker { at, index },
+                Err(Check::Prefix) => return Found::Partial { at },
+                Err(_) => from = at + 1,
+            }
+        }
+        Found::None
+    }
+
+    /// Decides the bytes `held` (which start with a possible marker) given
+    /// the following `tail`: `Ok(index)` when a marker starts at `held[0]`,
+    /// `Err(true)` when more bytes are needed, `Err(false)` when none does.
+    pub(crate) fn check_held(&self, held: &[u8], tail: &[u8]) -> Result<usize, bool> {
+        self.check_all(held, tail).map_err(|c| c == Check::Prefix)
+    }
+
+    /// Position in `held[1..]`+1 of the next byte that may start a marker.
+    pub(crate) fn next_start_after_first(&self, held: &[u8]) -> usize {
+        held.get(1..)
+            .and_then(|rest| self.next_candidate(rest))
+            .map_or(held.len(), |p| p + 1)
+    }
+}
+
+/// Compares `marker` (and its boundary byte) with `head ++ tail`.
+fn check(marker: &Marker, head: &[u8], tail: &[u8]) -> Check {
+    let m = &marker.bytes[..];
+    let n = m.len();
+    let byte_at = |i: usize| -> Option<u8> {
+        if i < head.len() {
+            Some(head[i])
+        } else {
+            tail.get(i - head.len()).copied()
+        }
+    };
+    let from_head = head.len().min(n);
+    if head[..from_head] != m[..from_head] {
+        return Check::Mismatch;
+    }
+    let from_tail = (n - from_head).min(tail.len());
+    if tail[..from_tail] != m[from_head..from_head + from_tail] {
+        return Check::Mismatch;
+    }
+    if from_head + from_tail < n {
+        return Check::Prefix;
+    }
+    if marker.boundary == Boundary::None {
+        return Check::Full;
+    }
+    match byte_at(n) {
+        None => Check::Prefix,
+        Some(b) if marker.boundary.accepts(b) => Check::Full,
+        Some(_) => Check::Mismatch,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(markers: &[(&str, Boundary)]) -> MarkerSet {
+        MarkerSet::new(
+            markers
+                .iter()
+                .map(|(m, b)| Marker {
+                    bytes: m.as_bytes().into(),
+                    boundary: *b,
+                })
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn rejects_shadowing_markers() {
+        let m = |s: &str| Marker {
+            bytes: s.as_bytes().into(),
+            boundary: Boundary::None,
+        };
+        assert!(MarkerSet::new(vec![m("<ab"), m("<a")]).is_err());
+        assert!(MarkerSet::new(vec![m("")]).is_err());
+        assert!(MarkerSet::new(vec![m("<a>"), m("<b>")]).is_ok());
+    }
+
+    #[test]
+    fn finds_full_partial_and_none() {
+        let s = set(&[("<tool_call>", Boundary::None)]);
+        assert_eq!(
+            s.find(b"ab <tool_call>{"),
+            Found::Marker { at: 3, index: 0 }
+        );
+        assert_eq!(s.find(b"a < b <tool_"), Found::Partial { at: 6 });
+        assert_eq!(s.find(b"a <tool_callback> b"), Found::None);
+        assert_eq!(s.find(b"plain prose"), Found::None);
+    }
+
+    #[test]
+    fn boundary_byte_decides() {
+        let s = set(&[("```tool_call", Boundary::Whitespace)]);
+        assert_eq!(s.find(b"```tool_call"), Found::Partial { at: 0 });
+        assert_eq!(s.find(b"```tool_calls"), Found::None);
+        assert_eq!(
+            s.find(b"x```tool_call\n"),
+            Found::Marker { at: 1, index: 0 }
+        );
+    }
+
+    #[test]
+    fn held_bytes_resolve_with_the_next_chunk() {
+        let s = set(&[("<tool_call>", Boundary::None)]);
+        assert_eq!(s.check_held(b"<tool", b"_call>x"), Ok(0));
+        assert_eq!(s.check_held(b"<tool", b"_c"), Err(true));
+        assert_eq!(s.check_held(b"<tool", b"box"), Err(false));
+        assert_eq!(s.next_start_after_first(b"<to<"), 3);
+        assert_eq!(s.next_start_after_first(b"<to"), 3);
+    }
+}
