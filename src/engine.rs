@@ -423,7 +423,7 @@ impl Parser {
     {
         let mut i = 0;
         if !self.held.is_empty() {
-            i = self.resolve_held(chunk, sink);
+            i = self.resolve_held(chunk, self.offset, sink);
         }
         while i < chunk.len() {
             i = match self.state {
@@ -467,8 +467,18 @@ impl Parser {
                 let outcome = self.automaton.finish(&mut cx);
                 let end = self.offset;
                 match outcome {
-                    Outcome::Complete => self.complete_call(end, sink),
-                    Outcome::Failed(f) => self.fail_call(f, sink),
+                    Outcome::Complete { give_back } => {
+                        let back = self.take_back(give_back);
+                        let back_at = end - back.len() as u64;
+                        self.complete_call(back_at, sink);
+                        self.core.text.push_owned(&back, back_at, sink);
+                    }
+                    Outcome::Failed(f) => {
+                        let back = self.take_back(f.give_back);
+                        let back_at = end - back.len() as u64;
+                        self.fail_call(f, sink);
+                        self.core.text.push_owned(&back, back_at, sink);
+                    }
                     Outcome::More => self.fail_call(
                         Failure::new(
                             DiagnosticKind::UnfinishedCall,
@@ -498,9 +508,15 @@ impl Parser {
         events
     }
 
-    /// Resolves bytes held back at the end of the last chunk; returns how
-    /// many bytes of `chunk` that used.
-    fn resolve_held<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> usize {
+    /// Resolves the held bytes, which lie just before `tail` (at stream
+    /// offset `tail_offset`); returns how many bytes of `tail` that used.
+    fn resolve_held<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        tail: &'c [u8],
+        tail_offset: u64,
+        sink: &mut S,
+    ) -> usize {
+        let chunk = tail;
         loop {
             match self.markers.check_held(&self.held, chunk) {
                 Ok(index) => {
@@ -508,7 +524,7 @@ impl Parser {
                     // Markers never shadow each other, so the held bytes all
                     // belong to this one.
                     let from_chunk = len.saturating_sub(self.held.len());
-                    self.call_start = self.offset - self.held.len() as u64;
+                    self.call_start = tail_offset - self.held.len() as u64;
                     self.call_buf.clear();
                     self.call_buf.extend_from_slice(&self.held);
                     self.call_buf.extend_from_slice(&chunk[..from_chunk]);
@@ -522,7 +538,7 @@ impl Parser {
                 }
                 Err(false) => {
                     let cut = self.markers.next_start_after_first(&self.held);
-                    let base = self.offset - self.held.len() as u64;
+                    let base = tail_offset - self.held.len() as u64;
                     self.core.text.push_owned(&self.held[..cut], base, sink);
                     self.held.drain(..cut);
                     if self.held.is_empty() {
@@ -608,10 +624,40 @@ impl Parser {
                 );
             }
             Outcome::More => {}
-            Outcome::Complete => self.complete_call(at, sink),
-            Outcome::Failed(f) => self.fail_call(f, sink),
+            Outcome::Complete { give_back } => {
+                let back = self.take_back(give_back);
+                self.complete_call(at - back.len() as u64, sink);
+                return self.rescan(back, chunk, i + used, sink);
+            }
+            Outcome::Failed(f) => {
+                let back = self.take_back(f.give_back);
+                self.fail_call(f, sink);
+                return self.rescan(back, chunk, i + used, sink);
+            }
         }
         i + used
+    }
+
+    /// Splits off the last `n` bytes of the call buffer.
+    fn take_back(&mut self, n: usize) -> Vec<u8> {
+        let keep = self.call_buf.len().saturating_sub(n);
+        self.call_buf.split_off(keep)
+    }
+
+    /// Scans given-back bytes again as if they had not been consumed; they
+    /// lie just before `chunk[i..]`. Returns the new position in `chunk`.
+    fn rescan<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        back: Vec<u8>,
+        chunk: &'c [u8],
+        i: usize,
+        sink: &mut S,
+    ) -> usize {
+        if back.is_empty() {
+            return i;
+        }
+        self.held = back;
+        i + self.resolve_held(&chunk[i..], self.offset + i as u64, sink)
     }
 
     fn complete_call<'c, S: FnMut(Event<'c>)>(&mut self, end: u64, sink: &mut S) {

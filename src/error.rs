@@ -26,6 +26,9 @@ pub enum DiagnosticKind {
     DuplicateKey,
     /// A tool list was given and the call names a tool that is not in it.
     UnknownTool,
+    /// The call's JSON had raw control characters (newlines, tabs) inside
+    /// strings; they were escaped and the call was delivered.
+    RepairedJson,
     /// The call's body is complete but its end marker is missing; the call was
     /// recovered anyway.
     MissingEndMarker,
@@ -56,6 +59,7 @@ impl DiagnosticKind {
             DiagnosticKind::InvalidArguments => "invalid-arguments",
             DiagnosticKind::DuplicateKey => "duplicate-key",
             DiagnosticKind::UnknownTool => "unknown-tool",
+            DiagnosticKind::RepairedJson => "repaired-json",
             DiagnosticKind::MissingEndMarker => "missing-end-marker",
             DiagnosticKind::UnfinishedCall => "unfinished-call",
             DiagnosticKind::CallTooLarge => "call-too-large",
@@ -71,7 +75,9 @@ impl DiagnosticKind {
     pub fn is_recovered(self) -> bool {
         matches!(
             self,
-            DiagnosticKind::MissingEndMarker | DiagnosticKind::Coercion
+            DiagnosticKind::MissingEndMarker
+                | DiagnosticKind::RepairedJson
+                | DiagnosticKind::Coercion
         )
     }
 }

@@ -64,6 +64,11 @@ pub(crate) struct JsonCall {
     /// The first reason this call cannot be delivered; scanning goes on to
     /// find where the call ends, so all of it comes back as text.
     rejected: Option<Failure>,
+    /// Whether raw control bytes were escaped in this call.
+    repaired: bool,
+    /// Bytes consumed since the JSON ended (whitespace, part of the end
+    /// marker); given back if the end marker does not follow.
+    trail: usize,
 }
 
 impl JsonCall {
@@ -79,6 +84,8 @@ impl JsonCall {
             seen_args: false,
             pending: Vec::new(),
             rejected: None,
+            repaired: false,
+            trail: 0,
         }
     }
 
@@ -92,6 +99,8 @@ impl JsonCall {
         self.seen_args = false;
         self.pending.clear();
         self.rejected = None;
+        self.repaired = false;
+        self.trail = 0;
     }
 
     fn reject(&mut self, failure: Failure) {
@@ -123,6 +132,45 @@ impl JsonCall {
                     self.pending.extend_from_slice(seg);
                 }
             }
+        }
+    }
+
+    /// A raw control byte inside a string: write it escaped instead.
+    fn escape_control<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        byte: u8,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if !self.repaired && self.rejected.is_none() {
+            self.repaired = true;
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                offset,
+                "raw control characters inside JSON strings were escaped".into(),
+            );
+        }
+        let mut escaped = [0u8; 6];
+        let escaped: &[u8] = match byte {
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                escaped = [b'\\', b'u', b'0', b'0', HEX[(byte >> 4) as usize], HEX[(byte & 15) as usize]];
+                &escaped
+            }
+        };
+        if self.rejected.is_some() {
+            return;
+        }
+        match self.capture {
+            Capture::None | Capture::Skip => {}
+            Capture::Key | Capture::Name | Capture::ArgsString => self.buf.extend_from_slice(escaped),
+            Capture::ArgsObject if cx.started() => {
+                let _ = cx.delta_owned(escaped, offset);
+            }
+            Capture::ArgsObject => self.pending.extend_from_slice(escaped),
         }
     }
 
@@ -185,7 +233,13 @@ impl JsonCall {
                             }
                             self.phase = Phase::Trail;
                         }
+                        Signal::Control => {
+                            self.take(seg, seg_offset, cx);
+                            self.escape_control(bytes[i], cx.offset(i), cx);
+                            i += 1;
+                        }
                         Signal::Syntax | Signal::TooDeep => {
+                            self.take(seg, seg_offset, cx);
                             let (kind, what) = if signal == Signal::TooDeep {
                                 (DiagnosticKind::TooDeep, "JSON nested too deep")
                             } else {
@@ -201,7 +255,9 @@ impl JsonCall {
                     }
                 }
                 Phase::Trail => {
-                    i += skip_ws(&bytes[i..]);
+                    let ws = skip_ws(&bytes[i..]);
+                    i += ws;
+                    self.trail += ws;
                     if i == bytes.len() {
                         return (i, Outcome::More);
                     }
@@ -216,7 +272,9 @@ impl JsonCall {
                         .take_while(|(a, b)| a == b)
                         .count();
                     i += common;
+                    self.trail += common;
                     if common == want.len() {
+                        self.trail = 0;
                         return (i, self.conclude(cx, None));
                     }
                     if i == bytes.len() {
@@ -225,8 +283,9 @@ impl JsonCall {
                         };
                         return (i, Outcome::More);
                     }
-                    // Something else follows the JSON: the call ends here.
-                    return (i, self.conclude(cx, Some(cx.offset(i))));
+                    // Something else follows the JSON: the call ends with it.
+                    let end_of_json = cx.offset(i).saturating_sub(self.trail as u64);
+                    return (i, self.conclude(cx, Some(end_of_json)));
                 }
             }
         }
@@ -247,7 +306,10 @@ impl JsonCall {
                     what,
                 ))
             }
-            Phase::Trail | Phase::End { .. } => self.conclude(cx, Some(cx.offset(0))),
+            Phase::Trail | Phase::End { .. } => {
+                let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
+                self.conclude(cx, Some(end_of_json))
+            }
         }
     }
 
@@ -258,7 +320,9 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
         missing_end: Option<u64>,
     ) -> Outcome {
-        if let Some(f) = self.rejected.take() {
+        let give_back = self.trail;
+        if let Some(mut f) = self.rejected.take() {
+            f.give_back = give_back;
             return Outcome::Failed(f);
         }
         if let Some(offset) = missing_end {
@@ -266,14 +330,14 @@ impl JsonCall {
             cx.recovered(
                 DiagnosticKind::MissingEndMarker,
                 offset,
-                format!("the call's JSON is complete but `{end}` is missing; call recovered"),
+                format!("the call's JSON is complete but its end marker {end:?} is missing; call recovered"),
             );
         }
         if !self.seen_args {
             // No arguments (or `null`): the input is an empty object.
             let _ = cx.delta_owned(b"{}", cx.offset(0));
         }
-        Outcome::Complete
+        Outcome::Complete { give_back }
     }
 
     fn value_start<'c, S: FnMut(Event<'c>)>(

@@ -13,9 +13,11 @@ use crate::error::DiagnosticKind;
 pub(crate) enum Outcome {
     /// All bytes consumed, the call goes on.
     More,
-    /// The call is complete and delivered; its raw text ends at the consumed
-    /// position.
-    Complete,
+    /// The call is complete and delivered. Its raw text ends `give_back`
+    /// bytes before the consumed position: those bytes (whitespace, a
+    /// partial end marker that turned out to be something else) are scanned
+    /// again as text.
+    Complete { give_back: usize },
     /// The call cannot be delivered. Its raw text ends at the consumed
     /// position; scanning resumes there.
     Failed(Failure),
@@ -30,6 +32,9 @@ pub(crate) struct Failure {
     pub(crate) message: String,
     /// The tool name, when one was read.
     pub(crate) name: Option<String>,
+    /// Consumed bytes at the end that are not part of the call (see
+    /// [`Outcome::Complete`]).
+    pub(crate) give_back: usize,
 }
 
 impl Failure {
@@ -39,6 +44,7 @@ impl Failure {
             offset,
             message: message.into(),
             name: None,
+            give_back: 0,
         }
     }
 

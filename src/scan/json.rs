@@ -27,6 +27,11 @@ pub(crate) enum Signal {
     RootEnd,
     /// Not JSON: the first unconsumed byte is the offending one.
     Syntax,
+    /// A raw control byte (such as a newline) inside a string: not JSON, but
+    /// models write it often enough that callers may escape it and go on.
+    /// The first unconsumed byte is the control byte; skipping it resumes
+    /// the string.
+    Control,
     /// Nesting deeper than the limit: the first unconsumed byte opens it.
     TooDeep,
 }
@@ -181,7 +186,7 @@ impl JsonScanner {
                             i += 1;
                             self.mode = Mode::Escape { key };
                         }
-                        _ => return (i, Signal::Syntax),
+                        _ => return (i, Signal::Control),
                     }
                 }
                 Mode::Escape { key } => {
@@ -355,7 +360,7 @@ pub(crate) fn is_complete_value(text: &[u8], max_depth: usize) -> bool {
         match signal {
             Signal::More => return scanner.is_complete() && rest.is_empty(),
             Signal::RootEnd => return super::skip_ws(rest) == rest.len(),
-            Signal::Syntax | Signal::TooDeep => return false,
+            Signal::Syntax | Signal::Control | Signal::TooDeep => return false,
             _ => {}
         }
     }

@@ -1,0 +1,61 @@
+//! Golden cases: every `testdata/<format>/<case>.txt` parses to the events in
+//! `<case>.jsonl` (adjacent deltas merged), whatever the chunking.
+//! `TOOLSIEVE_BLESS=1 cargo test --test golden` rewrites the expectations.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn golden_cases_match_expected_events() {
+    let bless = std::env::var_os("TOOLSIEVE_BLESS").is_some();
+    let cases = cases();
+    assert!(cases.len() >= 50, "golden cases went missing");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let events = run_whole(&mut case.parser(), &case.input);
+        let got = to_jsonl(&events);
+        if bless {
+            std::fs::write(case.expected_path(), &got).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(case.expected_path())
+            .unwrap_or_else(|_| panic!("{}: no expected events; bless them", case.name));
+        if got != want {
+            failures.push(format!("{}/{}\n--- want\n{want}--- got\n{got}", case.format, case.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn golden_cases_keep_the_contract() {
+    for case in cases() {
+        let events = run_whole(&mut case.parser(), &case.input);
+        check_contract(&case.input, &events, true);
+    }
+}
+
+#[test]
+fn golden_cases_are_split_invariant_at_every_split_point() {
+    for case in cases() {
+        let mut parser = case.parser();
+        let whole = run_whole(&mut parser, &case.input);
+        for cut in split_points(&case.input) {
+            let split = run_cuts(&mut parser, &case.input, &[cut]);
+            assert_eq!(split, whole, "{}/{} split at {cut}", case.format, case.name);
+        }
+    }
+}
+
+#[test]
+fn golden_cases_are_split_invariant_in_small_chunks() {
+    for case in cases() {
+        let mut parser = case.parser();
+        let whole = run_whole(&mut parser, &case.input);
+        for size in [1, 2, 3, 4, 7, 16, 64] {
+            let chunked = run_chunked(&mut parser, &case.input, size);
+            assert_eq!(chunked, whole, "{}/{} chunk size {size}", case.format, case.name);
+        }
+    }
+}
