@@ -352,12 +352,13 @@ impl ParserBuilder {
             &self.limits,
         )?;
         let markers = MarkerSet::new(markers).map_err(crate::Error::InvalidMarker)?;
+        let held = Vec::with_capacity(markers.longest());
         Ok(Parser {
             markers,
             automaton,
             core: Core::new(self.tools, self.limits, self.on_invalid),
             state: State::Text,
-            held: Vec::new(),
+            held,
             call_buf: Vec::new(),
             call_start: 0,
             offset: 0,
@@ -539,7 +540,11 @@ impl Parser {
                 Err(false) => {
                     let cut = self.markers.next_start_after_first(&self.held);
                     let base = tail_offset - self.held.len() as u64;
-                    self.core.text.push_owned(&self.held[..cut], base, sink);
+                    let released = &self.held[..cut];
+                    match self.markers.static_prefix(released) {
+                        Some(text) => self.core.text.push(text, base, sink),
+                        None => self.core.text.push_owned(released, base, sink),
+                    }
                     self.held.drain(..cut);
                     if self.held.is_empty() {
                         return 0;

@@ -1,5 +1,6 @@
 //! The wire formats toolsieve recognises.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -63,7 +64,11 @@ impl Format {
         _tools: &[Tool],
         limits: &Limits,
     ) -> Result<(Vec<Marker>, Automaton), Error> {
-        let (start, end) = delimiters.unwrap_or(self.default_delimiters());
+        let start: Cow<'static, [u8]> = match delimiters {
+            Some((start, _)) => Cow::Owned(start.as_bytes().to_vec()),
+            None => Cow::Borrowed(self.default_delimiters().0.as_bytes()),
+        };
+        let end = delimiters.map_or(self.default_delimiters().1, |(_, end)| end);
         if start.is_empty() || end.is_empty() {
             return Err(Error::InvalidMarker("start and end markers must not be empty"));
         }
@@ -73,7 +78,7 @@ impl Format {
             Format::Gemma => Boundary::Whitespace,
         };
         let marker = Marker {
-            bytes: start.as_bytes().into(),
+            bytes: start,
             boundary,
         };
         let automaton = Automaton::Json(JsonCall::new(end.as_bytes(), limits.max_depth));

@@ -5,6 +5,8 @@
 //! or where the chunk ends with what may still become one
 //! ([`Found::Partial`]); only those few bytes are held back.
 
+use std::borrow::Cow;
+
 /// What must follow a marker for it to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Boundary {
@@ -29,7 +31,9 @@ impl Boundary {
 
 #[derive(Debug, Clone)]
 pub(crate) struct Marker {
-    pub(crate) bytes: Box<[u8]>,
+    /// Borrowed for the built-in markers, so that held-back bytes released
+    /// as text can borrow from it instead of allocating.
+    pub(crate) bytes: Cow<'static, [u8]>,
     pub(crate) boundary: Boundary,
 }
 
@@ -180,6 +184,15 @@ impl MarkerSet {
         self.check_all(held, tail).map_err(|c| c == Check::Prefix)
     }
 
+    /// `bytes` as a slice of a built-in marker, if they are a prefix of one:
+    /// releasing them as text then needs no allocation.
+    pub(crate) fn static_prefix(&self, bytes: &[u8]) -> Option<&'static [u8]> {
+        self.markers.iter().find_map(|m| match &m.bytes {
+            Cow::Borrowed(s) if s.starts_with(bytes) => Some(&s[..bytes.len()]),
+            _ => None,
+        })
+    }
+
     /// Position in `held[1..]`+1 of the next byte that may start a marker.
     pub(crate) fn next_start_after_first(&self, held: &[u8]) -> usize {
         held.get(1..)
@@ -229,7 +242,7 @@ mod tests {
             markers
                 .iter()
                 .map(|(m, b)| Marker {
-                    bytes: m.as_bytes().into(),
+                    bytes: Cow::Owned(m.as_bytes().to_vec()),
                     boundary: *b,
                 })
                 .collect(),
@@ -239,8 +252,8 @@ mod tests {
 
     #[test]
     fn rejects_shadowing_markers() {
-        let m = |s: &str| Marker {
-            bytes: s.as_bytes().into(),
+        let m = |s: &'static str| Marker {
+            bytes: Cow::Borrowed(s.as_bytes()),
             boundary: Boundary::None,
         };
         assert!(MarkerSet::new(vec![m("<ab"), m("<a")]).is_err());

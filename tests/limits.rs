@@ -1,0 +1,144 @@
+//! Limits: past each one the call degrades to text with a diagnostic, memory
+//! stays bounded, and the stream goes on.
+
+mod common;
+
+use common::*;
+use toolsieve::{DiagnosticKind, Event, Format, Limits, OnInvalid, Parser};
+
+fn diagnostics(events: &Events) -> Vec<DiagnosticKind> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Diagnostic(d) => Some(d.kind),
+            _ => None,
+        })
+        .collect()
+}
+
+fn calls(events: &Events) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolCall { .. }))
+        .count()
+}
+
+fn parser(limits: Limits) -> Parser {
+    Parser::builder(Format::Hermes).limits(limits).build().unwrap()
+}
+
+#[test]
+fn call_larger_than_the_limit_becomes_text_and_memory_stays_bounded() {
+    let limits = Limits {
+        max_call_bytes: 256,
+        ..Limits::default()
+    };
+    let big = format!(
+        "<tool_call>{{\"name\": \"f\", \"arguments\": {{\"x\": \"{}\"}}}}</tool_call> ok <tool_call>{{\"name\": \"g\"}}</tool_call>",
+        "a".repeat(10_000)
+    );
+    let mut p = parser(limits);
+    let mut most_held = 0;
+    let mut events = Vec::new();
+    for chunk in big.as_bytes().chunks(7) {
+        p.feed(chunk, &mut |e| toolsieve::event::push_merged(&mut events, e));
+        most_held = most_held.max(p.held_back());
+    }
+    p.finish(&mut |e| toolsieve::event::push_merged(&mut events, e));
+    assert!(most_held <= 256, "held {most_held} bytes");
+    assert_eq!(diagnostics(&events), [DiagnosticKind::CallTooLarge]);
+    assert_eq!(calls(&events), 1, "the small call after it still parses");
+    check_contract(big.as_bytes(), &events, true);
+    assert_eq!(run_chunked(&mut parser(limits), big.as_bytes(), 1), events);
+}
+
+#[test]
+fn nesting_deeper_than_the_limit_becomes_text() {
+    let limits = Limits {
+        max_depth: 8,
+        ..Limits::default()
+    };
+    let deep = format!(
+        "<tool_call>{{\"name\": \"f\", \"arguments\": {{\"x\": {}1{}}}}}</tool_call>",
+        "[".repeat(100),
+        "]".repeat(100)
+    );
+    let events = run_whole(&mut parser(limits), deep.as_bytes());
+    assert_eq!(diagnostics(&events), [DiagnosticKind::TooDeep]);
+    assert_eq!(calls(&events), 0);
+    check_contract(deep.as_bytes(), &events, true);
+}
+
+#[test]
+fn calls_past_max_calls_stay_text() {
+    let limits = Limits {
+        max_calls: 2,
+        ..Limits::default()
+    };
+    let input = "<tool_call>{\"name\": \"f\"}</tool_call>".repeat(4);
+    let events = run_whole(&mut parser(limits), input.as_bytes());
+    assert_eq!(calls(&events), 2);
+    assert_eq!(
+        diagnostics(&events),
+        [DiagnosticKind::TooManyCalls, DiagnosticKind::TooManyCalls]
+    );
+    check_contract(input.as_bytes(), &events, true);
+}
+
+#[test]
+fn held_back_text_never_exceeds_the_longest_marker() {
+    let mut p = Parser::new(Format::Hermes);
+    let max = p.max_held_back();
+    assert_eq!(max, "<tool_call>".len());
+    let prose = "a < b <tool_ <tool_cal <<<< </tool_call> <tool_callback> ".repeat(50);
+    for chunk in prose.as_bytes().chunks(3) {
+        p.feed(chunk, &mut |_| {});
+        assert!(p.held_back() <= max);
+    }
+}
+
+#[test]
+fn drop_policy_drops_the_raw_call_but_says_so() {
+    let input = "a <tool_call>{broken}</tool_call> b";
+    let mut p = Parser::builder(Format::Hermes)
+        .on_invalid(OnInvalid::Drop)
+        .build()
+        .unwrap();
+    let events = run_whole(&mut p, input.as_bytes());
+    let text: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextDelta { delta, .. } => Some(delta.to_string()),
+            _ => None,
+        })
+        .collect();
+    // The malformed JSON fails at `b`; what follows the failure point is
+    // scanned as text again.
+    assert_eq!(text, "a broken}</tool_call> b");
+    assert_eq!(diagnostics(&events), [DiagnosticKind::MalformedCall]);
+}
+
+#[test]
+fn random_bytes_never_panic_and_keep_the_contract() {
+    // A cheap deterministic generator: the fuzz targets do the real search.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let alphabet = b"<tool_call>{}\"\\:,[]nameargu \n`\xff\xe2\x82";
+    for _ in 0..300 {
+        let len = (next() % 200) as usize;
+        let input: Vec<u8> = (0..len)
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+            .collect();
+        for format in [Format::Hermes, Format::Gemma] {
+            let mut p = Parser::new(format);
+            let whole = run_whole(&mut p, &input);
+            check_contract(&input, &whole, true);
+            assert_eq!(run_chunked(&mut p, &input, 1), whole);
+        }
+    }
+}
