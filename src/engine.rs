@@ -263,21 +263,26 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     pub(crate) fn delta(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
         let mut carry = self.core.delta_carry;
         let mut bad = None;
+        // Nothing after an invalid sequence is emitted: the call is over.
         carry.push(bytes, offset, &mut |p| match p {
-            Utf8Piece::Text(t) => self.emit_delta(t),
+            Utf8Piece::Text(t) if bad.is_none() => self.emit_delta(t),
+            Utf8Piece::Text(_) => {}
             Utf8Piece::Invalid(o) => bad = bad.or(Some(o)),
         });
         self.core.delta_carry = carry;
         bad.map_or(Ok(()), Err)
     }
 
-    /// Arguments text the automaton built or held.
+    /// Arguments text the automaton built or held; `offset` is where it
+    /// was decided, reported if the bytes are not UTF-8.
     pub(crate) fn delta_owned(&mut self, bytes: &[u8], offset: u64) -> Result<(), u64> {
         let mut carry = self.core.delta_carry;
         let mut bad = None;
         carry.push(bytes, offset, &mut |p| match p {
-            Utf8Piece::Text(t) => self.emit_delta(Cow::Owned(t.into_owned())),
-            Utf8Piece::Invalid(o) => bad = bad.or(Some(o)),
+            Utf8Piece::Text(t) if bad.is_none() => self.emit_delta(Cow::Owned(t.into_owned())),
+            Utf8Piece::Text(_) => {}
+            // Built bytes have no stream position of their own.
+            Utf8Piece::Invalid(_) => bad = bad.or(Some(offset)),
         });
         self.core.delta_carry = carry;
         bad.map_or(Ok(()), Err)

@@ -150,16 +150,13 @@ impl JsonCall {
                 "raw control characters inside JSON strings were escaped".into(),
             );
         }
-        let mut escaped = [0u8; 6];
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let unicode = [b'\\', b'u', b'0', b'0', HEX[(byte >> 4) as usize], HEX[(byte & 15) as usize]];
         let escaped: &[u8] = match byte {
             b'\n' => b"\\n",
             b'\r' => b"\\r",
             b'\t' => b"\\t",
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                escaped = [b'\\', b'u', b'0', b'0', HEX[(byte >> 4) as usize], HEX[(byte & 15) as usize]];
-                &escaped
-            }
+            _ => &unicode,
         };
         if self.rejected.is_some() {
             return;

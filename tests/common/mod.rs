@@ -2,28 +2,17 @@
 //! and checking the contract of DESIGN.md on the result.
 #![allow(dead_code)]
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toolsieve::event::push_merged;
 use toolsieve::{Event, Format, Parser, Tool};
 
 /// Events of one run, adjacent deltas merged.
 pub type Events = Vec<Event<'static>>;
 
-/// Runs `parser` over `input` cut at `cuts` (sorted offsets) and merges.
+/// Runs `parser` over `input` cut at `cuts` and merges.
 pub fn run_cuts(parser: &mut Parser, input: &[u8], cuts: &[usize]) -> Events {
-    let mut events = Vec::new();
-    let mut sink = |e: Event<'_>| push_merged(&mut events, e);
-    let mut from = 0;
-    for &cut in cuts.iter().chain(std::iter::once(&input.len())) {
-        let cut = cut.clamp(from, input.len());
-        parser.feed(&input[from..cut], &mut sink);
-        from = cut;
-    }
-    parser.finish(&mut sink);
-    events
+    toolsieve::contract::run_cuts(parser, input, cuts)
 }
 
 /// Runs with fixed-size chunks.
@@ -37,65 +26,11 @@ pub fn run_whole(parser: &mut Parser, input: &[u8]) -> Events {
     run_cuts(parser, input, &[])
 }
 
-/// Checks the contract on the merged events of `input`:
-/// nothing lost (text + raw call spans = input), deltas = input per call,
-/// every delivered input is a JSON object, and the event grammar holds.
+/// Checks the contract (see `toolsieve::contract::check`), panicking with
+/// the rule broken.
 pub fn check_contract(input: &[u8], events: &Events, keeps_text: bool) {
-    let mut rebuilt = String::new();
-    let mut open_text = None;
-    let mut open_call = None;
-    let mut deltas: HashMap<u32, String> = HashMap::new();
-    let mut ended = Vec::new();
-    for event in events {
-        match event {
-            Event::TextStart { id } => {
-                assert!(open_text.is_none() && open_call.is_none(), "{event:?}");
-                open_text = Some(*id);
-            }
-            Event::TextDelta { id, delta } => {
-                assert_eq!(open_text, Some(*id), "delta outside its part");
-                assert!(!delta.is_empty(), "empty text delta");
-                rebuilt.push_str(delta);
-            }
-            Event::TextEnd { id } => {
-                assert_eq!(open_text.take(), Some(*id));
-            }
-            Event::ToolInputStart { id, tool_name } => {
-                assert!(open_text.is_none() && open_call.is_none(), "{event:?}");
-                assert!(!tool_name.is_empty());
-                open_call = Some(*id);
-                deltas.insert(id.0, String::new());
-            }
-            Event::ToolInputDelta { id, delta } => {
-                assert_eq!(open_call, Some(*id), "argument delta outside its call");
-                deltas.get_mut(&id.0).unwrap().push_str(delta);
-            }
-            Event::ToolInputEnd { id } => {
-                assert_eq!(open_call.take(), Some(*id));
-                ended.push(id.0);
-            }
-            Event::ToolCall {
-                tool_call_id,
-                input: args,
-                raw_span,
-                ..
-            } => {
-                assert_eq!(ended.last(), Some(&tool_call_id.0), "tool-call before its end");
-                assert_eq!(&deltas[&tool_call_id.0], args, "deltas != input");
-                let value: serde_json::Value =
-                    serde_json::from_str(args).expect("input is JSON");
-                assert!(value.is_object(), "input is not an object: {args}");
-                let raw = &input[raw_span.start as usize..raw_span.end as usize];
-                rebuilt.push_str(&String::from_utf8_lossy(raw));
-            }
-            Event::Diagnostic(d) => {
-                assert!(d.offset <= input.len() as u64, "{d:?}");
-            }
-        }
-    }
-    assert!(open_text.is_none() && open_call.is_none(), "a part is left open");
-    if keeps_text {
-        assert_eq!(rebuilt, String::from_utf8_lossy(input), "bytes were lost");
+    if let Err(e) = toolsieve::contract::check(input, events, keeps_text) {
+        panic!("{e}");
     }
 }
 

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS seconds (default 600) on the seeds in
+# fuzz/seeds/<target>; new corpus entries go to fuzz/corpus/<target>.
+# Usage: fuzz/run.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")"
+secs=${1:-600}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(split_invariance nothing_lost roundtrip)
+for t in "${targets[@]}"; do
+  mkdir -p "corpus/$t"
+  echo "== $t for ${secs}s"
+  cargo +nightly fuzz run "$t" "corpus/$t" "seeds/$t" -- -max_total_time="$secs" -max_len=65536 2>&1 | tail -n 12
+done

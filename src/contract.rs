@@ -1,0 +1,123 @@
+//! Checks of the contract, for property tests and fuzz targets (toolsieve's
+//! own and its users'): run a parser over a chunking, then verify the events.
+
+use std::collections::HashMap;
+
+use crate::event::{push_merged, Event};
+use crate::Parser;
+
+/// Runs `parser` over `input` cut at the offsets `cuts` (any order, any
+/// values: they are sorted and clamped) and returns the events with adjacent
+/// deltas merged: the canonical form two chunkings must agree on.
+pub fn run_cuts(parser: &mut Parser, input: &[u8], cuts: &[usize]) -> Vec<Event<'static>> {
+    let mut cuts = cuts.to_vec();
+    cuts.sort_unstable();
+    let mut events = Vec::new();
+    let mut sink = |e: Event<'_>| push_merged(&mut events, e);
+    let mut from = 0;
+    for cut in cuts.into_iter().chain(std::iter::once(input.len())) {
+        let cut = cut.clamp(from, input.len());
+        parser.feed(&input[from..cut], &mut sink);
+        from = cut;
+    }
+    parser.finish(&mut sink);
+    events
+}
+
+/// Checks merged `events` of `input` against the contract:
+///
+/// - the event grammar: deltas only inside their open part, parts never
+///   nested, every part closed at the end, `tool-call` right after its
+///   `tool-input-end`;
+/// - deltas = input: a call's argument deltas concatenate to its `input`,
+///   which is a JSON object;
+/// - nothing lost (when `keeps_text`): text deltas and the raw spans of the
+///   calls, in order, rebuild the input (invalid UTF-8 as U+FFFD).
+///
+/// # Errors
+///
+/// A sentence naming the first rule broken.
+pub fn check(input: &[u8], events: &[Event<'_>], keeps_text: bool) -> Result<(), String> {
+    let mut rebuilt = String::new();
+    let mut open_text = None;
+    let mut open_call = None;
+    let mut deltas: HashMap<u32, String> = HashMap::new();
+    let mut last_ended = None;
+    for event in events {
+        match event {
+            Event::TextStart { id } => {
+                if open_text.is_some() || open_call.is_some() {
+                    return Err(format!("{event:?} while a part is open"));
+                }
+                open_text = Some(*id);
+            }
+            Event::TextDelta { id, delta } => {
+                if open_text != Some(*id) || delta.is_empty() {
+                    return Err(format!("{event:?} outside its part, or empty"));
+                }
+                rebuilt.push_str(delta);
+            }
+            Event::TextEnd { id } => {
+                if open_text.take() != Some(*id) {
+                    return Err(format!("{event:?} without its start"));
+                }
+            }
+            Event::ToolInputStart { id, tool_name } => {
+                if open_text.is_some() || open_call.is_some() || tool_name.is_empty() {
+                    return Err(format!("{event:?} while a part is open, or unnamed"));
+                }
+                open_call = Some(*id);
+                deltas.insert(id.0, String::new());
+            }
+            Event::ToolInputDelta { id, delta } => {
+                if open_call != Some(*id) {
+                    return Err(format!("{event:?} outside its call"));
+                }
+                deltas.entry(id.0).or_default().push_str(delta);
+            }
+            Event::ToolInputEnd { id } => {
+                if open_call.take() != Some(*id) {
+                    return Err(format!("{event:?} without its start"));
+                }
+                last_ended = Some(*id);
+            }
+            Event::ToolCall {
+                tool_call_id,
+                input: args,
+                raw_span,
+                ..
+            } => {
+                if last_ended.take() != Some(*tool_call_id) {
+                    return Err(format!("tool-call {tool_call_id} not right after its end"));
+                }
+                if deltas.get(&tool_call_id.0).map(String::as_str) != Some(args.as_ref()) {
+                    return Err(format!("{tool_call_id}: deltas do not add up to the input"));
+                }
+                match serde_json::from_str::<serde_json::Value>(args) {
+                    Ok(v) if v.is_object() => {}
+                    _ => return Err(format!("{tool_call_id}: input is not a JSON object: {args}")),
+                }
+                let (start, end) = (raw_span.start as usize, raw_span.end as usize);
+                let Some(raw) = input.get(start..end) else {
+                    return Err(format!("{tool_call_id}: span {raw_span:?} outside the input"));
+                };
+                rebuilt.push_str(&String::from_utf8_lossy(raw));
+            }
+            Event::Diagnostic(d) => {
+                if d.offset > input.len() as u64 {
+                    return Err(format!("diagnostic past the end: {d:?}"));
+                }
+            }
+        }
+    }
+    if open_text.is_some() || open_call.is_some() {
+        return Err("a part is left open at the end".into());
+    }
+    if keeps_text && rebuilt != String::from_utf8_lossy(input) {
+        return Err(format!(
+            "bytes were lost:\n input: {:?}\n built: {rebuilt:?}",
+            String::from_utf8_lossy(input)
+        ));
+    }
+    Ok(())
+}
