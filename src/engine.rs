@@ -84,6 +84,7 @@ struct TextOut {
 }
 
 impl TextOut {
+    #[inline]
     fn delta<'c>(&mut self, delta: Cow<'c, str>, sink: &mut impl FnMut(Event<'c>)) {
         let id = match self.open {
             Some(id) => id,
@@ -98,6 +99,7 @@ impl TextOut {
         sink(Event::TextDelta { id, delta });
     }
 
+    #[inline]
     fn piece<'c>(&mut self, piece: Utf8Piece<'c>, sink: &mut impl FnMut(Event<'c>)) {
         match piece {
             Utf8Piece::Text(t) => self.delta(t, sink),
@@ -247,6 +249,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         Ok(())
     }
 
+    #[inline]
     fn emit_delta(&mut self, delta: Cow<'c, str>) {
         if delta.is_empty() {
             return;

@@ -202,33 +202,25 @@ impl MarkerSet {
 }
 
 /// Compares `marker` (and its boundary byte) with `head ++ tail`.
+#[inline]
 fn check(marker: &Marker, head: &[u8], tail: &[u8]) -> Check {
     let m = &marker.bytes[..];
-    let n = m.len();
-    let byte_at = |i: usize| -> Option<u8> {
-        if i < head.len() {
-            Some(head[i])
-        } else {
-            tail.get(i - head.len()).copied()
+    // Byte loops, not slice equality: markers are short and a libc memcmp
+    // call costs more than the comparison.
+    let mut seen = head.iter().chain(tail.iter());
+    for &want in m {
+        match seen.next() {
+            None => return Check::Prefix,
+            Some(&b) if b != want => return Check::Mismatch,
+            Some(_) => {}
         }
-    };
-    let from_head = head.len().min(n);
-    if head[..from_head] != m[..from_head] {
-        return Check::Mismatch;
-    }
-    let from_tail = (n - from_head).min(tail.len());
-    if tail[..from_tail] != m[from_head..from_head + from_tail] {
-        return Check::Mismatch;
-    }
-    if from_head + from_tail < n {
-        return Check::Prefix;
     }
     if marker.boundary == Boundary::None {
         return Check::Full;
     }
-    match byte_at(n) {
+    match seen.next() {
         None => Check::Prefix,
-        Some(b) if marker.boundary.accepts(b) => Check::Full,
+        Some(&b) if marker.boundary.accepts(b) => Check::Full,
         Some(_) => Check::Mismatch,
     }
 }

@@ -10,6 +10,17 @@
 
 use std::borrow::Cow;
 
+/// `std::str::from_utf8`, with SIMD validation for longer inputs (the
+/// result, including `Err`, is the same; only speed differs).
+#[inline]
+pub(crate) fn validate(bytes: &[u8]) -> Result<&str, ()> {
+    if bytes.len() >= 32 {
+        simdutf8::basic::from_utf8(bytes).map_err(|_| ())
+    } else {
+        std::str::from_utf8(bytes).map_err(|_| ())
+    }
+}
+
 /// One decoded piece.
 pub(crate) enum Utf8Piece<'c> {
     /// Valid text.
@@ -35,6 +46,25 @@ impl Utf8Carry {
     /// pieces in order. An incomplete sequence at the end is kept.
     #[inline]
     pub(crate) fn push<'c>(
+        &mut self,
+        chunk: &'c [u8],
+        base: u64,
+        out: &mut impl FnMut(Utf8Piece<'c>),
+    ) {
+        if self.len == 0 {
+            // The common case: whole code points, valid.
+            if let Ok(text) = validate(chunk) {
+                if !text.is_empty() {
+                    out(Utf8Piece::Text(Cow::Borrowed(text)));
+                }
+                return;
+            }
+        }
+        self.push_slow(chunk, base, out)
+    }
+
+    #[cold]
+    fn push_slow<'c>(
         &mut self,
         chunk: &'c [u8],
         base: u64,
