@@ -91,18 +91,26 @@ fn arguments(c: &mut Criterion) {
         // The whole call through the engine (markers, name, streaming deltas)…
         group.throughput(Throughput::Bytes(args.len() as u64));
         let mut parser = Parser::new(Format::Hermes);
-        group.bench_with_input(BenchmarkId::new("toolsieve-call", file), &input, |b, input| {
-            b.iter(|| run(&mut parser, input, usize::MAX))
-        });
+        group.bench_with_input(
+            BenchmarkId::new("toolsieve-call", file),
+            &input,
+            |b, input| b.iter(|| run(&mut parser, input, usize::MAX)),
+        );
         // …against serde_json reading just the arguments.
-        group.bench_with_input(BenchmarkId::new("serde_json-value", file), &args, |b, args| {
-            b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(args)).unwrap())
-        });
-        group.bench_with_input(BenchmarkId::new("serde_json-ignored", file), &args, |b, args| {
-            b.iter(|| {
-                serde_json::from_slice::<serde::de::IgnoredAny>(black_box(args)).unwrap()
-            })
-        });
+        group.bench_with_input(
+            BenchmarkId::new("serde_json-value", file),
+            &args,
+            |b, args| {
+                b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(args)).unwrap())
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("serde_json-ignored", file),
+            &args,
+            |b, args| {
+                b.iter(|| serde_json::from_slice::<serde::de::IgnoredAny>(black_box(args)).unwrap())
+            },
+        );
     }
     group.finish();
 }

@@ -95,11 +95,17 @@ pub fn check(input: &[u8], events: &[Event<'_>], keeps_text: bool) -> Result<(),
                 }
                 match serde_json::from_str::<serde_json::Value>(args) {
                     Ok(v) if v.is_object() => {}
-                    _ => return Err(format!("{tool_call_id}: input is not a JSON object: {args}")),
+                    _ => {
+                        return Err(format!(
+                            "{tool_call_id}: input is not a JSON object: {args}"
+                        ))
+                    }
                 }
                 let (start, end) = (raw_span.start as usize, raw_span.end as usize);
                 let Some(raw) = input.get(start..end) else {
-                    return Err(format!("{tool_call_id}: span {raw_span:?} outside the input"));
+                    return Err(format!(
+                        "{tool_call_id}: span {raw_span:?} outside the input"
+                    ));
                 };
                 rebuilt.push_str(&String::from_utf8_lossy(raw));
             }

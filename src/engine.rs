@@ -52,8 +52,10 @@ pub struct Parser {
     state: State,
     /// Bytes at the end of the last chunk that may begin a marker.
     held: Vec<u8>,
-    /// Raw bytes of the call in progress (given back as text if it fails).
+    /// Raw bytes of the call in progress since the last delivered call
+    /// (given back as text if it fails).
     call_buf: Vec<u8>,
+    /// Stream offset of `call_buf[0]`.
     call_start: u64,
     /// Stream offset of the next byte to be fed.
     offset: u64,
@@ -74,6 +76,11 @@ pub(crate) struct Core {
     name: String,
     input: String,
     delta_carry: Utf8Carry,
+    /// Where the raw span of the call in progress starts.
+    span_start: u64,
+    /// Set when a call was delivered in the middle of a block (several
+    /// calls in one `<minimax:tool_call>`): bytes before it are accounted for.
+    delivered_to: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -174,7 +181,31 @@ impl Core {
             name: String::new(),
             input: String::new(),
             delta_carry: Utf8Carry::default(),
+            span_start: 0,
+            delivered_to: None,
         }
+    }
+
+    /// Emits `tool-input-end` and `tool-call` for the call in progress, its
+    /// raw span ending at `end`. Nothing if no call was started.
+    fn deliver<'c>(&mut self, end: u64, sink: &mut impl FnMut(Event<'c>)) -> bool {
+        let Some(id) = self.call else {
+            return false;
+        };
+        sink(Event::ToolInputEnd { id });
+        sink(Event::ToolCall {
+            tool_call_id: id,
+            tool_name: Cow::Owned(std::mem::take(&mut self.name)),
+            input: Cow::Owned(std::mem::take(&mut self.input)),
+            raw_span: Span {
+                start: self.span_start,
+                end,
+            },
+        });
+        self.delivered += 1;
+        self.span_start = end;
+        self.reset_call();
+        true
     }
 
     fn reset_call(&mut self) {
@@ -208,6 +239,11 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// The tool list given to the parser (empty: accept every name).
     pub(crate) fn tools(&self) -> &[Tool] {
         &self.core.tools
+    }
+
+    /// The name of the call in progress (empty before `start`).
+    pub(crate) fn tool_name(&self) -> &str {
+        &self.core.name
     }
 
     /// Whether a `tool-input-start` was emitted for the call in progress.
@@ -291,6 +327,14 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         bad.map_or(Ok(()), Err)
     }
 
+    /// The call in progress is complete and the block goes on (several calls
+    /// in one block): delivers it with its raw span ending at `end`.
+    pub(crate) fn deliver(&mut self, end: u64) {
+        if self.core.deliver(end, self.sink) {
+            self.core.delivered_to = Some(end);
+        }
+    }
+
     /// A problem that was repaired: the call is still delivered.
     pub(crate) fn recovered(&mut self, kind: DiagnosticKind, offset: u64, message: String) {
         (self.sink)(Event::Diagnostic(Diagnostic {
@@ -355,7 +399,9 @@ impl ParserBuilder {
     /// for formats that need the tool list.
     pub fn build(self) -> Result<Parser, crate::Error> {
         let (markers, automaton) = self.format.automaton(
-            self.delimiters.as_ref().map(|(s, e)| (s.as_str(), e.as_str())),
+            self.delimiters
+                .as_ref()
+                .map(|(s, e)| (s.as_str(), e.as_str())),
             &self.tools,
             &self.limits,
         )?;
@@ -474,6 +520,7 @@ impl Parser {
                     _chunk: std::marker::PhantomData,
                 };
                 let outcome = self.automaton.finish(&mut cx);
+                self.trim_delivered();
                 let end = self.offset;
                 match outcome {
                     Outcome::Complete { give_back } => {
@@ -530,8 +577,10 @@ impl Parser {
             match self.markers.check_held(&self.held, chunk) {
                 Ok(index) => {
                     let len = self.markers.marker(index).bytes.len();
-                    // Markers never shadow each other, so the held bytes all
+                    // Markers never shadow each other, and given-back bytes
+                    // never hold a whole marker, so the held bytes all
                     // belong to this one.
+                    debug_assert!(self.held.len() <= len);
                     let from_chunk = len.saturating_sub(self.held.len());
                     self.call_start = tail_offset - self.held.len() as u64;
                     self.call_buf.clear();
@@ -596,6 +645,8 @@ impl Parser {
     fn begin_call<'c, S: FnMut(Event<'c>)>(&mut self, marker: usize, sink: &mut S) {
         // A code point cannot continue across a marker.
         self.core.text.flush_carry(sink);
+        self.core.span_start = self.call_start;
+        self.core.delivered_to = None;
         self.automaton.begin(marker);
         self.state = State::Call;
     }
@@ -623,6 +674,7 @@ impl Parser {
         let (used, outcome) = self.automaton.advance(slice, &mut cx);
         let used = used.min(slice.len());
         self.call_buf.extend_from_slice(&slice[..used]);
+        self.trim_delivered();
         let at = base + used as u64;
         match outcome {
             Outcome::More if end < chunk.len() || (room == 0 && i < chunk.len()) => {
@@ -651,6 +703,17 @@ impl Parser {
         i + used
     }
 
+    /// Forgets the raw bytes of calls delivered in the middle of a block.
+    fn trim_delivered(&mut self) {
+        if let Some(to) = self.core.delivered_to.take() {
+            let cut = usize::try_from(to.saturating_sub(self.call_start))
+                .unwrap_or(usize::MAX)
+                .min(self.call_buf.len());
+            self.call_buf.drain(..cut);
+            self.call_start += cut as u64;
+        }
+    }
+
     /// Splits off the last `n` bytes of the call buffer.
     fn take_back(&mut self, n: usize) -> Vec<u8> {
         let keep = self.call_buf.len().saturating_sub(n);
@@ -674,22 +737,10 @@ impl Parser {
     }
 
     fn complete_call<'c, S: FnMut(Event<'c>)>(&mut self, end: u64, sink: &mut S) {
-        let Some(id) = self.core.call else {
+        if !self.core.deliver(end, sink) {
             let f = Failure::new(DiagnosticKind::MissingName, end, "the call names no tool");
             return self.fail_call(f, sink);
-        };
-        sink(Event::ToolInputEnd { id });
-        sink(Event::ToolCall {
-            tool_call_id: id,
-            tool_name: Cow::Owned(std::mem::take(&mut self.core.name)),
-            input: Cow::Owned(std::mem::take(&mut self.core.input)),
-            raw_span: Span {
-                start: self.call_start,
-                end,
-            },
-        });
-        self.core.delivered += 1;
-        self.core.reset_call();
+        }
         self.call_buf.clear();
         self.state = State::Text;
     }

@@ -29,6 +29,9 @@ pub enum DiagnosticKind {
     /// The call's JSON had raw control characters (newlines, tabs) inside
     /// strings; they were escaped and the call was delivered.
     RepairedJson,
+    /// A closing tag (`</parameter>`, `</function>`, …) was missing; the
+    /// element was closed by the next structural tag or the end of the call.
+    MissingCloseTag,
     /// The call's body is complete but its end marker is missing; the call was
     /// recovered anyway.
     MissingEndMarker,
@@ -60,6 +63,7 @@ impl DiagnosticKind {
             DiagnosticKind::DuplicateKey => "duplicate-key",
             DiagnosticKind::UnknownTool => "unknown-tool",
             DiagnosticKind::RepairedJson => "repaired-json",
+            DiagnosticKind::MissingCloseTag => "missing-close-tag",
             DiagnosticKind::MissingEndMarker => "missing-end-marker",
             DiagnosticKind::UnfinishedCall => "unfinished-call",
             DiagnosticKind::CallTooLarge => "call-too-large",
@@ -76,6 +80,7 @@ impl DiagnosticKind {
         matches!(
             self,
             DiagnosticKind::MissingEndMarker
+                | DiagnosticKind::MissingCloseTag
                 | DiagnosticKind::RepairedJson
                 | DiagnosticKind::Coercion
         )
@@ -101,7 +106,11 @@ pub struct Diagnostic {
     pub offset: u64,
     /// The call it concerns, when a `tool-input-start` was already emitted
     /// for it (that call then ends without a `tool-call`).
-    #[serde(default, skip_serializing_if = "Option::is_none", rename = "toolCallId")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        rename = "toolCallId"
+    )]
     pub call: Option<CallId>,
     /// The tool name, when one was read.
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "toolName")]

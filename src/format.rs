@@ -7,6 +7,7 @@ use std::str::FromStr;
 use crate::error::Error;
 use crate::limits::Limits;
 use crate::protocol::json_call::JsonCall;
+use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::Automaton;
 use crate::scan::marker::{Boundary, Marker};
 use crate::tool::Tool;
@@ -23,17 +24,32 @@ pub enum Format {
     /// `{"name", "arguments"}` object, then ```` ``` ````. The language tag is
     /// configurable.
     Gemma,
+    /// Qwen3-Coder: `<tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>`.
+    Qwen3Coder,
+    /// MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">VALUE</parameter></invoke></minimax:tool_call>`.
+    MiniMaxM2,
+    /// GLM-4.5 / 4.6 / 4.7: `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>`.
+    Glm,
 }
 
 impl Format {
     /// Every format, in the order `toolsieve formats` lists them.
-    pub const ALL: &'static [Format] = &[Format::Hermes, Format::Gemma];
+    pub const ALL: &'static [Format] = &[
+        Format::Hermes,
+        Format::Gemma,
+        Format::Qwen3Coder,
+        Format::MiniMaxM2,
+        Format::Glm,
+    ];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Format::Hermes => "hermes",
             Format::Gemma => "gemma",
+            Format::Qwen3Coder => "qwen3-coder",
+            Format::MiniMaxM2 => "minimax-m2",
+            Format::Glm => "glm",
         }
     }
 
@@ -47,6 +63,13 @@ impl Format {
         match self {
             Format::Hermes => r#"<tool_call>{"name": "f", "arguments": {...}}</tool_call>"#,
             Format::Gemma => r#"```tool_call\n{"name": "f", "arguments": {...}}\n```"#,
+            Format::Qwen3Coder => {
+                "<tool_call>\\n<function=f>\\n<parameter=k>\\nv\\n</parameter>\\n</function>\\n</tool_call>"
+            }
+            Format::MiniMaxM2 => {
+                r#"<minimax:tool_call>\n<invoke name="f">\n<parameter name="k">v</parameter>\n</invoke>\n</minimax:tool_call>"#
+            }
+            Format::Glm => "<tool_call>f\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
         }
     }
 
@@ -55,6 +78,8 @@ impl Format {
         match self {
             Format::Hermes => ("<tool_call>", "</tool_call>"),
             Format::Gemma => ("```tool_call", "```"),
+            Format::Qwen3Coder | Format::Glm => ("<tool_call>", "</tool_call>"),
+            Format::MiniMaxM2 => ("<minimax:tool_call>", "</minimax:tool_call>"),
         }
     }
 
@@ -70,18 +95,39 @@ impl Format {
         };
         let end = delimiters.map_or(self.default_delimiters().1, |(_, end)| end);
         if start.is_empty() || end.is_empty() {
-            return Err(Error::InvalidMarker("start and end markers must not be empty"));
+            return Err(Error::InvalidMarker(
+                "start and end markers must not be empty",
+            ));
         }
-        let boundary = match self {
-            Format::Hermes => Boundary::None,
+        let (boundary, automaton) = match self {
+            Format::Hermes => (
+                Boundary::None,
+                Automaton::Json(JsonCall::new(end.as_bytes(), limits.max_depth)),
+            ),
             // The fence tag must end its word: ```tool_calls is prose.
-            Format::Gemma => Boundary::Whitespace,
+            Format::Gemma => (
+                Boundary::Whitespace,
+                Automaton::Json(JsonCall::new(end.as_bytes(), limits.max_depth)),
+            ),
+            Format::Qwen3Coder | Format::MiniMaxM2 | Format::Glm => {
+                if delimiters.is_some() {
+                    return Err(Error::InvalidMarker(
+                        "only the JSON formats take custom delimiters",
+                    ));
+                }
+                let dialect = match self {
+                    Format::Qwen3Coder => Dialect::Qwen3Coder,
+                    Format::MiniMaxM2 => Dialect::MiniMaxM2,
+                    _ => Dialect::Glm,
+                };
+                debug_assert_eq!(dialect.start_marker(), self.default_delimiters().0);
+                (Boundary::None, Automaton::Xml(XmlCall::new(dialect)))
+            }
         };
         let marker = Marker {
             bytes: start,
             boundary,
         };
-        let automaton = Automaton::Json(JsonCall::new(end.as_bytes(), limits.max_depth));
         Ok((vec![marker], automaton))
     }
 }

@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod contract;
+pub(crate) mod coerce;
 mod engine;
 mod error;
 pub mod event;

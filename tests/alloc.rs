@@ -46,7 +46,8 @@ fn char_chunks(text: &str, size: usize) -> Vec<&str> {
 
 #[test]
 fn text_only_chunks_do_not_allocate() {
-    let prose = "Plain prose with punctuation, numbers 1 2 3, unicode é 世界 and `ticks`. ".repeat(64);
+    let prose =
+        "Plain prose with punctuation, numbers 1 2 3, unicode é 世界 and `ticks`. ".repeat(64);
     let prose = prose.as_str();
     for format in [Format::Hermes, Format::Gemma] {
         let mut parser = Parser::new(format);

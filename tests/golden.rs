@@ -22,7 +22,10 @@ fn golden_cases_match_expected_events() {
         let want = std::fs::read_to_string(case.expected_path())
             .unwrap_or_else(|_| panic!("{}: no expected events; bless them", case.name));
         if got != want {
-            failures.push(format!("{}/{}\n--- want\n{want}--- got\n{got}", case.format, case.name));
+            failures.push(format!(
+                "{}/{}\n--- want\n{want}--- got\n{got}",
+                case.format, case.name
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -55,7 +58,11 @@ fn golden_cases_are_split_invariant_in_small_chunks() {
         let whole = run_whole(&mut parser, &case.input);
         for size in [1, 2, 3, 4, 7, 16, 64] {
             let chunked = run_chunked(&mut parser, &case.input, size);
-            assert_eq!(chunked, whole, "{}/{} chunk size {size}", case.format, case.name);
+            assert_eq!(
+                chunked, whole,
+                "{}/{} chunk size {size}",
+                case.format, case.name
+            );
         }
     }
 }

@@ -24,7 +24,10 @@ fn calls(events: &Events) -> usize {
 }
 
 fn parser(limits: Limits) -> Parser {
-    Parser::builder(Format::Hermes).limits(limits).build().unwrap()
+    Parser::builder(Format::Hermes)
+        .limits(limits)
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -41,7 +44,9 @@ fn call_larger_than_the_limit_becomes_text_and_memory_stays_bounded() {
     let mut most_held = 0;
     let mut events = Vec::new();
     for chunk in big.as_bytes().chunks(7) {
-        p.feed(chunk, &mut |e| toolsieve::event::push_merged(&mut events, e));
+        p.feed(chunk, &mut |e| {
+            toolsieve::event::push_merged(&mut events, e)
+        });
         most_held = most_held.max(p.held_back());
     }
     p.finish(&mut |e| toolsieve::event::push_merged(&mut events, e));

@@ -138,7 +138,9 @@ proptest! {
 
 #[test]
 fn every_cut_inside_multibyte_characters() {
-    let input = "é世😀 <tool_call>{\"name\": \"f\", \"arguments\": {\"s\": \"é世😀\"}}</tool_call> 👋🏽é".as_bytes();
+    let input =
+        "é世😀 <tool_call>{\"name\": \"f\", \"arguments\": {\"s\": \"é世😀\"}}</tool_call> 👋🏽é"
+            .as_bytes();
     let mut parser = Parser::new(Format::Hermes);
     let whole = run_whole(&mut parser, input);
     for a in 0..input.len() {

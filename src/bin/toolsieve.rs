@@ -9,7 +9,11 @@ use clap::{Parser as ClapParser, Subcommand, ValueEnum};
 use toolsieve::{event::push_merged, Event, Format, Limits, OnInvalid, Parser, Tool};
 
 #[derive(ClapParser)]
-#[command(name = "toolsieve", version, about = "Streaming parser for LLM tool calls")]
+#[command(
+    name = "toolsieve",
+    version,
+    about = "Streaming parser for LLM tool calls"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -96,7 +100,8 @@ fn read_path(path: &PathBuf) -> io::Result<Vec<u8>> {
         io::stdin().lock().read_to_end(&mut input)?;
         Ok(input)
     } else {
-        std::fs::read(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        std::fs::read(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
     }
 }
 
@@ -126,9 +131,9 @@ fn parse(args: ParseArgs) -> io::Result<()> {
     }
     let mut parser = builder.build().map_err(invalid)?;
     let input = read_path(&args.file)?;
-    let chunk = args
-        .chunk_size
-        .map_or(input.len().max(1), |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let chunk = args.chunk_size.map_or(input.len().max(1), |n| {
+        usize::try_from(n).unwrap_or(usize::MAX)
+    });
 
     let mut out = BufWriter::new(io::stdout().lock());
     let mut status = Ok(());

@@ -151,7 +151,14 @@ impl JsonCall {
             );
         }
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        let unicode = [b'\\', b'u', b'0', b'0', HEX[(byte >> 4) as usize], HEX[(byte & 15) as usize]];
+        let unicode = [
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[(byte >> 4) as usize],
+            HEX[(byte & 15) as usize],
+        ];
         let escaped: &[u8] = match byte {
             b'\n' => b"\\n",
             b'\r' => b"\\r",
@@ -163,7 +170,9 @@ impl JsonCall {
         }
         match self.capture {
             Capture::None | Capture::Skip => {}
-            Capture::Key | Capture::Name | Capture::ArgsString => self.buf.extend_from_slice(escaped),
+            Capture::Key | Capture::Name | Capture::ArgsString => {
+                self.buf.extend_from_slice(escaped)
+            }
             Capture::ArgsObject if cx.started() => {
                 let _ = cx.delta_owned(escaped, offset);
             }
@@ -209,9 +218,7 @@ impl JsonCall {
                             self.buf.clear();
                             self.buf.push(b'"');
                         }
-                        Signal::ValueStart => {
-                            self.value_start(&seg[n - 1..], cx.offset(i - 1), cx)
-                        }
+                        Signal::ValueStart => self.value_start(&seg[n - 1..], cx.offset(i - 1), cx),
                         Signal::KeyEnd => {
                             self.take(seg, seg_offset, cx);
                             self.key_end(cx.offset(i));
@@ -263,11 +270,7 @@ impl JsonCall {
                 Phase::End { matched } => {
                     let want = &self.end[matched..];
                     let rest = &bytes[i..];
-                    let common = want
-                        .iter()
-                        .zip(rest)
-                        .take_while(|(a, b)| a == b)
-                        .count();
+                    let common = want.iter().zip(rest).take_while(|(a, b)| a == b).count();
                     i += common;
                     self.trail += common;
                     if common == want.len() {
@@ -289,7 +292,10 @@ impl JsonCall {
     }
 
     /// The stream ended inside the call.
-    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Outcome {
         match self.phase {
             Phase::Lead | Phase::Body => {
                 let what = if self.json.in_string() {

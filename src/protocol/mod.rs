@@ -3,6 +3,8 @@
 //! recognised; the engine turns that into events.
 
 pub(crate) mod json_call;
+pub(crate) mod xml;
+pub(crate) mod xml_call;
 
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
@@ -58,6 +60,7 @@ impl Failure {
 #[derive(Debug, Clone)]
 pub(crate) enum Automaton {
     Json(json_call::JsonCall),
+    Xml(xml_call::XmlCall),
 }
 
 impl Automaton {
@@ -65,6 +68,7 @@ impl Automaton {
     pub(crate) fn begin(&mut self, marker: usize) {
         match self {
             Automaton::Json(a) => a.begin(marker),
+            Automaton::Xml(a) => a.begin(marker),
         }
     }
 
@@ -84,6 +88,7 @@ impl Automaton {
     {
         match self {
             Automaton::Json(a) => a.advance(bytes, cx),
+            Automaton::Xml(a) => a.advance(bytes, cx),
         }
     }
 
@@ -94,6 +99,7 @@ impl Automaton {
     {
         match self {
             Automaton::Json(a) => a.finish(cx),
+            Automaton::Xml(a) => a.finish(cx),
         }
     }
 }

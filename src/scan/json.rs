@@ -68,16 +68,32 @@ enum Mode {
     FirstItem,
     /// After a value inside a container: `,` or the closer.
     Comma,
-    Str { key: bool },
-    Escape { key: bool },
+    Str {
+        key: bool,
+    },
+    Escape {
+        key: bool,
+    },
     /// Inside `\uXXXX`: `left` hex digits to go, `unit` read so far, `low`
     /// when this escape must be the low half of a surrogate pair.
-    Unicode { key: bool, left: u8, unit: u16, low: bool },
+    Unicode {
+        key: bool,
+        left: u8,
+        unit: u16,
+        low: bool,
+    },
     /// After a high surrogate escape: `\` of its low half must follow.
-    LowBackslash { key: bool },
+    LowBackslash {
+        key: bool,
+    },
     /// After that `\`: `u`.
-    LowU { key: bool },
-    Literal { which: u8, at: u8 },
+    LowU {
+        key: bool,
+    },
+    Literal {
+        which: u8,
+        at: u8,
+    },
     Number(Num),
     Done,
 }
@@ -475,7 +491,10 @@ mod tests {
         use Signal::*;
         assert_eq!(
             seen,
-            [KeyStart, KeyEnd, ValueStart, ValueEnd, KeyStart, KeyEnd, ValueStart, ValueEnd, RootEnd]
+            [
+                KeyStart, KeyEnd, ValueStart, ValueEnd, KeyStart, KeyEnd, ValueStart, ValueEnd,
+                RootEnd
+            ]
         );
     }
 

@@ -38,10 +38,6 @@ pub(crate) struct Utf8Carry {
 }
 
 impl Utf8Carry {
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Decodes `chunk`, which starts at stream offset `base`, and reports the
     /// pieces in order. An incomplete sequence at the end is kept.
     #[inline]
@@ -64,12 +60,7 @@ impl Utf8Carry {
     }
 
     #[cold]
-    fn push_slow<'c>(
-        &mut self,
-        chunk: &'c [u8],
-        base: u64,
-        out: &mut impl FnMut(Utf8Piece<'c>),
-    ) {
+    fn push_slow<'c>(&mut self, chunk: &'c [u8], base: u64, out: &mut impl FnMut(Utf8Piece<'c>)) {
         let mut rest = chunk;
         let mut offset = base;
         if self.len > 0 {

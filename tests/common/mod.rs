@@ -110,7 +110,11 @@ pub fn split_points(input: &[u8]) -> Vec<usize> {
     let mut points: Vec<usize> = (1..input.len()).step_by(input.len() / 257).collect();
     for (i, b) in input.iter().enumerate().take(2048) {
         if matches!(b, b'<' | b'`' | b'{' | b'"' | b'\\') {
-            points.extend([i, i + 1, i + 2].into_iter().filter(|&p| p > 0 && p < input.len()));
+            points.extend(
+                [i, i + 1, i + 2]
+                    .into_iter()
+                    .filter(|&p| p > 0 && p < input.len()),
+            );
         }
     }
     points.extend(input.len().saturating_sub(64)..input.len());

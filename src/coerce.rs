@@ -1,0 +1,382 @@
+//! Schema-typed coercion: the raw text an XML-format model wrote for a
+//! parameter becomes the JSON value its JSON Schema asks for.
+//!
+//! Rules (the first that applies wins):
+//! - no schema, or a schema without a type: the text as a JSON string;
+//! - `anyOf` / `oneOf`: each alternative in order, the first that fits;
+//! - `enum`: the member that equals the text (strings exactly, other
+//!   members by their JSON text);
+//! - `type` may be a list; each type in order:
+//!   `string` keeps the text verbatim (never a number: `"00123"` stays a
+//!   string); `integer` / `number` take finite numbers and keep the digits
+//!   as written (`9007199254740993` stays exact); `boolean` takes `true` /
+//!   `false` in any case (Python's `True` / `False`); `null` takes `null` /
+//!   `None`; `array` / `object` take JSON text, or relaxed JSON (single
+//!   quotes, trailing commas, Python literals);
+//! - nothing fits: the text stays a string and a diagnostic says why.
+
+use serde_json::{Map, Value};
+
+/// A coerced value: its JSON text, and why coercion fell back to a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Coerced {
+    pub(crate) json: String,
+    pub(crate) problem: Option<String>,
+}
+
+fn string(raw: &str) -> String {
+    Value::String(raw.to_owned()).to_string()
+}
+
+/// Coerces `raw` to `schema` (a property's JSON Schema), nesting at most
+/// `max_depth` deep in relaxed JSON.
+pub(crate) fn coerce(raw: &str, schema: Option<&Value>, max_depth: usize) -> Coerced {
+    match schema.and_then(|s| try_schema(raw, s, max_depth, 0)) {
+        Some(json) => Coerced {
+            json,
+            problem: None,
+        },
+        None => {
+            let problem = schema.filter(|s| has_constraint(s)).map(|s| {
+                format!(
+                    "{:?} does not fit the schema {}; kept as a string",
+                    truncate(raw, 40),
+                    truncate(&s.to_string(), 80)
+                )
+            });
+            Coerced {
+                json: string(raw),
+                problem,
+            }
+        }
+    }
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+fn has_constraint(schema: &Value) -> bool {
+    ["type", "enum", "anyOf", "oneOf", "const"]
+        .iter()
+        .any(|k| schema.get(k).is_some())
+}
+
+/// The JSON text for `raw` under `schema`, or `None` if it does not fit.
+fn try_schema(raw: &str, schema: &Value, max_depth: usize, level: usize) -> Option<String> {
+    if level > 8 {
+        return None;
+    }
+    let Value::Object(schema) = schema else {
+        // `true` / `{}`-like schemas accept anything: keep the text.
+        return Some(string(raw));
+    };
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(alternatives)) = schema.get(key) {
+            return alternatives
+                .iter()
+                .find_map(|alt| try_schema(raw, alt, max_depth, level + 1));
+        }
+    }
+    if let Some(constant) = schema.get("const") {
+        return matches_member(raw, constant);
+    }
+    if let Some(Value::Array(members)) = schema.get("enum") {
+        return members.iter().find_map(|m| matches_member(raw, m));
+    }
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ if schema.contains_key("properties") => vec!["object"],
+        _ if schema.contains_key("items") => vec!["array"],
+        _ => return Some(string(raw)),
+    };
+    // Types in the order written, but `null` first, so that
+    // `["string", "null"]` reads `null` as null.
+    if types.contains(&"null") {
+        if let Some(json) = as_type(raw, "null", max_depth) {
+            return Some(json);
+        }
+    }
+    types
+        .iter()
+        .filter(|t| **t != "null")
+        .find_map(|t| as_type(raw, t, max_depth))
+}
+
+fn matches_member(raw: &str, member: &Value) -> Option<String> {
+    match member {
+        Value::String(s) => (s == raw).then(|| string(raw)),
+        other => {
+            let text = other.to_string();
+            let trimmed = raw.trim();
+            let same = trimmed == text
+                || (other.is_boolean() && trimmed.eq_ignore_ascii_case(&text))
+                || (other.is_null() && trimmed == "None")
+                || (other.is_number()
+                    && number(trimmed).is_some_and(|n| n.parse::<f64>().ok() == other.as_f64()));
+            same.then_some(text)
+        }
+    }
+}
+
+fn as_type(raw: &str, ty: &str, max_depth: usize) -> Option<String> {
+    let t = raw.trim();
+    match ty {
+        "string" => Some(string(raw)),
+        "integer" => integer(t),
+        "number" => number(t),
+        "boolean" => {
+            if t.eq_ignore_ascii_case("true") {
+                Some("true".into())
+            } else if t.eq_ignore_ascii_case("false") {
+                Some("false".into())
+            } else {
+                None
+            }
+        }
+        "null" => (t == "null" || t == "None").then(|| "null".into()),
+        "array" => structured(t, max_depth).filter(|v| v.starts_with('[')),
+        "object" => structured(t, max_depth).filter(|v| v.starts_with('{')),
+        _ => None,
+    }
+}
+
+/// An integer as written (sign and leading zeros normalised), or a number
+/// whose fraction is all zeros.
+fn integer(t: &str) -> Option<String> {
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let valid = !int.is_empty()
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.bytes().all(|b| b == b'0');
+    if !valid {
+        return None;
+    }
+    let int = int.trim_start_matches('0');
+    let int = if int.is_empty() { "0" } else { int };
+    Some(if neg && int != "0" {
+        format!("-{int}")
+    } else {
+        int.to_owned()
+    })
+}
+
+/// A finite number: JSON number text is kept as written; other forms Rust
+/// reads as finite floats (`.5`, `5.`, `+1e3`) are normalised.
+fn number(t: &str) -> Option<String> {
+    if crate::scan::json::is_complete_value(t.as_bytes(), 1)
+        && matches!(t.as_bytes().first(), Some(b'-' | b'0'..=b'9'))
+    {
+        return Some(t.to_owned());
+    }
+    let looks_numeric = !t.is_empty()
+        && t.bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
+    let x: f64 = t.parse().ok().filter(|_| looks_numeric)?;
+    if !x.is_finite() {
+        return None;
+    }
+    serde_json::Number::from_f64(x).map(|n| n.to_string())
+}
+
+/// JSON text of an array or object: the text itself if it is JSON, else
+/// relaxed JSON re-serialised.
+fn structured(t: &str, max_depth: usize) -> Option<String> {
+    if crate::scan::json::is_complete_value(t.as_bytes(), max_depth) {
+        return Some(t.to_owned());
+    }
+    let mut p = Relaxed {
+        s: t.as_bytes(),
+        i: 0,
+        max_depth,
+    };
+    let value = p.value(0)?;
+    p.ws();
+    (p.i == p.s.len()).then(|| value.to_string())
+}
+
+/// A small relaxed-JSON reader: single-quoted strings, trailing commas,
+/// Python `True` / `False` / `None`. Depth-bounded recursion.
+struct Relaxed<'a> {
+    s: &'a [u8],
+    i: usize,
+    max_depth: usize,
+}
+
+impl Relaxed<'_> {
+    fn ws(&mut self) {
+        while self.s.get(self.i).is_some_and(|b| b.is_ascii_whitespace()) {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, b: u8) -> bool {
+        self.ws();
+        if self.s.get(self.i) == Some(&b) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Value> {
+        if depth > self.max_depth {
+            return None;
+        }
+        self.ws();
+        match *self.s.get(self.i)? {
+            b'{' => {
+                self.i += 1;
+                let mut map = Map::new();
+                loop {
+                    if self.eat(b'}') {
+                        return Some(Value::Object(map));
+                    }
+                    self.ws();
+                    let key = match self.s.get(self.i)? {
+                        b'"' | b'\'' => self.string()?,
+                        _ => self.bare_word()?,
+                    };
+                    if !self.eat(b':') {
+                        return None;
+                    }
+                    let v = self.value(depth + 1)?;
+                    map.insert(key, v);
+                    if !self.eat(b',') {
+                        return self.eat(b'}').then_some(Value::Object(map));
+                    }
+                }
+            }
+            b'[' | b'(' => {
+                let close = if self.s[self.i] == b'[' { b']' } else { b')' };
+                self.i += 1;
+                let mut items = Vec::new();
+                loop {
+                    if self.eat(close) {
+                        return Some(Value::Array(items));
+                    }
+                    items.push(self.value(depth + 1)?);
+                    if !self.eat(b',') {
+                        return self.eat(close).then_some(Value::Array(items));
+                    }
+                }
+            }
+            b'"' | b'\'' => self.string().map(Value::String),
+            _ => {
+                let word = self.bare_word()?;
+                match word.as_str() {
+                    "true" | "True" => Some(Value::Bool(true)),
+                    "false" | "False" => Some(Value::Bool(false)),
+                    "null" | "None" => Some(Value::Null),
+                    _ => number(&word).and_then(|n| serde_json::from_str(&n).ok()),
+                }
+            }
+        }
+    }
+
+    fn bare_word(&mut self) -> Option<String> {
+        let start = self.i;
+        while self
+            .s
+            .get(self.i)
+            .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'.'))
+        {
+            self.i += 1;
+        }
+        (self.i > start).then(|| String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
+    }
+
+    fn string(&mut self) -> Option<String> {
+        let quote = self.s[self.i];
+        self.i += 1;
+        let mut out = Vec::new();
+        loop {
+            let b = *self.s.get(self.i)?;
+            self.i += 1;
+            match b {
+                b'\\' => {
+                    let e = *self.s.get(self.i)?;
+                    self.i += 1;
+                    match e {
+                        b'n' => out.push(b'\n'),
+                        b't' => out.push(b'\t'),
+                        b'r' => out.push(b'\r'),
+                        b'u' => {
+                            let hex = std::str::from_utf8(self.s.get(self.i..self.i + 4)?).ok()?;
+                            let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
+                            self.i += 4;
+                            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                        }
+                        other => out.push(other),
+                    }
+                }
+                _ if b == quote => return String::from_utf8(out).ok(),
+                _ => out.push(b),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn c(raw: &str, schema: Value) -> String {
+        coerce(raw, Some(&schema), 16).json
+    }
+
+    #[test]
+    fn scalars() {
+        assert_eq!(c("3", json!({"type": "integer"})), "3");
+        assert_eq!(c(" 007 ", json!({"type": "integer"})), "7");
+        assert_eq!(c("3.0", json!({"type": "integer"})), "3");
+        assert_eq!(c("9007199254740993", json!({"type": "integer"})), "9007199254740993");
+        assert_eq!(c("2.50", json!({"type": "number"})), "2.50");
+        assert_eq!(c(".5", json!({"type": "number"})), "0.5");
+        assert_eq!(c("inf", json!({"type": "number"})), "\"inf\"");
+        assert_eq!(c("NaN", json!({"type": "number"})), "\"NaN\"");
+        assert_eq!(c("True", json!({"type": "boolean"})), "true");
+        assert_eq!(c("false", json!({"type": "boolean"})), "false");
+        assert_eq!(c("None", json!({"type": ["string", "null"]})), "null");
+        assert_eq!(c("00123", json!({"type": "string"})), "\"00123\"");
+        assert_eq!(c("12", json!({})), "\"12\"");
+    }
+
+    #[test]
+    fn structures_enums_and_unions() {
+        assert_eq!(c("[1, 2]", json!({"type": "array"})), "[1, 2]");
+        assert_eq!(
+            c("{'a': True, 'b': [1, 2,], 'c': None,}", json!({"type": "object"})),
+            r#"{"a":true,"b":[1,2],"c":null}"#
+        );
+        assert_eq!(c("celsius", json!({"enum": ["celsius", "fahrenheit"]})), "\"celsius\"");
+        assert_eq!(c("2", json!({"enum": [1, 2, 3]})), "2");
+        assert_eq!(
+            c("42", json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})),
+            "42"
+        );
+        assert_eq!(
+            c("abc", json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})),
+            "\"abc\""
+        );
+    }
+
+    #[test]
+    fn misfits_stay_strings_with_a_reason() {
+        let r = coerce("three", Some(&json!({"type": "integer"})), 16);
+        assert_eq!(r.json, "\"three\"");
+        assert!(r.problem.is_some());
+        let r = coerce("kelvin", Some(&json!({"enum": ["celsius"]})), 16);
+        assert_eq!(r.json, "\"kelvin\"");
+        assert!(r.problem.is_some());
+    }
+}

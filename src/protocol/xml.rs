@@ -1,0 +1,252 @@
+//! Pieces shared by the XML-element formats: finding tags in the buffered
+//! call body without rescanning, and writing the arguments object as
+//! prefix-consistent JSON deltas.
+
+use serde_json::Value;
+
+use crate::coerce::coerce;
+use crate::engine::CallCx;
+use crate::error::DiagnosticKind;
+use crate::event::Event;
+use crate::tool::Tool;
+
+/// Longest tag head (`<parameter=…>`) looked at before giving up on a `<`.
+pub(crate) const MAX_TAG: usize = 512;
+
+/// A tag to look for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Pat {
+    /// Exactly these bytes.
+    Lit(&'static [u8]),
+    /// These bytes, then an attribute up to `>` (on one line).
+    Open(&'static [u8]),
+}
+
+/// Result of matching tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tag {
+    /// Pattern `index` matched at `at`; the tag ends at `end`; its attribute
+    /// (for [`Pat::Open`]) is `attr`.
+    Found {
+        index: usize,
+        at: usize,
+        end: usize,
+        attr: (usize, usize),
+    },
+    /// The bytes from `at` may still become a tag.
+    Need { at: usize },
+    /// No tag here (for [`tag_at`]) / none in the bytes (for [`find_tag`]).
+    Miss,
+}
+
+fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
+    let (lit, open) = match pat {
+        Pat::Lit(l) => (l, false),
+        Pat::Open(l) => (l, true),
+    };
+    let avail = &body[at..];
+    let n = lit.len().min(avail.len());
+    if avail[..n] != lit[..n] {
+        return Tag::Miss;
+    }
+    if n < lit.len() {
+        return Tag::Need { at };
+    }
+    let after = at + lit.len();
+    if !open {
+        return Tag::Found {
+            index: 0,
+            at,
+            end: after,
+            attr: (after, after),
+        };
+    }
+    let window = &body[after..body.len().min(after + MAX_TAG)];
+    match window.iter().position(|&b| b == b'>' || b == b'\n' || b == b'<') {
+        Some(i) if window[i] == b'>' => Tag::Found {
+            index: 0,
+            at,
+            end: after + i + 1,
+            attr: (after, after + i),
+        },
+        Some(_) => Tag::Miss,
+        None if window.len() == MAX_TAG => Tag::Miss,
+        None => Tag::Need { at },
+    }
+}
+
+/// Matches `pats` at exactly `at`. A partial match anywhere wins over a
+/// miss, so the answer never depends on where a chunk ended.
+pub(crate) fn tag_at(body: &[u8], at: usize, pats: &[Pat]) -> Tag {
+    let mut need = false;
+    for (index, &pat) in pats.iter().enumerate() {
+        match match_one(body, at, pat) {
+            Tag::Found { at, end, attr, .. } if !need => {
+                return Tag::Found {
+                    index,
+                    at,
+                    end,
+                    attr,
+                }
+            }
+            Tag::Found { .. } | Tag::Need { .. } => need = true,
+            Tag::Miss => {}
+        }
+    }
+    if need {
+        Tag::Need { at }
+    } else {
+        Tag::Miss
+    }
+}
+
+/// Finds the first of `pats` at or after `from`.
+///
+/// # Complexity
+///
+/// One memchr pass over `body[from..]` plus a short comparison per `<`.
+pub(crate) fn find_tag(body: &[u8], from: usize, pats: &[Pat]) -> Tag {
+    let mut i = from;
+    while let Some(rel) = memchr::memchr(b'<', &body[i..]) {
+        let at = i + rel;
+        match tag_at(body, at, pats) {
+            Tag::Miss => i = at + 1,
+            found_or_need => return found_or_need,
+        }
+    }
+    Tag::Miss
+}
+
+/// Index of the first non-whitespace byte at or after `from`.
+pub(crate) fn skip_ws(body: &[u8], from: usize) -> usize {
+    from + crate::scan::skip_ws(&body[from..])
+}
+
+/// An attribute value: trimmed, surrounding quotes removed.
+pub(crate) fn attr_text(raw: &[u8]) -> String {
+    let t = String::from_utf8_lossy(raw);
+    let t = t.trim();
+    let unq = t
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .or_else(|| t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
+        .unwrap_or(t);
+    unq.to_owned()
+}
+
+/// A parameter value without the one newline after its opening tag and the
+/// one before its closing tag (`\r\n` counts as one).
+pub(crate) fn strip_one_newline(v: &[u8]) -> &[u8] {
+    let v = v
+        .strip_prefix(b"\r\n")
+        .or_else(|| v.strip_prefix(b"\n"))
+        .unwrap_or(v);
+    v.strip_suffix(b"\r\n")
+        .or_else(|| v.strip_suffix(b"\n"))
+        .unwrap_or(v)
+}
+
+/// The JSON Schema of parameter `key` of tool `name`, if the tool list has it.
+pub(crate) fn param_schema<'t>(tools: &'t [Tool], name: &str, key: &str) -> Option<&'t Value> {
+    tools
+        .iter()
+        .find(|t| t.name == name)?
+        .parameters
+        .get("properties")?
+        .get(key)
+}
+
+/// Writes the arguments object one parameter at a time: `{"a": 1`, then
+/// `, "b": 2`, then `}`. The deltas concatenate to the final input at every
+/// step.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ArgsWriter {
+    keys: Vec<String>,
+    scratch: String,
+}
+
+impl ArgsWriter {
+    pub(crate) fn reset(&mut self) {
+        self.keys.clear();
+    }
+
+    /// Coerces `raw` for `key` and emits it. A repeated key is reported and
+    /// skipped (the first value was already sent).
+    pub(crate) fn add<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        key: &str,
+        raw: &str,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if self.keys.iter().any(|k| k == key) {
+            cx.recovered(
+                DiagnosticKind::DuplicateKey,
+                offset,
+                format!("parameter {key:?} given twice; the first value is kept"),
+            );
+            return;
+        }
+        let name = cx.tool_name().to_owned();
+        let schema = param_schema(cx.tools(), &name, key);
+        let coerced = coerce(raw, schema, cx.limits().max_depth);
+        if let Some(problem) = coerced.problem {
+            cx.recovered(DiagnosticKind::Coercion, offset, format!("parameter {key:?}: {problem}"));
+        }
+        self.add_json(key, &coerced.json, cx);
+    }
+
+    /// Emits an already-built JSON value for `key`.
+    pub(crate) fn add_json<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        key: &str,
+        json: &str,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        self.scratch.clear();
+        self.scratch
+            .push_str(if self.keys.is_empty() { "{" } else { ", " });
+        self.scratch.push_str(&Value::String(key.to_owned()).to_string());
+        self.scratch.push_str(": ");
+        self.scratch.push_str(json);
+        self.keys.push(key.to_owned());
+        let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
+    }
+
+    /// Closes the object.
+    pub(crate) fn close<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        let end: &[u8] = if self.keys.is_empty() { b"{}" } else { b"}" };
+        let _ = cx.delta_owned(end, 0);
+        self.keys.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_found_or_held() {
+        let pats = [Pat::Lit(b"</parameter>"), Pat::Open(b"<parameter=")];
+        let body = b"a < b </param";
+        assert_eq!(find_tag(body, 0, &pats), Tag::Need { at: 6 });
+        let body = b"x <parameter=city>Seoul";
+        assert_eq!(
+            find_tag(body, 0, &pats),
+            Tag::Found {
+                index: 1,
+                at: 2,
+                end: 18,
+                attr: (13, 17)
+            }
+        );
+        assert_eq!(find_tag(b"<parameter=a\nb>", 0, &pats), Tag::Miss);
+    }
+
+    #[test]
+    fn newline_stripping_takes_one_each_side() {
+        assert_eq!(strip_one_newline(b"\n\nx\n\n"), b"\nx\n");
+        assert_eq!(strip_one_newline(b"\r\nx\r\n"), b"x");
+        assert_eq!(strip_one_newline(b"x"), b"x");
+    }
+}

@@ -1,0 +1,563 @@
+//! Calls written as XML-ish elements with one parameter per element:
+//!
+//! - `qwen3-coder`: `<tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n</function>\n</tool_call>`
+//! - `minimax-m2`: `<minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n</invoke>\n</minimax:tool_call>`
+//!   (several `invoke`s per block)
+//! - `glm`: `<tool_call>NAME\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n</tool_call>`
+//!   (GLM-4.5/4.6; GLM-4.7 writes the same without newlines)
+//!
+//! The call body is buffered (it is needed anyway to give a failed call back
+//! as text) and scanned once, from where the last step stopped. Values are
+//! raw text: one newline after the opening tag and one before the closing
+//! tag are not part of them. A closing tag only counts when the next thing
+//! is a structural tag (or the end), so a value may contain `</parameter>`
+//! look-alikes and code. Each parameter is coerced to its schema type and
+//! sent as soon as it is complete.
+
+use crate::engine::CallCx;
+use crate::error::DiagnosticKind;
+use crate::event::Event;
+use crate::protocol::xml::{
+    attr_text, find_tag, skip_ws, strip_one_newline, tag_at, ArgsWriter, Pat, Tag, MAX_TAG,
+};
+use crate::protocol::{Failure, Outcome};
+
+/// Which of the three layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    Qwen3Coder,
+    MiniMaxM2,
+    Glm,
+}
+
+/// The tags of one dialect.
+#[derive(Debug, Clone, Copy)]
+struct Tags {
+    end: &'static [u8],
+    /// Opens a call, the name in the attribute (`None`: GLM's bare name).
+    func_open: Option<&'static [u8]>,
+    func_close: Option<&'static [u8]>,
+    /// Opens a parameter: with the key as attribute, or GLM's `<arg_key>`.
+    param_open: Pat,
+    param_close: &'static [u8],
+}
+
+impl Dialect {
+    pub(crate) fn start_marker(self) -> &'static str {
+        match self {
+            Dialect::Qwen3Coder | Dialect::Glm => "<tool_call>",
+            Dialect::MiniMaxM2 => "<minimax:tool_call>",
+        }
+    }
+
+    fn tags(self) -> Tags {
+        match self {
+            Dialect::Qwen3Coder => Tags {
+                end: b"</tool_call>",
+                func_open: Some(b"<function="),
+                func_close: Some(b"</function>"),
+                param_open: Pat::Open(b"<parameter="),
+                param_close: b"</parameter>",
+            },
+            Dialect::MiniMaxM2 => Tags {
+                end: b"</minimax:tool_call>",
+                func_open: Some(b"<invoke name="),
+                func_close: Some(b"</invoke>"),
+                param_open: Pat::Open(b"<parameter name="),
+                param_close: b"</parameter>",
+            },
+            Dialect::Glm => Tags {
+                end: b"</tool_call>",
+                func_open: None,
+                func_close: None,
+                param_open: Pat::Lit(b"<arg_key>"),
+                param_close: b"</arg_value>",
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before the function name.
+    Lead,
+    /// Between parameters.
+    Params,
+    /// GLM: inside `<arg_key>`, since `start`.
+    Key { start: usize },
+    /// GLM: after `</arg_key>`, before `<arg_value>`.
+    ValueOpen,
+    /// Inside a value that began at `start`.
+    Value { start: usize },
+    /// A closing tag at `close_at` may end the value; whitespace up to
+    /// `ws_to` has been seen after it.
+    ValueEnd {
+        start: usize,
+        close_at: usize,
+        ws_to: usize,
+    },
+    /// After the function's closing tag.
+    AfterFunc,
+    /// The call is rejected: looking for the end marker to give it all back.
+    Skip,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct XmlCall {
+    dialect: Dialect,
+    tags: Tags,
+    phase: Phase,
+    /// The call's bytes after the start marker.
+    body: Vec<u8>,
+    /// Stream offset of `body[0]`.
+    base: u64,
+    /// Everything before `pos` is processed.
+    pos: usize,
+    /// Where the search for a tag resumes inside a value.
+    scan_from: usize,
+    key: String,
+    args: ArgsWriter,
+    params: usize,
+    rejected: Option<Failure>,
+}
+
+impl XmlCall {
+    pub(crate) fn new(dialect: Dialect) -> XmlCall {
+        XmlCall {
+            dialect,
+            tags: dialect.tags(),
+            phase: Phase::Lead,
+            body: Vec::new(),
+            base: 0,
+            pos: 0,
+            scan_from: 0,
+            key: String::new(),
+            args: ArgsWriter::default(),
+            params: 0,
+            rejected: None,
+        }
+    }
+
+    pub(crate) fn begin(&mut self, _marker: usize) {
+        self.phase = Phase::Lead;
+        self.body.clear();
+        self.pos = 0;
+        self.scan_from = 0;
+        self.key.clear();
+        self.args.reset();
+        self.params = 0;
+        self.rejected = None;
+    }
+
+    fn at(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    fn give_back(&self, from: usize) -> usize {
+        self.body.len().saturating_sub(from)
+    }
+
+    fn failed(&self, kind: DiagnosticKind, at: usize, message: impl Into<String>) -> Outcome {
+        let mut f = Failure::new(kind, self.at(at), message);
+        f.give_back = self.give_back(at);
+        Outcome::Failed(f)
+    }
+
+    fn reject(&mut self, failure: Failure) {
+        if self.rejected.is_none() {
+            self.rejected = Some(failure);
+        }
+        self.phase = Phase::Skip;
+    }
+
+    pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        if self.body.is_empty() {
+            self.base = cx.offset(0);
+        }
+        let before = self.body.len();
+        self.body.extend_from_slice(bytes);
+        let mut outcome = self.run(cx, false);
+        // The call ends at `end` in the body. Bytes of this slice after it
+        // are not consumed; bytes of earlier slices after it (a tag that
+        // turned out not to be one) are given back.
+        let give_back = match &mut outcome {
+            Outcome::More => return (bytes.len(), outcome),
+            Outcome::Complete { give_back } => give_back,
+            Outcome::Failed(f) => &mut f.give_back,
+        };
+        let end = self.body.len() - (*give_back).min(self.body.len());
+        *give_back = before.saturating_sub(end);
+        (end.saturating_sub(before), outcome)
+    }
+
+    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        if self.body.is_empty() {
+            self.base = cx.offset(0);
+        }
+        self.run(cx, true)
+    }
+
+    /// Processes the body from `pos`; `eof` when no more bytes will come.
+    fn run<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
+        let t = self.tags;
+        loop {
+            let len = self.body.len();
+            match self.phase {
+                Phase::Lead => {
+                    self.pos = skip_ws(&self.body, self.pos);
+                    let Some(open) = t.func_open else {
+                        return self.glm_name(cx, eof);
+                    };
+                    match tag_at(&self.body, self.pos, &[Pat::Open(open)]) {
+                        Tag::Found { end, attr, .. } => {
+                            let name = attr_text(&self.body[attr.0..attr.1]);
+                            self.start(&name, end, cx);
+                        }
+                        Tag::Need { .. } if !eof => return Outcome::More,
+                        _ if self.pos == len && !eof => return Outcome::More,
+                        _ if self.pos == len => {
+                            return self.failed(
+                                DiagnosticKind::UnfinishedCall,
+                                len,
+                                "the stream ended before the call named a function",
+                            )
+                        }
+                        _ => {
+                            let what = String::from_utf8_lossy(open).into_owned();
+                            return self.failed(
+                                DiagnosticKind::MalformedCall,
+                                self.pos,
+                                format!("expected `{what}…>` to open the call"),
+                            );
+                        }
+                    }
+                }
+                Phase::Params | Phase::ValueOpen => {
+                    self.pos = skip_ws(&self.body, self.pos);
+                    if self.pos == len {
+                        return if eof { self.end_early(cx) } else { Outcome::More };
+                    }
+                    let value_open = self.phase == Phase::ValueOpen;
+                    let pats: &[Pat] = if value_open {
+                        &[Pat::Lit(b"<arg_value>")]
+                    } else {
+                        &[
+                            t.param_open,
+                            Pat::Lit(t.func_close.unwrap_or(t.end)),
+                            Pat::Lit(t.end),
+                        ]
+                    };
+                    match tag_at(&self.body, self.pos, pats) {
+                        Tag::Found { end, .. } if value_open => {
+                            self.phase = Phase::Value { start: end };
+                            self.scan_from = end;
+                            self.pos = end;
+                        }
+                        Tag::Found {
+                            index: 0,
+                            end,
+                            attr,
+                            ..
+                        } => {
+                            if self.params >= cx.limits().max_params {
+                                let f = Failure::new(
+                                    DiagnosticKind::CallTooLarge,
+                                    self.at(self.pos),
+                                    format!("more than {} parameters", cx.limits().max_params),
+                                );
+                                self.reject(f);
+                                continue;
+                            }
+                            self.pos = end;
+                            if t.func_open.is_none() {
+                                self.phase = Phase::Key { start: end };
+                                self.scan_from = end;
+                            } else {
+                                self.key = attr_text(&self.body[attr.0..attr.1]);
+                                self.phase = Phase::Value { start: end };
+                                self.scan_from = end;
+                            }
+                        }
+                        Tag::Found { index: 1, end, .. } if t.func_close.is_some() => {
+                            self.pos = end;
+                            self.phase = Phase::AfterFunc;
+                        }
+                        Tag::Found { end, .. } => {
+                            // The end marker: the function's close is missing
+                            // (or, for GLM, not needed).
+                            if t.func_close.is_some() {
+                                cx.recovered(
+                                    DiagnosticKind::MissingCloseTag,
+                                    self.at(self.pos),
+                                    "the function's closing tag is missing".into(),
+                                );
+                            }
+                            self.pos = end;
+                            return self.complete(cx, end);
+                        }
+                        Tag::Need { .. } if !eof => return Outcome::More,
+                        _ if eof => return self.end_early(cx),
+                        _ => {
+                            return self.failed(
+                                DiagnosticKind::MalformedCall,
+                                self.pos,
+                                "unexpected text between parameters",
+                            )
+                        }
+                    }
+                }
+                Phase::Key { start } => {
+                    match find_tag(&self.body, self.scan_from, &[Pat::Lit(b"</arg_key>")]) {
+                        Tag::Found { at, end, .. } => {
+                            self.key = attr_text(&self.body[start..at]);
+                            self.pos = end;
+                            self.phase = Phase::ValueOpen;
+                        }
+                        Tag::Need { at } if !eof => {
+                            self.scan_from = at;
+                            return Outcome::More;
+                        }
+                        _ if !eof && len - start <= MAX_TAG => {
+                            self.scan_from = len;
+                            return Outcome::More;
+                        }
+                        _ => {
+                            return self.failed(
+                                DiagnosticKind::MalformedCall,
+                                start,
+                                "`<arg_key>` is not closed",
+                            )
+                        }
+                    }
+                }
+                Phase::Value { start } => {
+                    let pats = [
+                        Pat::Lit(t.param_close),
+                        t.param_open,
+                        Pat::Lit(t.func_close.unwrap_or(t.end)),
+                        Pat::Lit(t.end),
+                    ];
+                    match find_tag(&self.body, self.scan_from, &pats) {
+                        Tag::Found {
+                            index: 0, at, end, ..
+                        } => {
+                            self.phase = Phase::ValueEnd {
+                                start,
+                                close_at: at,
+                                ws_to: end,
+                            };
+                        }
+                        Tag::Found { at, .. } => {
+                            // A structural tag inside a value: its close is
+                            // missing. Close it here and read the tag again.
+                            cx.recovered(
+                                DiagnosticKind::MissingCloseTag,
+                                self.at(at),
+                                format!("parameter {:?} is not closed", self.key),
+                            );
+                            self.commit_value(start, at, cx);
+                            self.pos = at;
+                            self.phase = Phase::Params;
+                        }
+                        Tag::Need { at } if !eof => {
+                            self.scan_from = at;
+                            return Outcome::More;
+                        }
+                        _ if !eof => {
+                            self.scan_from = len;
+                            return Outcome::More;
+                        }
+                        _ => {
+                            return self.failed(
+                                DiagnosticKind::UnfinishedCall,
+                                len,
+                                format!("the stream ended inside parameter {:?}", self.key),
+                            )
+                        }
+                    }
+                }
+                Phase::ValueEnd {
+                    start,
+                    close_at,
+                    ws_to,
+                } => {
+                    let next = skip_ws(&self.body, ws_to);
+                    self.phase = Phase::ValueEnd {
+                        start,
+                        close_at,
+                        ws_to: next,
+                    };
+                    let follow = [
+                        t.param_open,
+                        Pat::Lit(t.func_close.unwrap_or(t.end)),
+                        Pat::Lit(t.end),
+                    ];
+                    let verdict = if next == len {
+                        if eof {
+                            Tag::Found {
+                                index: 0,
+                                at: next,
+                                end: next,
+                                attr: (next, next),
+                            }
+                        } else {
+                            Tag::Need { at: next }
+                        }
+                    } else {
+                        tag_at(&self.body, next, &follow)
+                    };
+                    match verdict {
+                        Tag::Found { .. } => {
+                            self.commit_value(start, close_at, cx);
+                            self.pos = close_at + t.param_close.len();
+                            self.phase = Phase::Params;
+                        }
+                        Tag::Need { .. } if !eof => return Outcome::More,
+                        _ => {
+                            // Not followed by a tag: the close was content.
+                            self.phase = Phase::Value { start };
+                            self.scan_from = close_at + 1;
+                        }
+                    }
+                }
+                Phase::AfterFunc => {
+                    self.pos = skip_ws(&self.body, self.pos);
+                    if self.pos == len {
+                        return if eof { self.end_early(cx) } else { Outcome::More };
+                    }
+                    let open = t.func_open.unwrap_or(t.end);
+                    match tag_at(&self.body, self.pos, &[Pat::Lit(t.end), Pat::Open(open)]) {
+                        Tag::Found { index: 0, end, .. } => return self.complete(cx, end),
+                        Tag::Found { at, .. } => {
+                            // Another call in the same block.
+                            self.args.close(cx);
+                            cx.deliver(self.at(at));
+                            self.params = 0;
+                            self.phase = Phase::Lead;
+                        }
+                        Tag::Need { .. } if !eof => return Outcome::More,
+                        _ => return self.end_early(cx),
+                    }
+                }
+                Phase::Skip => {
+                    let reason = self.rejected.clone().unwrap_or_else(|| {
+                        Failure::new(DiagnosticKind::MalformedCall, self.at(self.pos), "rejected")
+                    });
+                    match find_tag(&self.body, self.scan_from.max(self.pos), &[Pat::Lit(t.end)]) {
+                        Tag::Found { end, .. } => {
+                            let mut f = reason;
+                            f.give_back = self.give_back(end);
+                            return Outcome::Failed(f);
+                        }
+                        Tag::Need { at } if !eof => {
+                            self.scan_from = at;
+                            return Outcome::More;
+                        }
+                        _ if !eof => {
+                            self.scan_from = len;
+                            return Outcome::More;
+                        }
+                        _ => return Outcome::Failed(reason),
+                    }
+                }
+            }
+        }
+    }
+
+    /// GLM: the name is the text up to the first newline or tag.
+    fn glm_name<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
+        let from = self.pos;
+        let rest = &self.body[from..];
+        let stop = memchr::memchr2(b'\n', b'<', rest);
+        let Some(stop) = stop.or(eof.then_some(rest.len())) else {
+            if rest.len() > MAX_TAG {
+                return self.failed(DiagnosticKind::MalformedCall, from, "no tool name");
+            }
+            return Outcome::More;
+        };
+        let name = String::from_utf8_lossy(&rest[..stop]).trim().to_owned();
+        let plausible = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/'));
+        if !plausible {
+            return self.failed(
+                DiagnosticKind::MalformedCall,
+                from,
+                "expected a tool name after the start marker",
+            );
+        }
+        let end = from + stop;
+        self.start(&name, end, cx);
+        self.run(cx, eof)
+    }
+
+    fn start<'c, S: FnMut(Event<'c>)>(&mut self, name: &str, end: usize, cx: &mut CallCx<'_, 'c, S>) {
+        self.pos = end;
+        self.scan_from = end;
+        if name.is_empty() {
+            let f = Failure::new(DiagnosticKind::MissingName, self.at(end), "empty function name");
+            return self.reject(f);
+        }
+        match cx.start(name, self.at(end)) {
+            Ok(()) => self.phase = Phase::Params,
+            Err(f) => self.reject(f.with_name(name)),
+        }
+    }
+
+    fn commit_value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        end: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let raw = strip_one_newline(&self.body[start..end]);
+        let Ok(text) = std::str::from_utf8(raw) else {
+            let f = Failure::new(
+                DiagnosticKind::InvalidUtf8,
+                self.at(start),
+                format!("parameter {:?} is not UTF-8", self.key),
+            );
+            return self.reject(f);
+        };
+        let key = std::mem::take(&mut self.key);
+        self.args.add(&key, text, self.at(start), cx);
+        self.params += 1;
+    }
+
+    fn complete<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, end: usize) -> Outcome {
+        if let Some(mut f) = self.rejected.take() {
+            f.give_back = self.give_back(end);
+            return Outcome::Failed(f);
+        }
+        self.args.close(cx);
+        Outcome::Complete {
+            give_back: self.give_back(end),
+        }
+    }
+
+    /// The block ended (or something else began) before its end marker:
+    /// deliver what is complete.
+    fn end_early<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        if !cx.started() {
+            return self.failed(
+                DiagnosticKind::UnfinishedCall,
+                self.pos,
+                "the call ended before naming a function",
+            );
+        }
+        let end = String::from_utf8_lossy(self.tags.end).into_owned();
+        cx.recovered(
+            DiagnosticKind::MissingEndMarker,
+            self.at(self.pos),
+            format!("the call's end marker {end:?} is missing; call recovered"),
+        );
+        let _ = self.dialect;
+        let pos = self.pos;
+        self.complete(cx, pos)
+    }
+}
