@@ -99,3 +99,84 @@ w(G, "custom_tag_untouched", "```tool_code\nprint(get_weather(city='Paris'))\n``
 w(G, "invalid_utf8_prose", b"bad \xe2\x82 bytes \xc0\xaf\n" + fence('{"city": "Paris"}').encode())
 w(G, "nested_arguments", fence('{"a": {"b": [1, {"c": [true, null, -1.5e-3]}]}}', "deep"))
 print("ok")
+
+# ---------------------------------------------------------------- XML formats
+TYPED_TOOLS = [
+    {"name": "get_weather", "description": "Weather forecast",
+     "parameters": {"type": "object", "properties": {
+         "city": {"type": "string"}, "days": {"type": "integer"},
+         "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}},
+    {"name": "write_file", "description": "Write a file",
+     "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}},
+    {"name": "configure", "description": "Typed settings",
+     "parameters": {"type": "object", "properties": {
+         "count": {"type": "integer"}, "ratio": {"type": "number"}, "enabled": {"type": "boolean"},
+         "note": {"type": ["string", "null"]}, "tags": {"type": "array", "items": {"type": "string"}},
+         "options": {"type": "object"}, "zip": {"type": "string"}, "big": {"type": "integer"},
+         "mode": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}}},
+    {"name": "get_time", "description": "Current time", "parameters": {"type": "object", "properties": {}}},
+]
+
+def xml_call(fmt, name, params, nl=True):
+    """Renders a call the way each model family writes it."""
+    if fmt == "qwen3-coder":
+        ps = "".join("<parameter=%s>\n%s\n</parameter>\n" % (k, v) for k, v in params)
+        return "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (name, ps)
+    if fmt == "minimax-m2":
+        ps = "".join('<parameter name="%s">%s</parameter>\n' % (k, v) for k, v in params)
+        return '<minimax:tool_call>\n<invoke name="%s">\n%s</invoke>\n</minimax:tool_call>' % (name, ps)
+    if fmt == "glm":
+        sep = "\n" if nl else ""
+        ps = "".join("<arg_key>%s</arg_key>%s<arg_value>%s</arg_value>%s" % (k, sep, v, sep) for k, v in params)
+        return "<tool_call>%s%s%s</tool_call>" % (name, sep, ps)
+
+for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
+    c = lambda name, params, **kw: xml_call(fmt, name, params, **kw)
+    T = TYPED_TOOLS
+    w(fmt, "prose_call_prose", "Let me check.\n" + c("get_weather", [("city", "Seoul"), ("days", "3")]) + "\nDone.", T)
+    w(fmt, "only_call", c("get_weather", [("city", "Paris")]), T)
+    w(fmt, "parallel_blocks", c("get_weather", [("city", "Paris")]) + "\n" + c("get_time", []), T)
+    w(fmt, "value_with_code", c("write_file", [("path", "a.rs"), ("content", 'if a < b && c > d { s = "</parameter> x"; }\nlet t = "<tag>";')]), T)
+    w(fmt, "multiline_value", c("write_file", [("path", "n.txt"), ("content", "\nfirst line\n\n  indented\n")]), T)
+    w(fmt, "typed_coercion", c("configure", [("count", "42"), ("ratio", "0.25"), ("enabled", "True"), ("note", "None"),
+                                              ("tags", '["a", "b"]'), ("options", "{'deep': {'x': [1, 2,]}, 'ok': False}"),
+                                              ("zip", "00123"), ("big", "9007199254740993"), ("mode", "fast")]), T)
+    w(fmt, "coercion_failure", c("configure", [("count", "three"), ("ratio", "inf"), ("enabled", "maybe")]), T)
+    w(fmt, "no_schema_strings", c("anything", [("n", "42"), ("flag", "true"), ("text", "hi")]))
+    w(fmt, "enum_mismatch", c("get_weather", [("city", "Oslo"), ("unit", "kelvin")]), T)
+    w(fmt, "unknown_tool", "Try:\n" + c("launch_rockets", [("count", "3")]) + "\n" + c("get_time", []), T)
+    w(fmt, "cjk_emoji_values", "天気 👋🏽\n" + c("get_weather", [("city", "東京 🇯🇵 e\u0301")]) + "\n完了", T)
+    w(fmt, "empty_params", c("get_time", []), T)
+    w(fmt, "duplicate_param", c("get_weather", [("city", "Rome"), ("city", "Milan")]), T)
+    w(fmt, "think_then_call", "<think>\nI should call <tool_call> soon; a < b.\n</think>\n" + c("get_weather", [("city", "Lima")]), T)
+    w(fmt, "tag_like_prose", "Use <b>bold</b>, <tool_callback>, a<b, <minimax:tool> and <function=x> in prose.\n" + c("get_time", []), T)
+    w(fmt, "crlf", ("Hi.\n" + c("get_weather", [("city", "Oslo"), ("days", "2")]) + "\nBye.\n").replace("\n", "\r\n"), T)
+    w(fmt, "large_value_64k", "Saving.\n" + c("write_file", [("path", "big.txt"), ("content", ("line with <angle> & \"quotes\" é 世界\n" * 2000)[:65536].rstrip("\n"))]) + "\nSaved.", T)
+    w(fmt, "hermes_json_inside", '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>' if fmt != "minimax-m2"
+      else '<minimax:tool_call>\n{"name": "get_time", "arguments": {}}\n</minimax:tool_call>', T)
+    w(fmt, "partial_marker_at_eof", "The answer is <tool_ca" if fmt != "minimax-m2" else "The answer is <minimax:tool_c")
+    full = c("get_weather", [("city", "Bern"), ("days", "2")])
+    end_tag = "</minimax:tool_call>" if fmt == "minimax-m2" else "</tool_call>"
+    w(fmt, "eof_missing_end_marker", "Sure.\n" + full[: -len(end_tag)], T)
+    cut = full.index("Bern") + 2
+    w(fmt, "eof_inside_value", "Sure.\n" + full[:cut], T)
+    w(fmt, "many_calls", "".join(c("get_weather", [("city", "C%d" % i), ("days", str(i))]) for i in range(8)), T)
+
+Q = "qwen3-coder"
+w(Q, "two_functions_one_block", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n<function=get_time>\n</function>\n</tool_call>", TYPED_TOOLS)
+w(Q, "missing_close_parameter", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=days>\n2\n</parameter>\n</function>\n</tool_call>", TYPED_TOOLS)
+w(Q, "missing_close_function", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</tool_call>", TYPED_TOOLS)
+w(Q, "malformed_no_function", "<tool_call>\nget_weather Paris\n</tool_call> after", TYPED_TOOLS)
+w(Q, "close_tag_lookalike_then_text", "<tool_call>\n<function=write_file>\n<parameter=content>\nuse </parameter> then more\n</parameter>\n</function>\n</tool_call>", TYPED_TOOLS)
+M = "minimax-m2"
+w(M, "several_invokes_one_block", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n<invoke name="get_weather">\n<parameter name="city">Rome</parameter>\n<parameter name="days">2</parameter>\n</invoke>\n</minimax:tool_call>', TYPED_TOOLS)
+w(M, "single_quoted_names", "<minimax:tool_call>\n<invoke name='get_weather'>\n<parameter name='city'>Kyiv</parameter>\n</invoke>\n</minimax:tool_call>", TYPED_TOOLS)
+w(M, "unknown_then_known_in_block", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n<invoke name="nope">\n<parameter name="x">1</parameter>\n</invoke>\n</minimax:tool_call>', TYPED_TOOLS)
+w(M, "missing_close_invoke", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</minimax:tool_call>', TYPED_TOOLS)
+L = "glm"
+w(L, "glm47_no_newlines", "Checking.<tool_call>get_weather<arg_key>city</arg_key><arg_value>Beijing</arg_value><arg_key>days</arg_key><arg_value>2</arg_value></tool_call>", TYPED_TOOLS)
+w(L, "glm47_parallel", "".join(xml_call(L, "get_weather", [("city", x)], nl=False) for x in ["Beijing", "Shanghai"]), TYPED_TOOLS)
+w(L, "json_array_value", "<tool_call>configure\n<arg_key>tags</arg_key>\n<arg_value>[\"x\", \"y\"]</arg_value>\n<arg_key>options</arg_key>\n<arg_value>{\"a\": 1}</arg_value>\n</tool_call>", TYPED_TOOLS)
+w(L, "name_only_no_args", "<tool_call>get_time</tool_call>", TYPED_TOOLS)
+w(L, "missing_arg_value_close", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>", TYPED_TOOLS)
+print("ok xml")
