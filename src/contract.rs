@@ -127,3 +127,32 @@ pub fn check(input: &[u8], events: &[Event<'_>], keeps_text: bool) -> Result<(),
     }
     Ok(())
 }
+
+/// A small tool list with typed schemas (`get_weather`, `get_time`,
+/// `write_file`, `search`), for fuzzing formats that need one.
+pub fn sample_tools() -> Vec<crate::Tool> {
+    use serde_json::json;
+    vec![
+        crate::Tool::new("get_weather").with_parameters(json!({"type": "object", "properties": {
+            "city": {"type": "string"}, "days": {"type": "integer"}}})),
+        crate::Tool::new("get_time"),
+        crate::Tool::new("write_file").with_parameters(json!({"type": "object", "properties": {
+            "path": {"type": "string"}, "content": {"type": "string"}}})),
+        crate::Tool::new("search").with_parameters(json!({"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "filter": {"type": "object", "properties": {"age": {"type": "integer"}}}}})),
+    ]
+}
+
+/// A parser for `format`: with [`sample_tools`] where the format needs a
+/// tool list, without one otherwise.
+pub fn parser_for(format: crate::Format) -> Parser {
+    let builder = Parser::builder(format);
+    match builder.clone().build() {
+        Ok(parser) => parser,
+        Err(_) => builder
+            .tools(sample_tools())
+            .build()
+            .unwrap_or_else(|e| panic!("{format}: {e}")),
+    }
+}

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use crate::error::Error;
 use crate::limits::Limits;
 use crate::protocol::json_call::JsonCall;
+use crate::protocol::morph_xml::MorphXml;
 use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::Automaton;
 use crate::scan::marker::{Boundary, Marker};
@@ -28,6 +29,10 @@ pub enum Format {
     Qwen3Coder,
     /// MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">VALUE</parameter></invoke></minimax:tool_call>`.
     MiniMaxM2,
+    /// morph-xml: the root element is the tool's name, each child a
+    /// parameter: `<get_weather><city>Paris</city></get_weather>`. Needs the
+    /// tool list.
+    MorphXml,
     /// GLM-4.5 / 4.6 / 4.7: `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>`.
     Glm,
 }
@@ -40,6 +45,7 @@ impl Format {
         Format::Qwen3Coder,
         Format::MiniMaxM2,
         Format::Glm,
+        Format::MorphXml,
     ];
 
     /// The name used on the command line.
@@ -50,6 +56,7 @@ impl Format {
             Format::Qwen3Coder => "qwen3-coder",
             Format::MiniMaxM2 => "minimax-m2",
             Format::Glm => "glm",
+            Format::MorphXml => "morph-xml",
         }
     }
 
@@ -70,6 +77,7 @@ impl Format {
                 r#"<minimax:tool_call>\n<invoke name="f">\n<parameter name="k">v</parameter>\n</invoke>\n</minimax:tool_call>"#
             }
             Format::Glm => "<tool_call>f\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
+            Format::MorphXml => "<f>\\n<k>v</k>\\n</f>   (needs --tools)",
         }
     }
 
@@ -80,15 +88,36 @@ impl Format {
             Format::Gemma => ("```tool_call", "```"),
             Format::Qwen3Coder | Format::Glm => ("<tool_call>", "</tool_call>"),
             Format::MiniMaxM2 => ("<minimax:tool_call>", "</minimax:tool_call>"),
+            // One marker per tool: `<name`; these are placeholders.
+            Format::MorphXml => ("<", ">"),
         }
     }
 
     pub(crate) fn automaton(
         self,
         delimiters: Option<(&str, &str)>,
-        _tools: &[Tool],
+        tools: &[Tool],
         limits: &Limits,
     ) -> Result<(Vec<Marker>, Automaton), Error> {
+        if self == Format::MorphXml {
+            if tools.is_empty() {
+                return Err(Error::ToolsRequired("morph-xml"));
+            }
+            if delimiters.is_some() {
+                return Err(Error::InvalidMarker("morph-xml markers are the tool names"));
+            }
+            let markers = tools
+                .iter()
+                .map(|t| Marker {
+                    bytes: Cow::Owned(format!("<{}", t.name).into_bytes()),
+                    boundary: Boundary::TagNameEnd,
+                })
+                .collect();
+            return Ok((
+                markers,
+                Automaton::Morph(MorphXml::new(tools, limits.max_depth)),
+            ));
+        }
         let start: Cow<'static, [u8]> = match delimiters {
             Some((start, _)) => Cow::Owned(start.as_bytes().to_vec()),
             None => Cow::Borrowed(self.default_delimiters().0.as_bytes()),
@@ -109,7 +138,7 @@ impl Format {
                 Boundary::Whitespace,
                 Automaton::Json(JsonCall::new(end.as_bytes(), limits.max_depth)),
             ),
-            Format::Qwen3Coder | Format::MiniMaxM2 | Format::Glm => {
+            Format::Qwen3Coder | Format::MiniMaxM2 | Format::Glm | Format::MorphXml => {
                 if delimiters.is_some() {
                     return Err(Error::InvalidMarker(
                         "only the JSON formats take custom delimiters",

@@ -180,3 +180,39 @@ w(L, "json_array_value", "<tool_call>configure\n<arg_key>tags</arg_key>\n<arg_va
 w(L, "name_only_no_args", "<tool_call>get_time</tool_call>", TYPED_TOOLS)
 w(L, "missing_arg_value_close", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>", TYPED_TOOLS)
 print("ok xml")
+
+X = "morph-xml"
+MT = TYPED_TOOLS + [
+    {"name": "search", "description": "Search",
+     "parameters": {"type": "object", "properties": {
+         "tags": {"type": "array", "items": {"type": "string"}},
+         "ids": {"type": "array", "items": {"type": "integer"}},
+         "filter": {"type": "object", "properties": {"age": {"type": "integer"}, "name": {"type": "string"}}},
+         "limit": {"type": "integer"}}}},
+]
+w(X, "prose_call_prose", "Checking.\n<get_weather>\n  <city>Seoul</city>\n  <days>3</days>\n</get_weather>\nDone.", MT)
+w(X, "only_call", "<get_weather><city>Paris</city></get_weather>", MT)
+w(X, "self_closing", "Time: <get_time/> and <get_time />", MT)
+w(X, "parallel", "<get_weather><city>Paris</city></get_weather>\n<get_weather><city>Rome</city><days>2</days></get_weather>", MT)
+w(X, "entities", "<get_weather><city>Saint &amp; Marie &lt;3 &#x263A; &#65;</city></get_weather>", MT)
+w(X, "html_string_verbatim", "<write_file>\n<path>index.html</path>\n<content><div class=\"a\"><p>Hi &amp; bye</p><br/></div></content>\n</write_file>", MT)
+w(X, "repeated_elements_array", "<search><tags>red</tags><tags>blue</tags><tags>green</tags><limit>5</limit></search>", MT)
+w(X, "single_element_array", "<search><tags>only</tags><ids>[1, 2, 3]</ids></search>", MT)
+w(X, "nested_object", "<search><filter><age>18</age><name>Bo &amp; Co</name></filter></search>", MT)
+w(X, "item_children_array", "<search><ids><item>1</item><item>2</item></ids></search>", MT)
+w(X, "typed_coercion", "<configure><count>42</count><ratio>1.5</ratio><enabled>False</enabled><note>None</note><tags>['x', 'y',]</tags><zip>00123</zip><big>9007199254740993</big></configure>", MT)
+w(X, "coercion_failure", "<configure><count>many</count></configure>", MT)
+w(X, "prose_tags_stay_prose", "Use <b>bold</b> and <get_weathers> or <get_weather_now> or <get> here.", MT)
+w(X, "unknown_tool_is_prose", "<launch_rockets><count>3</count></launch_rockets>", MT)
+w(X, "missing_root_close", "<get_weather>\n<city>Oslo</city>\n", MT)
+w(X, "missing_param_close", "<get_weather><city>Oslo</get_weather>", MT)
+w(X, "eof_inside_param", "<get_weather><city>Os", MT)
+w(X, "cjk_emoji", "天気 <get_weather><city>東京 👋🏽 e\u0301</city></get_weather> ✅", MT)
+w(X, "crlf", "Hi\r\n<get_weather>\r\n<city>Oslo</city>\r\n<days>2</days>\r\n</get_weather>\r\n", MT)
+w(X, "empty_param", "<write_file><path>a.txt</path><content></content></write_file>", MT)
+w(X, "empty_self_closing_param", "<write_file><path>a.txt</path><content/></write_file>", MT)
+w(X, "attributes_ignored", "<get_weather id=\"1\"><city lang=\"en\">Paris</city></get_weather>", MT)
+w(X, "partial_tag_at_eof", "The answer: <get_wea", MT)
+w(X, "large_value_64k", "<write_file><path>big.txt</path><content>" + ("text with <b>markup</b> é 世界\n" * 3000)[:65536] + "</content></write_file>", MT)
+w(X, "duplicate_scalar_param_becomes_array", "<get_weather><city>A</city><city>B</city></get_weather>", MT)
+print("ok morph")

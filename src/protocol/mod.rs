@@ -3,6 +3,7 @@
 //! recognised; the engine turns that into events.
 
 pub(crate) mod json_call;
+pub(crate) mod morph_xml;
 pub(crate) mod xml;
 pub(crate) mod xml_call;
 
@@ -61,6 +62,7 @@ impl Failure {
 pub(crate) enum Automaton {
     Json(json_call::JsonCall),
     Xml(xml_call::XmlCall),
+    Morph(morph_xml::MorphXml),
 }
 
 impl Automaton {
@@ -69,6 +71,7 @@ impl Automaton {
         match self {
             Automaton::Json(a) => a.begin(marker),
             Automaton::Xml(a) => a.begin(marker),
+            Automaton::Morph(a) => a.begin(marker),
         }
     }
 
@@ -89,6 +92,7 @@ impl Automaton {
         match self {
             Automaton::Json(a) => a.advance(bytes, cx),
             Automaton::Xml(a) => a.advance(bytes, cx),
+            Automaton::Morph(a) => a.advance(bytes, cx),
         }
     }
 
@@ -100,6 +104,7 @@ impl Automaton {
         match self {
             Automaton::Json(a) => a.finish(cx),
             Automaton::Xml(a) => a.finish(cx),
+            Automaton::Morph(a) => a.finish(cx),
         }
     }
 }

@@ -1,0 +1,612 @@
+//! morph-xml: the tool's name is the root element, each child a parameter.
+//!
+//! ```text
+//! <get_weather>
+//!   <city>Seoul</city>
+//!   <days>3</days>
+//! </get_weather>
+//! ```
+//!
+//! Only tools in the tool list open a call (the engine looks for `<name`
+//! followed by `>`, `/` or whitespace), so `<b>` in prose stays prose.
+//! `<get_time/>` is a call with `{}`. Repeated children form an array,
+//! nested children form objects, entities are decoded, and a string-typed
+//! parameter keeps its inner markup verbatim. Each parameter is sent once
+//! the next sibling with another name begins (a repeat would make it an
+//! array) or the root closes.
+
+use serde_json::Value;
+
+use crate::coerce::coerce;
+use crate::engine::CallCx;
+use crate::error::DiagnosticKind;
+use crate::event::Event;
+use crate::protocol::xml::{param_schema, skip_ws, ArgsWriter, MAX_TAG};
+use crate::protocol::{Failure, Outcome};
+use crate::tool::Tool;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// After `<name`: attributes up to `>` or `/>`.
+    Open,
+    /// Between children.
+    Children,
+    /// Inside child `key` whose content starts at `start`; `depth` nested
+    /// elements of the same name are open.
+    Child { start: usize, depth: usize },
+}
+
+/// Does `body[at..]` start with `lit`? `None` when it ends first.
+fn starts(body: &[u8], at: usize, lit: &[u8]) -> Option<bool> {
+    let avail = &body[at.min(body.len())..];
+    let n = lit.len().min(avail.len());
+    if avail[..n] != lit[..n] {
+        Some(false)
+    } else if n < lit.len() {
+        None
+    } else {
+        Some(true)
+    }
+}
+
+/// Is there an opening tag `<key` (then `>`, `/` or whitespace) at `at`?
+fn opens(body: &[u8], at: usize, key: &[u8]) -> Option<bool> {
+    match starts(body, at + 1, key)? {
+        false => Some(false),
+        true => {
+            let next = *body.get(at + 1 + key.len())?;
+            Some(next == b'>' || next == b'/' || crate::scan::is_ws(next))
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct MorphXml {
+    tools: Vec<String>,
+    name: Vec<u8>,
+    phase: Phase,
+    body: Vec<u8>,
+    base: u64,
+    pos: usize,
+    scan_from: usize,
+    key: String,
+    /// The last parameter read, held until we know it does not repeat.
+    /// The last parameter read, held until we know it does not repeat:
+    /// key, JSON values, and whether a single value stands alone (not an
+    /// element of an array-typed parameter).
+    pending: Option<(String, Vec<String>, bool)>,
+    args: ArgsWriter,
+    params: usize,
+    rejected: Option<Failure>,
+    max_depth: usize,
+}
+
+impl MorphXml {
+    pub(crate) fn new(tools: &[Tool], max_depth: usize) -> MorphXml {
+        MorphXml {
+            tools: tools.iter().map(|t| t.name.clone()).collect(),
+            name: Vec::new(),
+            phase: Phase::Open,
+            body: Vec::new(),
+            base: 0,
+            pos: 0,
+            scan_from: 0,
+            key: String::new(),
+            pending: None,
+            args: ArgsWriter::default(),
+            params: 0,
+            rejected: None,
+            max_depth,
+        }
+    }
+
+    pub(crate) fn begin(&mut self, marker: usize) {
+        self.name.clear();
+        if let Some(name) = self.tools.get(marker) {
+            self.name.extend_from_slice(name.as_bytes());
+        }
+        self.phase = Phase::Open;
+        self.body.clear();
+        self.pos = 0;
+        self.scan_from = 0;
+        self.key.clear();
+        self.pending = None;
+        self.args.reset();
+        self.params = 0;
+        self.rejected = None;
+    }
+
+    fn at(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    fn failed(&self, kind: DiagnosticKind, at: usize, message: impl Into<String>) -> Outcome {
+        let mut f = Failure::new(kind, self.at(at), message);
+        f.give_back = self.body.len().saturating_sub(at);
+        Outcome::Failed(f)
+    }
+
+    pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        if self.body.is_empty() {
+            self.base = cx.offset(0);
+        }
+        let before = self.body.len();
+        self.body.extend_from_slice(bytes);
+        let mut outcome = self.run(cx, false);
+        let give_back = match &mut outcome {
+            Outcome::More => return (bytes.len(), outcome),
+            Outcome::Complete { give_back } => give_back,
+            Outcome::Failed(f) => &mut f.give_back,
+        };
+        let end = self.body.len() - (*give_back).min(self.body.len());
+        *give_back = before.saturating_sub(end);
+        (end.saturating_sub(before), outcome)
+    }
+
+    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        if self.body.is_empty() {
+            self.base = cx.offset(0);
+        }
+        self.run(cx, true)
+    }
+
+    fn start<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, at: usize) -> bool {
+        let name = String::from_utf8_lossy(&self.name).into_owned();
+        match cx.start(&name, self.at(at)) {
+            Ok(()) => true,
+            Err(f) => {
+                self.rejected = Some(f.with_name(&name));
+                false
+            }
+        }
+    }
+
+    fn run<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
+        loop {
+            let len = self.body.len();
+            match self.phase {
+                Phase::Open => {
+                    let window = &self.body[..len.min(MAX_TAG)];
+                    let Some(gt) = memchr::memchr(b'>', window) else {
+                        if eof || len >= MAX_TAG {
+                            return self.failed(DiagnosticKind::MalformedCall, 0, "unclosed tag");
+                        }
+                        return Outcome::More;
+                    };
+                    self.pos = gt + 1;
+                    if !self.start(cx, gt + 1) {
+                        if let Some(mut f) = self.rejected.take() {
+                            // Without the call's body we cannot find its
+                            // end: give back everything after the tag.
+                            f.give_back = len - (gt + 1);
+                            return Outcome::Failed(f);
+                        }
+                    }
+                    if gt > 0 && self.body[gt - 1] == b'/' {
+                        return self.complete(cx, gt + 1);
+                    }
+                    self.phase = Phase::Children;
+                }
+                Phase::Children => {
+                    self.pos = skip_ws(&self.body, self.pos);
+                    if self.pos == len {
+                        return if eof { self.end_early(cx) } else { Outcome::More };
+                    }
+                    let at = self.pos;
+                    if self.body[at] != b'<' {
+                        return self.end_early(cx);
+                    }
+                    let mut close = Vec::with_capacity(self.name.len() + 3);
+                    close.extend_from_slice(b"</");
+                    close.extend_from_slice(&self.name);
+                    close.push(b'>');
+                    match starts(&self.body, at, &close) {
+                        Some(true) => return self.complete(cx, at + close.len()),
+                        None if !eof => return Outcome::More,
+                        _ => {}
+                    }
+                    // A child: `<key>`, `<key attr>` or `<key/>`.
+                    let window = &self.body[at + 1..len.min(at + 1 + MAX_TAG)];
+                    let Some(gt) = memchr::memchr(b'>', window) else {
+                        if !eof && window.len() < MAX_TAG {
+                            return Outcome::More;
+                        }
+                        return self.end_early(cx);
+                    };
+                    let head = &window[..gt];
+                    let name_len = head
+                        .iter()
+                        .position(|&b| b == b'/' || crate::scan::is_ws(b))
+                        .unwrap_or(head.len());
+                    let key = String::from_utf8_lossy(&head[..name_len]).into_owned();
+                    let valid = !key.is_empty()
+                        && !key.starts_with(['/', '!', '?'])
+                        && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
+                    if !valid {
+                        return self.end_early(cx);
+                    }
+                    if self.params >= cx.limits().max_params {
+                        return self.failed(DiagnosticKind::CallTooLarge, at, "too many parameters");
+                    }
+                    let end = at + 1 + gt + 1;
+                    if head.last() == Some(&b'/') {
+                        // `<key/>`: an empty value.
+                        self.value(key, "", false, at, cx);
+                        self.pos = end;
+                        continue;
+                    }
+                    self.key = key;
+                    self.pos = end;
+                    self.scan_from = end;
+                    self.phase = Phase::Child {
+                        start: end,
+                        depth: 0,
+                    };
+                }
+                Phase::Child { start, depth } => {
+                    let key = self.key.as_bytes().to_vec();
+                    let mut i = self.scan_from;
+                    let mut depth = depth;
+                    loop {
+                        let Some(rel) = memchr::memchr(b'<', &self.body[i..]) else {
+                            self.scan_from = len;
+                            self.phase = Phase::Child { start, depth };
+                            if eof {
+                                return self.failed(
+                                    DiagnosticKind::UnfinishedCall,
+                                    len,
+                                    format!("the stream ended inside <{}>", self.key),
+                                );
+                            }
+                            return Outcome::More;
+                        };
+                        let lt = i + rel;
+                        let close_key = starts(&self.body, lt + 1, b"/")
+                            .and_then(|slash| {
+                                if !slash {
+                                    return Some(false);
+                                }
+                                let k = starts(&self.body, lt + 2, &key)?;
+                                Some(k && *self.body.get(lt + 2 + key.len())? == b'>')
+                            });
+                        let nested = opens(&self.body, lt, &key);
+                        let mut root = b"</".to_vec();
+                        root.extend_from_slice(&self.name);
+                        root.push(b'>');
+                        let root_close = starts(&self.body, lt, &root);
+                        if (close_key.is_none() || nested.is_none() || root_close.is_none()) && !eof {
+                            self.scan_from = lt;
+                            self.phase = Phase::Child { start, depth };
+                            return Outcome::More;
+                        }
+                        if close_key == Some(true) {
+                            if depth == 0 {
+                                let content = String::from_utf8_lossy(&self.body[start..lt]).into_owned();
+                                let k = std::mem::take(&mut self.key);
+                                self.value(k, &content, true, start, cx);
+                                self.pos = lt + key.len() + 3;
+                                self.phase = Phase::Children;
+                                break;
+                            }
+                            depth -= 1;
+                        } else if nested == Some(true) {
+                            if depth + 1 >= self.max_depth {
+                                return self.failed(DiagnosticKind::TooDeep, lt, "elements nested too deep");
+                            }
+                            depth += 1;
+                        } else if root_close == Some(true) {
+                            cx.recovered(
+                                DiagnosticKind::MissingCloseTag,
+                                self.at(lt),
+                                format!("<{}> is not closed", self.key),
+                            );
+                            let content = String::from_utf8_lossy(&self.body[start..lt]).into_owned();
+                            let k = std::mem::take(&mut self.key);
+                            self.value(k, &content, true, start, cx);
+                            self.pos = lt;
+                            self.phase = Phase::Children;
+                            break;
+                        }
+                        i = lt + 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A child element closed: hold it until we know whether it repeats.
+    fn value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        key: String,
+        content: &str,
+        has_content: bool,
+        at: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        self.params += 1;
+        let name = cx.tool_name().to_owned();
+        let schema = param_schema(cx.tools(), &name, &key).cloned();
+        let repeated = matches!(&self.pending, Some((k, _, _)) if *k == key);
+        let array_typed = schema.as_ref().is_some_and(|s| is_type(s, "array"));
+        let items = schema.as_ref().and_then(|s| s.get("items")).cloned();
+        let mut report = |problem: String| {
+            cx.recovered(
+                DiagnosticKind::Coercion,
+                self.base + at as u64,
+                format!("parameter {key:?}: {problem}"),
+            )
+        };
+        let (json, whole) = if !has_content {
+            let empty = match schema.as_ref() {
+                None => "\"\"",
+                Some(s) if is_type(s, "string") => "\"\"",
+                Some(_) => "null",
+            };
+            (empty.to_owned(), false)
+        } else if array_typed && !repeated {
+            // The whole array in one element (as JSON or as children), or
+            // the first of repeated elements.
+            match children(content, self.max_depth) {
+                Some(kids) if !kids.is_empty() => (
+                    object_or_array(&kids, schema.as_ref(), self.max_depth, &mut report),
+                    true,
+                ),
+                _ => {
+                    let text = decode_entities(content.trim_matches(|c| c == '\n' || c == '\r'));
+                    let whole = coerce(&text, schema.as_ref(), self.max_depth);
+                    match whole.problem {
+                        None => (whole.json, true),
+                        Some(_) => (
+                            convert(content, items.as_ref(), self.max_depth, &mut report),
+                            false,
+                        ),
+                    }
+                }
+            }
+        } else {
+            let s = if repeated && array_typed { items.as_ref() } else { schema.as_ref() };
+            (convert(content, s, self.max_depth, &mut report), false)
+        };
+        if repeated {
+            if let Some((_, values, _)) = self.pending.as_mut() {
+                values.push(json);
+            }
+            return;
+        }
+        self.flush(cx);
+        self.pending = Some((key, vec![json], whole || !array_typed));
+    }
+
+    /// Emits the held parameter.
+    fn flush<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        let Some((key, values, whole)) = self.pending.take() else {
+            return;
+        };
+        let json = if values.len() == 1 && whole {
+            values.into_iter().next().unwrap_or_default()
+        } else {
+            format!("[{}]", values.join(", "))
+        };
+        self.args.add_json(&key, &json, cx);
+    }
+
+    fn complete<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, end: usize) -> Outcome {
+        if let Some(mut f) = self.rejected.take() {
+            f.give_back = self.body.len().saturating_sub(end);
+            return Outcome::Failed(f);
+        }
+        self.flush(cx);
+        self.args.close(cx);
+        Outcome::Complete {
+            give_back: self.body.len().saturating_sub(end),
+        }
+    }
+
+    /// The root's closing tag is missing.
+    fn end_early<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        if self.params == 0 {
+            return self.failed(
+                DiagnosticKind::MalformedCall,
+                self.pos,
+                format!("<{}> has no parameters and is not closed", String::from_utf8_lossy(&self.name)),
+            );
+        }
+        cx.recovered(
+            DiagnosticKind::MissingEndMarker,
+            self.at(self.pos),
+            format!("</{}> is missing; call recovered", String::from_utf8_lossy(&self.name)),
+        );
+        let pos = self.pos;
+        self.complete(cx, pos)
+    }
+}
+
+fn is_type(schema: &Value, ty: &str) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == ty),
+        _ => false,
+    }
+}
+
+/// XML content to JSON text under `schema`.
+fn convert(content: &str, schema: Option<&Value>, max_depth: usize, problem: &mut dyn FnMut(String)) -> String {
+    // Exactly `"type": "string"`: unions go through coercion (so that
+    // `["string", "null"]` can read `None` as null).
+    let string_typed = schema.is_some_and(|s| s.get("type").is_some_and(|t| t == "string"));
+    if string_typed {
+        // Markup stays verbatim; entities are decoded in plain text only.
+        let text = if content.contains('<') { content.to_owned() } else { decode_entities(content) };
+        return Value::String(text).to_string();
+    }
+    match children(content, max_depth) {
+        Some(kids) if !kids.is_empty() => object_or_array(&kids, schema, max_depth, problem),
+        _ => {
+            let text = decode_entities(content.trim_matches(|c| c == '\n' || c == '\r'));
+            let c = coerce(&text, schema, max_depth);
+            if let Some(p) = c.problem {
+                problem(p);
+            }
+            c.json
+        }
+    }
+}
+
+fn object_or_array(
+    kids: &[(String, String)],
+    schema: Option<&Value>,
+    max_depth: usize,
+    problem: &mut dyn FnMut(String),
+) -> String {
+    let as_array = schema.is_some_and(|s| is_type(s, "array"));
+    if as_array {
+        let items = schema.and_then(|s| s.get("items"));
+        let values: Vec<String> = kids
+            .iter()
+            .map(|(_, c)| convert(c, items, max_depth.saturating_sub(1), problem))
+            .collect();
+        return format!("[{}]", values.join(", "));
+    }
+    let mut keys: Vec<&str> = Vec::new();
+    for (k, _) in kids {
+        if !keys.contains(&k.as_str()) {
+            keys.push(k);
+        }
+    }
+    let props = schema.and_then(|s| s.get("properties"));
+    let members: Vec<String> = keys
+        .iter()
+        .map(|k| {
+            let sub = props.and_then(|p| p.get(*k));
+            let values: Vec<String> = kids
+                .iter()
+                .filter(|(kk, _)| kk == k)
+                .map(|(_, c)| convert(c, sub, max_depth.saturating_sub(1), problem))
+                .collect();
+            let v = if values.len() == 1 {
+                values.into_iter().next().unwrap_or_default()
+            } else {
+                format!("[{}]", values.join(", "))
+            };
+            format!("{}: {v}", Value::String((*k).to_owned()))
+        })
+        .collect();
+    format!("{{{}}}", members.join(", "))
+}
+
+/// The child elements of `content`, if it is only elements and whitespace.
+fn children(content: &str, max_depth: usize) -> Option<Vec<(String, String)>> {
+    if max_depth == 0 {
+        return None;
+    }
+    let b = content.as_bytes();
+    let mut out = Vec::new();
+    let mut i = skip_ws(b, 0);
+    while i < b.len() {
+        if b[i] != b'<' {
+            return None;
+        }
+        let gt = i + memchr::memchr(b'>', &b[i..])?;
+        let head = &content[i + 1..gt];
+        let name_len = head.find(|c: char| c == '/' || c.is_ascii_whitespace()).unwrap_or(head.len());
+        let name = &head[..name_len];
+        if name.is_empty() || name.starts_with(['/', '!', '?']) {
+            return None;
+        }
+        if head.ends_with('/') {
+            out.push((name.to_owned(), String::new()));
+            i = skip_ws(b, gt + 1);
+            continue;
+        }
+        // Find the matching close, counting nested same-name elements.
+        let close = format!("</{name}>");
+        let open = format!("<{name}");
+        let mut depth = 0usize;
+        let mut j = gt + 1;
+        let end = loop {
+            let lt = j + memchr::memchr(b'<', &b[j..])?;
+            if content[lt..].starts_with(&close) {
+                if depth == 0 {
+                    break lt;
+                }
+                depth -= 1;
+            } else if content[lt..].starts_with(&open)
+                && b.get(lt + open.len()).is_some_and(|&c| c == b'>' || c == b'/' || c.is_ascii_whitespace())
+            {
+                depth += 1;
+            }
+            j = lt + 1;
+        };
+        out.push((name.to_owned(), content[gt + 1..end].to_owned()));
+        i = skip_ws(b, end + close.len());
+    }
+    Some(out)
+}
+
+/// Decodes the XML entities `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` and
+/// numeric references; anything else stays as written.
+pub(crate) fn decode_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let tail = &rest[amp..];
+        let semi = tail[..tail.len().min(12)].find(';');
+        let decoded = semi.and_then(|semi| {
+            let entity = &tail[1..semi];
+            let c = match entity {
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "amp" => Some('&'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => entity
+                    .strip_prefix("#x")
+                    .or_else(|| entity.strip_prefix("#X"))
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
+                    .and_then(char::from_u32),
+            }?;
+            Some((c, semi + 1))
+        });
+        match decoded {
+            Some((c, used)) => {
+                out.push(c);
+                rest = &tail[used..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entities() {
+        assert_eq!(decode_entities("a &lt;b&gt; &amp;&amp; &#65;&#x42; &bogus; &"), "a <b> && AB &bogus; &");
+    }
+
+    #[test]
+    fn nested_children() {
+        let kids = children("<a>1</a>\n<b><c>x</c></b><a/>", 8).unwrap();
+        assert_eq!(
+            kids,
+            [("a".into(), "1".into()), ("b".into(), "<c>x</c>".into()), ("a".into(), String::new())]
+        );
+        assert!(children("text <a>1</a>", 8).is_none());
+    }
+}
