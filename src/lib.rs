@@ -9,6 +9,7 @@ pub(crate) mod coerce;
 mod engine;
 mod error;
 pub mod event;
+pub mod middleware;
 mod format;
 mod limits;
 mod protocol;

@@ -59,3 +59,31 @@ fn replay_fuzz_findings() {
     }
     assert!(seen > 0);
 }
+
+/// `roundtrip` found: a morph-xml string value made only of newlines (and a
+/// parameter named like its tool) did not come back as written.
+#[test]
+fn roundtrip_morph_string_of_newlines() {
+    use serde_json::json;
+    use toolsieve::middleware::format_tool_call;
+    use toolsieve::{Event, Tool};
+    let tool = Tool::new("p1").with_parameters(json!({"type": "object", "properties": {
+        "p1": {"type": "string"}, "p5": {"type": "object"}}}));
+    for &format in Format::ALL {
+        for value in ["\n", "\n\n", "\r\n", " \n x \n ", "", "\r", "a\r", "\n\r", "\r\n\r"] {
+            let args = json!({"p1": value, "p5": {"k": -1}});
+            let text = format_tool_call(format, "p1", &args);
+            let mut parser = Parser::builder(format).tools(vec![tool.clone()]).build().unwrap();
+            let events = run_cuts(&mut parser, text.as_bytes(), &[3]);
+            check(text.as_bytes(), &events, true).unwrap();
+            let got: Vec<serde_json::Value> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::ToolCall { input, .. } => serde_json::from_str(input).ok(),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(got, [args.clone()], "{format} {value:?}\n{text}");
+        }
+    }
+}

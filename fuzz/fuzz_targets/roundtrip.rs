@@ -1,17 +1,20 @@
-//! Structured round trip: arbitrary prose and calls, rendered in a format,
-//! parse back to exactly those calls, and the prose comes back as text.
+//! Structured round trip, per format: arbitrary prose and calls with
+//! arbitrary arguments for an arbitrary schema, rendered with
+//! `format_tool_call`, parse back to exactly those calls (after coercion to
+//! the schema), and the prose comes back as text.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use toolsieve::contract::{check, run_cuts};
-use toolsieve::{Event, Format, Parser};
+use toolsieve::middleware::format_tool_call;
+use toolsieve::{Event, Format, Parser, Tool};
 
 #[derive(Arbitrary, Debug)]
 enum Piece {
     Prose(String),
-    Call { name: String, args: Vec<(String, Arg)> },
+    Call { tool: u8, args: Vec<(u8, Arg)> },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -19,54 +22,101 @@ enum Arg {
     Null,
     Bool(bool),
     Int(i64),
+    Float(f32),
     Text(String),
     List(Vec<String>),
+    Map(Vec<(u8, i32)>),
 }
 
 #[derive(Arbitrary, Debug)]
 struct Input {
     format: u8,
+    tool_names: Vec<String>,
     pieces: Vec<Piece>,
     cuts: Vec<u16>,
 }
 
-fn value(arg: &Arg) -> Value {
-    match arg {
-        Arg::Null => Value::Null,
-        Arg::Bool(b) => Value::Bool(*b),
-        Arg::Int(n) => Value::from(*n),
-        Arg::Text(s) => Value::String(s.clone()),
-        Arg::List(v) => Value::Array(v.iter().cloned().map(Value::String).collect()),
-    }
+/// The value and the schema type it is declared with.
+fn value(arg: &Arg, xml: bool) -> Option<(Value, Value)> {
+    let text_ok = |s: &str| !xml || !s.contains(['<', '>', '&']);
+    Some(match arg {
+        Arg::Null => (Value::Null, json!({"type": "null"})),
+        Arg::Bool(b) => (json!(b), json!({"type": "boolean"})),
+        Arg::Int(n) => (json!(n), json!({"type": "integer"})),
+        Arg::Float(x) if x.is_finite() => (json!(x), json!({"type": "number"})),
+        Arg::Float(_) => return None,
+        Arg::Text(s) if text_ok(s) => (json!(s), json!({"type": "string"})),
+        Arg::Text(_) => return None,
+        Arg::List(v) if v.iter().all(|s| text_ok(s)) => {
+            (json!(v), json!({"type": "array", "items": {"type": "string"}}))
+        }
+        Arg::List(_) => return None,
+        Arg::Map(m) => {
+            let obj: Map<String, Value> = m.iter().map(|(k, v)| (format!("k{k}"), json!(v))).collect();
+            (Value::Object(obj), json!({"type": "object"}))
+        }
+    })
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 40
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 fuzz_target!(|input: Input| {
     let format = Format::ALL[input.format as usize % Format::ALL.len()];
-    let (start, end) = format.default_delimiters();
+    let xml = !matches!(format, Format::Hermes | Format::Gemma);
+    let mut names: Vec<String> = Vec::new();
+    for name in input.tool_names.iter().filter(|n| valid_name(n)) {
+        // morph-xml markers are `<name`: no name may extend another.
+        let clash = names.iter().any(|n| n.starts_with(name.as_str()) || name.starts_with(n.as_str()));
+        if !clash {
+            names.push(name.clone());
+        }
+    }
+    if names.is_empty() {
+        return;
+    }
+    let (start, _) = format.default_delimiters();
+    let mut calls = Vec::new();
+    let mut schemas: Vec<Map<String, Value>> = vec![Map::new(); names.len()];
     let mut text = String::new();
     let mut want_text = String::new();
-    let mut want_calls = Vec::new();
     for piece in &input.pieces {
         match piece {
-            // Prose that holds a marker is not prose; keep the generator honest.
-            Piece::Prose(p) if p.contains(start) || p.contains('`') || p.contains('<') => {}
+            Piece::Prose(p) if p.contains(start) || p.contains(['<', '`']) => {}
             Piece::Prose(p) => {
                 text.push_str(p);
                 want_text.push_str(p);
             }
-            Piece::Call { name, .. } if name.is_empty() => {}
-            Piece::Call { name, args } => {
-                let args: Map<String, Value> =
-                    args.iter().map(|(k, v)| (k.clone(), value(v))).collect();
-                let args = Value::Object(args).to_string();
-                let body = format!("{{\"name\": {}, \"arguments\": {args}}}", Value::from(name.as_str()));
-                text.push_str(&format!("{start}\n{body}\n{end}"));
-                want_calls.push((name.clone(), args));
+            Piece::Call { tool, args } => {
+                let t = *tool as usize % names.len();
+                let mut obj = Map::new();
+                for (k, arg) in args {
+                    let key = format!("p{}", k % 16);
+                    let Some((v, schema)) = value(arg, xml) else { continue };
+                    // One schema per key and tool: keep the first type seen.
+                    let declared = schemas[t].entry(key.clone()).or_insert(schema.clone());
+                    if *declared != schema || obj.contains_key(&key) {
+                        continue;
+                    }
+                    obj.insert(key, v);
+                }
+                let args = Value::Object(obj);
+                text.push_str(&format_tool_call(format, &names[t], &args));
+                calls.push((names[t].clone(), args));
             }
         }
     }
+    let tools: Vec<Tool> = names
+        .iter()
+        .zip(&schemas)
+        .map(|(n, props)| Tool::new(n.clone()).with_parameters(json!({"type": "object", "properties": props})))
+        .collect();
+    let mut parser = Parser::builder(format).tools(tools).build().unwrap();
     let cuts: Vec<usize> = input.cuts.iter().map(|&c| c as usize).collect();
-    let mut parser = Parser::new(format);
     let events = run_cuts(&mut parser, text.as_bytes(), &cuts);
     if let Err(e) = check(text.as_bytes(), &events, true) {
         panic!("{e}");
@@ -77,11 +127,13 @@ fuzz_target!(|input: Input| {
         match event {
             Event::TextDelta { delta, .. } => got_text.push_str(delta),
             Event::ToolCall { tool_name, input, .. } => {
-                got_calls.push((tool_name.to_string(), input.to_string()))
+                let args: Value = serde_json::from_str(input).unwrap();
+                got_calls.push((tool_name.to_string(), args))
             }
+            Event::Diagnostic(d) => panic!("diagnostic on a rendered call: {d:?}\n{text}"),
             _ => {}
         }
     }
-    assert_eq!(got_calls, want_calls);
+    assert_eq!(got_calls, calls, "{text}");
     assert_eq!(got_text, want_text);
 });

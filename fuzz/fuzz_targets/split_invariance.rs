@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolsieve::contract::run_cuts;
-use toolsieve::{Format, Parser};
+use toolsieve::contract::{parser_for, run_cuts};
+use toolsieve::Format;
 
 fuzz_target!(|data: &[u8]| {
     // First byte: format; next up to 8 bytes: cut points; the rest: stream.
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
             Some(*at)
         })
         .collect();
-    let mut parser = Parser::new(format);
+    let mut parser = parser_for(format);
     let whole = run_cuts(&mut parser, input, &[]);
     let split = run_cuts(&mut parser, input, &cuts);
     assert_eq!(split, whole, "cuts {cuts:?}");

@@ -21,7 +21,7 @@ use crate::coerce::coerce;
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
-use crate::protocol::xml::{param_schema, skip_ws, ArgsWriter, MAX_TAG};
+use crate::protocol::xml::{param_schema, skip_ws, strip_one_newline, ArgsWriter, MAX_TAG};
 use crate::protocol::{Failure, Outcome};
 use crate::tool::Tool;
 
@@ -356,7 +356,7 @@ impl MorphXml {
                     true,
                 ),
                 _ => {
-                    let text = decode_entities(content.trim_matches(|c| c == '\n' || c == '\r'));
+                    let text = decode_entities(strip_one_newline(content));
                     let whole = coerce(&text, schema.as_ref(), self.max_depth);
                     match whole.problem {
                         None => (whole.json, true),
@@ -440,13 +440,14 @@ fn convert(content: &str, schema: Option<&Value>, max_depth: usize, problem: &mu
     let string_typed = schema.is_some_and(|s| s.get("type").is_some_and(|t| t == "string"));
     if string_typed {
         // Markup stays verbatim; entities are decoded in plain text only.
+        let content = strip_one_newline(content);
         let text = if content.contains('<') { content.to_owned() } else { decode_entities(content) };
         return Value::String(text).to_string();
     }
     match children(content, max_depth) {
         Some(kids) if !kids.is_empty() => object_or_array(&kids, schema, max_depth, problem),
         _ => {
-            let text = decode_entities(content.trim_matches(|c| c == '\n' || c == '\r'));
+            let text = decode_entities(strip_one_newline(content));
             let c = coerce(&text, schema, max_depth);
             if let Some(p) = c.problem {
                 problem(p);
@@ -558,7 +559,8 @@ pub(crate) fn decode_entities(s: &str) -> String {
     while let Some(amp) = rest.find('&') {
         out.push_str(&rest[..amp]);
         let tail = &rest[amp..];
-        let semi = tail[..tail.len().min(12)].find(';');
+        // Byte search: `;` is ASCII, so the cut is a char boundary.
+        let semi = memchr::memchr(b';', &tail.as_bytes()[..tail.len().min(12)]);
         let decoded = semi.and_then(|semi| {
             let entity = &tail[1..semi];
             let c = match entity {
@@ -598,6 +600,9 @@ mod tests {
     #[test]
     fn entities() {
         assert_eq!(decode_entities("a &lt;b&gt; &amp;&amp; &#65;&#x42; &bogus; &"), "a <b> && AB &bogus; &");
+        // Regression: a multibyte char within the entity window.
+        assert_eq!(decode_entities("&amp;é:I=\né"), "&é:I=\né");
+        assert_eq!(decode_entities("&éééééééé;"), "&éééééééé;");
     }
 
     #[test]

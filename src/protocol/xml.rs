@@ -136,13 +136,13 @@ pub(crate) fn attr_text(raw: &[u8]) -> String {
 
 /// A parameter value without the one newline after its opening tag and the
 /// one before its closing tag (`\r\n` counts as one).
-pub(crate) fn strip_one_newline(v: &[u8]) -> &[u8] {
+pub(crate) fn strip_one_newline(v: &str) -> &str {
     let v = v
-        .strip_prefix(b"\r\n")
-        .or_else(|| v.strip_prefix(b"\n"))
+        .strip_prefix("\r\n")
+        .or_else(|| v.strip_prefix('\n'))
         .unwrap_or(v);
-    v.strip_suffix(b"\r\n")
-        .or_else(|| v.strip_suffix(b"\n"))
+    v.strip_suffix("\r\n")
+        .or_else(|| v.strip_suffix('\n'))
         .unwrap_or(v)
 }
 
@@ -245,8 +245,8 @@ mod tests {
 
     #[test]
     fn newline_stripping_takes_one_each_side() {
-        assert_eq!(strip_one_newline(b"\n\nx\n\n"), b"\nx\n");
-        assert_eq!(strip_one_newline(b"\r\nx\r\n"), b"x");
-        assert_eq!(strip_one_newline(b"x"), b"x");
+        assert_eq!(strip_one_newline("\n\nx\n\n"), "\nx\n");
+        assert_eq!(strip_one_newline("\r\nx\r\n"), "x");
+        assert_eq!(strip_one_newline("x"), "x");
     }
 }

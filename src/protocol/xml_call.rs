@@ -515,8 +515,7 @@ impl XmlCall {
         end: usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let raw = strip_one_newline(&self.body[start..end]);
-        let Ok(text) = std::str::from_utf8(raw) else {
+        let Ok(text) = std::str::from_utf8(&self.body[start..end]) else {
             let f = Failure::new(
                 DiagnosticKind::InvalidUtf8,
                 self.at(start),
@@ -525,7 +524,7 @@ impl XmlCall {
             return self.reject(f);
         };
         let key = std::mem::take(&mut self.key);
-        self.args.add(&key, text, self.at(start), cx);
+        self.args.add(&key, strip_one_newline(text), self.at(start), cx);
         self.params += 1;
     }
 
