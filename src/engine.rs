@@ -59,6 +59,9 @@ pub struct Parser {
     call_start: u64,
     /// Stream offset of the next byte to be fed.
     offset: u64,
+    /// The state a stream starts in: `Call` for a parser that reads one bare
+    /// JSON call (the `tool_choice` fast path).
+    initial: State,
 }
 
 /// Everything an automaton may touch while it runs: ids, the tool list, text
@@ -165,6 +168,7 @@ fn invalid_utf8(offset: u64) -> Event<'static> {
         call: None,
         tool_name: None,
         message: "invalid UTF-8 in text, replaced by U+FFFD".into(),
+        span: None,
     })
 }
 
@@ -343,6 +347,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
             call: self.core.call,
             tool_name: self.core.call.map(|_| self.core.name.clone()),
             message,
+            span: None,
         }));
     }
 }
@@ -416,6 +421,7 @@ impl ParserBuilder {
             call_buf: Vec::new(),
             call_start: 0,
             offset: 0,
+            initial: State::Text,
         })
     }
 }
@@ -552,6 +558,47 @@ impl Parser {
         self.core.next_call = 0;
         self.core.delivered = 0;
         self.offset = 0;
+        self.call_start = 0;
+        if self.initial == State::Call {
+            self.enter_bare_call();
+        }
+    }
+
+    /// A parser whose stream is one bare JSON call `{"name", "arguments"}`
+    /// (no markers); anything after it, or the whole output if it is not
+    /// such a call, is text.
+    pub(crate) fn bare_json_call(tools: Arc<[Tool]>, limits: Limits) -> Parser {
+        let automaton = Automaton::Json(crate::protocol::json_call::JsonCall::new(b"", limits.max_depth));
+        let mut parser = Parser {
+            markers: MarkerSet::empty(),
+            automaton,
+            core: Core::new(tools, limits, OnInvalid::KeepAsText),
+            state: State::Text,
+            held: Vec::new(),
+            call_buf: Vec::new(),
+            call_start: 0,
+            offset: 0,
+            initial: State::Call,
+        };
+        parser.enter_bare_call();
+        parser
+    }
+
+    /// A parser that recognises no call at all: text in, text out (UTF-8
+    /// handled as everywhere else).
+    pub(crate) fn text_only() -> Parser {
+        let mut parser = Parser::bare_json_call(Arc::from(Vec::new()), Limits::default());
+        parser.initial = State::Text;
+        parser.state = State::Text;
+        parser
+    }
+
+    fn enter_bare_call(&mut self) {
+        self.call_buf.clear();
+        self.core.span_start = 0;
+        self.core.delivered_to = None;
+        self.automaton.begin(0);
+        self.state = State::Call;
     }
 
     /// Parses a whole input at once: the same automaton as streaming, so the
@@ -755,6 +802,10 @@ impl Parser {
                 .name
                 .or_else(|| call.map(|_| self.core.name.clone())),
             message: failure.message,
+            span: Some(Span {
+                start: self.call_start,
+                end: self.call_start + self.call_buf.len() as u64,
+            }),
         }));
         if let Some(id) = call {
             sink(Event::ToolInputEnd { id });

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::CallId;
+use crate::event::{CallId, Span};
 
 /// What a [`Diagnostic`] reports. Small and `Copy`, so matching on it costs
 /// nothing; the human-readable detail lives in [`Diagnostic::message`].
@@ -48,6 +48,8 @@ pub enum DiagnosticKind {
     /// maximal invalid sequence, as `String::from_utf8_lossy` does); inside a
     /// call they make the call malformed.
     InvalidUtf8,
+    /// `tool_choice` asked for a call and the output had none.
+    NoToolCall,
     /// A value could not be converted to the type its schema asks for and was
     /// kept as a string.
     Coercion,
@@ -70,6 +72,7 @@ impl DiagnosticKind {
             DiagnosticKind::TooDeep => "too-deep",
             DiagnosticKind::TooManyCalls => "too-many-calls",
             DiagnosticKind::InvalidUtf8 => "invalid-utf8",
+            DiagnosticKind::NoToolCall => "no-tool-call",
             DiagnosticKind::Coercion => "coercion",
         }
     }
@@ -117,6 +120,9 @@ pub struct Diagnostic {
     pub tool_name: Option<String>,
     /// A sentence saying what and why.
     pub message: String,
+    /// For a call that was not delivered: where its raw text lies.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "rawSpan")]
+    pub span: Option<Span>,
 }
 
 /// What to do with the raw text of a call that cannot be delivered.

@@ -258,6 +258,10 @@ impl JsonCall {
                         }
                     }
                 }
+                Phase::Trail if self.end.is_empty() => {
+                    // A bare call: it ends with its JSON.
+                    return (i, self.conclude(cx, None));
+                }
                 Phase::Trail => {
                     let ws = skip_ws(&bytes[i..]);
                     i += ws;
@@ -309,6 +313,7 @@ impl JsonCall {
                     what,
                 ))
             }
+            Phase::Trail if self.end.is_empty() => self.conclude(cx, None),
             Phase::Trail | Phase::End { .. } => {
                 let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
                 self.conclude(cx, Some(end_of_json))

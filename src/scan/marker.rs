@@ -113,6 +113,16 @@ impl MarkerSet {
         })
     }
 
+    /// A set that finds nothing: all input is text.
+    pub(crate) fn empty() -> MarkerSet {
+        MarkerSet {
+            markers: Vec::new(),
+            firsts: Vec::new(),
+            first_table: [false; 256],
+            longest: 0,
+        }
+    }
+
     pub(crate) fn marker(&self, index: usize) -> &Marker {
         &self.markers[index]
     }

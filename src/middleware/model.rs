@@ -1,0 +1,453 @@
+//! A small language-model abstraction and the wrapper that gives any model
+//! tool calling: request transformed, output parsed, finish reason
+//! rewritten, problems reported to `on_error`.
+//!
+//! Streams are `futures::Stream`s; nothing here depends on a runtime.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use futures::stream::{self, BoxStream, StreamExt};
+use serde::{Deserialize, Serialize};
+
+use super::params::{transform_params, Mode, ParamsOptions, Placement, Request, Transformed};
+use super::stream::ResponseParser;
+use crate::error::{Diagnostic, DiagnosticKind};
+use crate::event::Event;
+use crate::{Error, Format, Limits};
+
+/// Why a model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FinishReason {
+    /// It finished its answer.
+    Stop,
+    /// It hit the token limit.
+    Length,
+    /// A content filter stopped it.
+    ContentFilter,
+    /// It called tools.
+    ToolCalls,
+    /// An error.
+    Error,
+    /// Something else.
+    Other,
+}
+
+/// An error from the model itself.
+pub type ModelError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a plain text model streams.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelPart {
+    /// More output text.
+    TextDelta(String),
+    /// The end, and why.
+    Finish(FinishReason),
+}
+
+/// A whole generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generation {
+    /// The output text.
+    pub text: String,
+    /// Why it stopped.
+    pub finish_reason: FinishReason,
+}
+
+/// A language model that produces text.
+pub trait LanguageModel: Send + Sync {
+    /// Generates a whole answer.
+    fn generate(&self, request: &Request) -> BoxFuture<'static, Result<Generation, ModelError>>;
+    /// Streams an answer.
+    fn stream(&self, request: &Request) -> BoxStream<'static, Result<ModelPart, ModelError>>;
+}
+
+/// A model that replays a recorded output in given pieces: for tests and
+/// examples. It records the requests it was sent.
+#[derive(Debug, Clone)]
+pub struct ScriptedModel {
+    chunks: Vec<String>,
+    finish_reason: FinishReason,
+    seen: Arc<std::sync::Mutex<Vec<Request>>>,
+}
+
+impl ScriptedModel {
+    /// Replays `output` cut into `chunk_size`-byte pieces (cut at char
+    /// boundaries; 0 = whole).
+    pub fn new(output: &str, chunk_size: usize) -> ScriptedModel {
+        let mut chunks = Vec::new();
+        let mut rest = output;
+        while !rest.is_empty() {
+            let mut cut = if chunk_size == 0 { rest.len() } else { chunk_size.min(rest.len()) };
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            chunks.push(rest[..cut].to_owned());
+            rest = &rest[cut..];
+        }
+        ScriptedModel::from_chunks(chunks)
+    }
+
+    /// Replays exactly these pieces.
+    pub fn from_chunks(chunks: Vec<String>) -> ScriptedModel {
+        ScriptedModel {
+            chunks,
+            finish_reason: FinishReason::Stop,
+            seen: Arc::default(),
+        }
+    }
+
+    /// Sets the finish reason it reports.
+    pub fn with_finish_reason(mut self, reason: FinishReason) -> ScriptedModel {
+        self.finish_reason = reason;
+        self
+    }
+
+    /// The requests it received, in order.
+    pub fn requests(&self) -> Vec<Request> {
+        self.seen.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+
+    fn record(&self, request: &Request) {
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.push(request.clone());
+        }
+    }
+}
+
+impl LanguageModel for ScriptedModel {
+    fn generate(&self, request: &Request) -> BoxFuture<'static, Result<Generation, ModelError>> {
+        self.record(request);
+        let generation = Generation {
+            text: self.chunks.concat(),
+            finish_reason: self.finish_reason,
+        };
+        Box::pin(async move { Ok(generation) })
+    }
+
+    fn stream(&self, request: &Request) -> BoxStream<'static, Result<ModelPart, ModelError>> {
+        self.record(request);
+        let parts: Vec<Result<ModelPart, ModelError>> = self
+            .chunks
+            .iter()
+            .map(|c| Ok(ModelPart::TextDelta(c.clone())))
+            .chain(std::iter::once(Ok(ModelPart::Finish(self.finish_reason))))
+            .collect();
+        stream::iter(parts).boxed()
+    }
+}
+
+/// A problem reported to [`ToolCallingModel::on_error`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorReport {
+    /// What happened.
+    pub kind: DiagnosticKind,
+    /// Why, in a sentence.
+    pub message: String,
+    /// The tool, when known.
+    pub tool_name: Option<String>,
+    /// The call id, when a `tool-input-start` was sent for it.
+    pub tool_call_id: Option<String>,
+    /// The raw text of the call, only with [`ToolCallingModel::include_raw_text`].
+    pub raw_text: Option<String>,
+}
+
+/// One piece of a wrapped model's output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamPart {
+    /// A parser event (text, tool input, tool call, diagnostic).
+    Event(Event<'static>),
+    /// The end: the finish reason, `tool-calls` when a call was parsed.
+    Finish(FinishReason),
+}
+
+/// One item of a generated answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// Text.
+    Text(String),
+    /// A tool call.
+    ToolCall {
+        /// Its id.
+        id: String,
+        /// The tool.
+        name: String,
+        /// The arguments JSON.
+        input: String,
+    },
+}
+
+/// A whole answer of a wrapped model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenerateResult {
+    /// Text and calls, in order.
+    pub content: Vec<Content>,
+    /// Why it stopped (`tool-calls` when a call was parsed).
+    pub finish_reason: FinishReason,
+    /// What the request rewrite dropped.
+    pub warnings: Vec<String>,
+    /// What went wrong while parsing.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+type OnError = Arc<dyn Fn(&ErrorReport) + Send + Sync>;
+
+/// Gives `model` tool calling through the text protocol `format`.
+#[derive(Clone)]
+pub struct ToolCallingModel<M> {
+    model: M,
+    format: Format,
+    params: ParamsOptions,
+    limits: Limits,
+    on_error: Option<OnError>,
+    include_raw_text: bool,
+}
+
+impl<M> std::fmt::Debug for ToolCallingModel<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCallingModel")
+            .field("format", &self.format)
+            .field("params", &self.params)
+            .finish_non_exhaustive()
+    }
+}
+
+fn rewrite_finish(reason: FinishReason, called: bool) -> FinishReason {
+    match reason {
+        FinishReason::Length | FinishReason::ContentFilter | FinishReason::Error => reason,
+        _ if called => FinishReason::ToolCalls,
+        other => other,
+    }
+}
+
+impl<M: LanguageModel> ToolCallingModel<M> {
+    /// Wraps `model`.
+    pub fn new(model: M, format: Format) -> ToolCallingModel<M> {
+        ToolCallingModel {
+            model,
+            format,
+            params: ParamsOptions::default(),
+            limits: Limits::default(),
+            on_error: None,
+            include_raw_text: false,
+        }
+    }
+
+    /// Where the tool prompt goes in the system message.
+    pub fn placement(mut self, placement: Placement) -> Self {
+        self.params.placement = placement;
+        self
+    }
+
+    /// Replaces the prompt template.
+    pub fn template(mut self, template: impl Into<String>) -> Self {
+        self.params.template = Some(template.into());
+        self
+    }
+
+    /// Parser limits.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Called for every diagnostic while parsing.
+    pub fn on_error(mut self, f: impl Fn(&ErrorReport) + Send + Sync + 'static) -> Self {
+        self.on_error = Some(Arc::new(f));
+        self
+    }
+
+    /// Include the raw text of failed calls in [`ErrorReport::raw_text`]
+    /// (off by default: it may hold user data).
+    pub fn include_raw_text(mut self, yes: bool) -> Self {
+        self.include_raw_text = yes;
+        self
+    }
+
+    /// The wrapped model.
+    pub fn inner(&self) -> &M {
+        &self.model
+    }
+
+    fn prepare(&self, request: &Request) -> Result<(Transformed, ResponseParser), Error> {
+        let transformed = transform_params(self.format, request, &self.params)?;
+        let parser = ResponseParser::new(self.format, &transformed.tools, &transformed.mode, self.limits)?;
+        Ok((transformed, parser))
+    }
+
+    /// Generates a whole answer.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidRequest`] before the model is called. The model's own
+    /// error comes out of the future.
+    pub fn generate(
+        &self,
+        request: &Request,
+    ) -> Result<BoxFuture<'static, Result<GenerateResult, ModelError>>, Error> {
+        let (transformed, mut parser) = self.prepare(request)?;
+        let future = self.model.generate(&transformed.request);
+        let reporter = Reporter::new(self.on_error.clone(), self.include_raw_text);
+        let warnings = transformed.warnings;
+        Ok(Box::pin(async move {
+            let generation = future.await?;
+            tracing::debug!(target: "toolsieve::stream", text = %generation.text, "model output");
+            let mut events = Vec::new();
+            parser.push(&generation.text, &mut events);
+            parser.finish(&mut events);
+            let mut reporter = reporter;
+            reporter.seen(&generation.text);
+            let mut content = Vec::new();
+            let mut diagnostics = Vec::new();
+            for e in events {
+                match e {
+                    Event::TextDelta { delta, .. } => match content.last_mut() {
+                        Some(Content::Text(t)) => t.push_str(&delta),
+                        _ => content.push(Content::Text(delta.into_owned())),
+                    },
+                    Event::ToolCall {
+                        tool_call_id,
+                        tool_name,
+                        input,
+                        ..
+                    } => content.push(Content::ToolCall {
+                        id: tool_call_id.to_string(),
+                        name: tool_name.into_owned(),
+                        input: input.into_owned(),
+                    }),
+                    Event::Diagnostic(d) => {
+                        reporter.report(&d);
+                        diagnostics.push(d);
+                    }
+                    _ => {}
+                }
+            }
+            let called = content.iter().any(|c| matches!(c, Content::ToolCall { .. }));
+            tracing::debug!(target: "toolsieve::parse", calls = content.iter().filter(|c| matches!(c, Content::ToolCall { .. })).count(), diagnostics = diagnostics.len(), "parsed");
+            Ok(GenerateResult {
+                content,
+                finish_reason: rewrite_finish(generation.finish_reason, called),
+                warnings,
+                diagnostics,
+            })
+        }))
+    }
+
+    /// Streams an answer: text deltas, tool input as it arrives, tool calls,
+    /// diagnostics, then the finish reason.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidRequest`] before the model is called. Model errors
+    /// come as items of the stream.
+    pub fn stream(
+        &self,
+        request: &Request,
+    ) -> Result<BoxStream<'static, Result<StreamPart, ModelError>>, Error> {
+        let (transformed, parser) = self.prepare(request)?;
+        if matches!(transformed.mode, Mode::Forced(_)) {
+            tracing::debug!(target: "toolsieve::parse", "tool_choice fast path");
+        }
+        let inner = self.model.stream(&transformed.request);
+        let mut state = StreamState {
+            parser,
+            reporter: Reporter::new(self.on_error.clone(), self.include_raw_text),
+            finished: false,
+        };
+        let parts = inner
+            .map(Some)
+            .chain(stream::iter([None]))
+            .flat_map(move |item| stream::iter(state.step(item)));
+        Ok(parts.boxed())
+    }
+}
+
+struct StreamState {
+    parser: ResponseParser,
+    reporter: Reporter,
+    finished: bool,
+}
+
+impl StreamState {
+    fn step(&mut self, item: Option<Result<ModelPart, ModelError>>) -> Vec<Result<StreamPart, ModelError>> {
+        if self.finished {
+            return Vec::new();
+        }
+        let mut events = Vec::new();
+        let mut finish = None;
+        match item {
+            Some(Ok(ModelPart::TextDelta(text))) => {
+                tracing::debug!(target: "toolsieve::stream", chunk = %text, "model chunk");
+                self.reporter.seen(&text);
+                self.parser.push(&text, &mut events);
+            }
+            Some(Ok(ModelPart::Finish(reason))) => finish = Some(reason),
+            Some(Err(e)) => {
+                self.finished = true;
+                return vec![Err(e)];
+            }
+            // The model's stream ended without saying why.
+            None => finish = Some(FinishReason::Other),
+        }
+        if finish.is_some() {
+            self.parser.finish(&mut events);
+            self.finished = true;
+        }
+        let calls = self.parser.calls();
+        let mut out: Vec<Result<StreamPart, ModelError>> = Vec::with_capacity(events.len() + 1);
+        for e in events {
+            if let Event::Diagnostic(d) = &e {
+                self.reporter.report(d);
+            }
+            out.push(Ok(StreamPart::Event(e)));
+        }
+        if let Some(reason) = finish {
+            let called = calls > 0;
+            tracing::debug!(target: "toolsieve::parse", called, "stream finished");
+            out.push(Ok(StreamPart::Finish(rewrite_finish(reason, called))));
+        }
+        out
+    }
+}
+
+/// Turns diagnostics into [`ErrorReport`]s for `on_error`.
+struct Reporter {
+    on_error: Option<OnError>,
+    raw: Option<String>,
+}
+
+impl Reporter {
+    fn new(on_error: Option<OnError>, include_raw: bool) -> Reporter {
+        Reporter {
+            raw: (include_raw && on_error.is_some()).then(String::new),
+            on_error,
+        }
+    }
+
+    fn seen(&mut self, text: &str) {
+        if let Some(raw) = self.raw.as_mut() {
+            raw.push_str(text);
+        }
+    }
+
+    fn report(&self, d: &Diagnostic) {
+        let Some(on_error) = &self.on_error else {
+            return;
+        };
+        let raw_text = match (&self.raw, d.span) {
+            (Some(raw), Some(span)) => raw
+                .as_bytes()
+                .get(span.start as usize..span.end as usize)
+                .map(|b| String::from_utf8_lossy(b).into_owned()),
+            _ => None,
+        };
+        on_error(&ErrorReport {
+            kind: d.kind,
+            message: d.message.clone(),
+            tool_name: d.tool_name.clone(),
+            tool_call_id: d.call.map(|c| c.to_string()),
+            raw_text,
+        });
+    }
+}

@@ -1,0 +1,292 @@
+//! The request side: tool prompt injection, history rewriting and the
+//! `tool_choice` response format (`transform_params`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::choice::{response_schema, validate, ToolChoice, ToolSpec};
+use super::prompt::format_tools;
+use super::render::{format_tool_call, format_tool_response};
+use crate::error::Error;
+use crate::tool::Tool;
+use crate::Format;
+
+/// One part of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Part {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A call the assistant made.
+    #[serde(rename_all = "camelCase")]
+    ToolCall {
+        /// Its id.
+        tool_call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// The arguments object.
+        input: Value,
+    },
+}
+
+impl Part {
+    /// A text part.
+    pub fn text(text: impl Into<String>) -> Part {
+        Part::Text { text: text.into() }
+    }
+}
+
+/// The result of a call, sent back in a `tool` message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    /// The call it answers.
+    pub tool_call_id: String,
+    /// The tool.
+    pub tool_name: String,
+    /// What it returned.
+    pub output: Value,
+}
+
+/// A chat message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    /// System instructions.
+    System {
+        /// The text.
+        content: String,
+    },
+    /// The user's turn.
+    User {
+        /// Its parts.
+        content: Vec<Part>,
+    },
+    /// The assistant's turn.
+    Assistant {
+        /// Its parts (text and calls).
+        content: Vec<Part>,
+    },
+    /// Tool results.
+    Tool {
+        /// The results.
+        content: Vec<ToolResult>,
+    },
+}
+
+impl Message {
+    /// A user message with one text part.
+    pub fn user(text: impl Into<String>) -> Message {
+        Message::User {
+            content: vec![Part::text(text)],
+        }
+    }
+}
+
+/// A request to a language model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    /// The conversation.
+    pub messages: Vec<Message>,
+    /// Tools the model may call.
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    /// How it may call them (`None`: not set).
+    #[serde(default)]
+    pub tool_choice: Option<ToolChoice>,
+    /// A JSON Schema the response must follow (set for `required` / `tool`).
+    #[serde(default)]
+    pub response_format: Option<Value>,
+}
+
+/// Where the tool prompt goes in the system message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// Before the existing system text (the default).
+    #[default]
+    First,
+    /// After it.
+    Last,
+}
+
+/// How the response side must read the model's output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// Parse calls with the protocol (`auto`, or no `tool_choice`).
+    Parse,
+    /// Plain text (`none`).
+    Text,
+    /// A single `{name, arguments}` JSON call (`required` / `tool`).
+    Forced(ToolChoice),
+}
+
+/// The request as it goes to a model without native tools.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transformed {
+    /// System prompt injected, history rewritten, native tools and
+    /// `tool_choice` cleared, `response_format` set for forced calls.
+    pub request: Request,
+    /// The function tools, kept for parsing the response.
+    pub tools: Vec<Tool>,
+    /// How to read the response.
+    pub mode: Mode,
+    /// Things dropped on the way (provider-defined tools).
+    pub warnings: Vec<String>,
+}
+
+/// Options of [`transform_params`].
+#[derive(Debug, Clone, Default)]
+pub struct ParamsOptions {
+    /// Where the tool prompt goes.
+    pub placement: Placement,
+    /// Replaces the format's prompt template (see
+    /// [`TOOLS_PLACEHOLDER`](super::TOOLS_PLACEHOLDER)).
+    pub template: Option<String>,
+}
+
+/// Rewrites `request` for a model that reads tools from its prompt. The
+/// input is not changed.
+///
+/// - validates `tool_choice` first (see [`validate`]);
+/// - renders the tool prompt into the system message (merged with an
+///   existing one, first or last; nothing when there are no tools or with
+///   `none`);
+/// - assistant tool calls become text via [`format_tool_call`]; `tool`
+///   results become one user message via [`format_tool_response`];
+///   multi-part text is condensed and consecutive user messages merged;
+/// - provider-defined tools are dropped with a warning; the native `tools`
+///   and `tool_choice` fields are cleared;
+/// - `required` / `tool` set `response_format` to [`response_schema`].
+///
+/// # Errors
+///
+/// [`Error::InvalidRequest`] from the `tool_choice` validation.
+pub fn transform_params(
+    format: Format,
+    request: &Request,
+    options: &ParamsOptions,
+) -> Result<Transformed, Error> {
+    let choice = request.tool_choice.clone().unwrap_or(ToolChoice::Auto);
+    validate(&choice, &request.tools)?;
+    let mut warnings = Vec::new();
+    let mut tools = Vec::new();
+    for spec in &request.tools {
+        match spec {
+            ToolSpec::Function(t) => tools.push(t.clone()),
+            ToolSpec::Provider { id, name } => warnings.push(format!(
+                "provider-defined tool {name:?} ({id}) is not supported without native tools; dropped"
+            )),
+        }
+    }
+    let mode = match &choice {
+        ToolChoice::Auto => Mode::Parse,
+        ToolChoice::None => Mode::Text,
+        forced => Mode::Forced(forced.clone()),
+    };
+    let response_format = match &mode {
+        Mode::Forced(choice) => response_schema(choice, &request.tools)?,
+        _ => request.response_format.clone(),
+    };
+    let prompt = match mode {
+        Mode::Text => String::new(),
+        _ => format_tools(format, &tools, options.template.as_deref()),
+    };
+    let mut messages = rewrite_history(format, &request.messages);
+    if !prompt.is_empty() {
+        match messages.iter_mut().find_map(|m| match m {
+            Message::System { content } => Some(content),
+            _ => None,
+        }) {
+            Some(content) if !content.is_empty() => {
+                *content = match options.placement {
+                    Placement::First => format!("{prompt}\n\n{content}"),
+                    Placement::Last => format!("{content}\n\n{prompt}"),
+                };
+            }
+            Some(content) => *content = prompt,
+            None => messages.insert(0, Message::System { content: prompt }),
+        }
+    }
+    Ok(Transformed {
+        request: Request {
+            messages,
+            tools: Vec::new(),
+            tool_choice: None,
+            response_format,
+        },
+        tools,
+        mode,
+        warnings,
+    })
+}
+
+fn join_text(parts: &[String]) -> Vec<Part> {
+    if parts.is_empty() {
+        Vec::new()
+    } else {
+        vec![Part::text(parts.join("\n"))]
+    }
+}
+
+/// The history rules of [`transform_params`].
+fn rewrite_history(format: Format, messages: &[Message]) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::new();
+    for message in messages {
+        let rewritten = match message {
+            Message::System { content } => Message::System {
+                content: content.clone(),
+            },
+            Message::User { content } | Message::Assistant { content } => {
+                let texts: Vec<String> = content
+                    .iter()
+                    .map(|part| match part {
+                        Part::Text { text } => text.clone(),
+                        Part::ToolCall {
+                            tool_name, input, ..
+                        } => format_tool_call(format, tool_name, input),
+                    })
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                match message {
+                    Message::User { .. } => Message::User {
+                        content: join_text(&texts),
+                    },
+                    _ => Message::Assistant {
+                        content: join_text(&texts),
+                    },
+                }
+            }
+            Message::Tool { content } => {
+                let texts: Vec<String> = content
+                    .iter()
+                    .map(|r| format_tool_response(format, &r.tool_name, &r.output))
+                    .collect();
+                Message::User {
+                    content: join_text(&texts),
+                }
+            }
+        };
+        // Consecutive user messages merge into one.
+        if let (Some(Message::User { content: prev }), Message::User { content: next }) =
+            (out.last_mut(), &rewritten)
+        {
+            let mut texts: Vec<String> = prev
+                .iter()
+                .chain(next)
+                .filter_map(|p| match p {
+                    Part::Text { text } => Some(text.clone()),
+                    Part::ToolCall { .. } => None,
+                })
+                .collect();
+            texts.retain(|t| !t.is_empty());
+            *prev = join_text(&texts);
+            continue;
+        }
+        out.push(rewritten);
+    }
+    out
+}

@@ -1,0 +1,169 @@
+//! The response side: reading a model's output text into events according
+//! to the request's mode, chunk by chunk.
+
+use std::sync::Arc;
+
+use super::choice::ToolChoice;
+use super::params::Mode;
+use crate::error::{Diagnostic, DiagnosticKind};
+use crate::event::{CallId, Event};
+use crate::{Error, Format, Limits, Parser, Tool};
+
+/// Reads one response: calls parsed with the protocol (`auto`), plain text
+/// (`none`), or one bare `{"name", "arguments"}` JSON call (`required` /
+/// `tool`) — and if the output is not that JSON, the protocol parser gets
+/// it before anything is given up.
+#[derive(Debug)]
+pub struct ResponseParser {
+    /// The bare-JSON fast path of a forced call, in front of `protocol`.
+    forced: Option<Parser>,
+    protocol: Parser,
+    /// Calls the fast path delivered (the protocol's ids come after).
+    forced_calls: u32,
+    calls: usize,
+    /// Fast-path diagnostics, reported only if no call came at all.
+    held_diagnostics: Vec<Diagnostic>,
+    forced_mode: bool,
+    scratch: Vec<Event<'static>>,
+}
+
+impl ResponseParser {
+    /// A reader for `mode`, with the tools the request listed.
+    ///
+    /// # Errors
+    ///
+    /// When the format cannot be built (e.g. `morph-xml` without tools).
+    pub fn new(format: Format, tools: &[Tool], mode: &Mode, limits: Limits) -> Result<ResponseParser, Error> {
+        let all: Arc<[Tool]> = Arc::from(tools.to_vec());
+        let protocol = match mode {
+            Mode::Text => Parser::text_only(),
+            _ => Parser::builder(format).tools(all.clone()).limits(limits).build()?,
+        };
+        let forced = match mode {
+            Mode::Forced(ToolChoice::Tool { name }) => {
+                let only: Vec<Tool> = tools.iter().filter(|t| t.name == *name).cloned().collect();
+                Some(Parser::bare_json_call(Arc::from(only), limits))
+            }
+            Mode::Forced(_) => Some(Parser::bare_json_call(all, limits)),
+            _ => None,
+        };
+        Ok(ResponseParser {
+            forced_mode: forced.is_some(),
+            forced,
+            protocol,
+            forced_calls: 0,
+            calls: 0,
+            held_diagnostics: Vec::new(),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// How many tool calls were delivered so far.
+    pub fn calls(&self) -> usize {
+        self.calls
+    }
+
+    /// Reads the next piece of output text; events go to `out`.
+    pub fn push(&mut self, text: &str, out: &mut Vec<Event<'static>>) {
+        match self.forced.as_mut() {
+            None => {
+                let calls = &mut self.calls;
+                self.protocol.feed_str(text, &mut |e| {
+                    *calls += usize::from(matches!(e, Event::ToolCall { .. }));
+                    out.push(e.into_owned());
+                });
+            }
+            Some(forced) => {
+                let mut stage = std::mem::take(&mut self.scratch);
+                forced.feed_str(text, &mut |e| stage.push(e.into_owned()));
+                self.route(&mut stage, out);
+                self.scratch = stage;
+            }
+        }
+    }
+
+    /// Ends the response.
+    pub fn finish(&mut self, out: &mut Vec<Event<'static>>) {
+        if let Some(forced) = self.forced.as_mut() {
+            let mut stage = std::mem::take(&mut self.scratch);
+            forced.finish(&mut |e| stage.push(e.into_owned()));
+            self.route(&mut stage, out);
+            self.scratch = stage;
+        }
+        let offset = self.forced_calls;
+        let calls = &mut self.calls;
+        self.protocol.finish(&mut |e| {
+            *calls += usize::from(matches!(e, Event::ToolCall { .. }));
+            out.push(shift_ids(e.into_owned(), offset));
+        });
+        if self.forced_mode && self.calls == 0 {
+            for d in self.held_diagnostics.drain(..) {
+                out.push(Event::Diagnostic(d));
+            }
+            out.push(Event::Diagnostic(Diagnostic {
+                kind: DiagnosticKind::NoToolCall,
+                offset: 0,
+                call: None,
+                tool_name: None,
+                message: "tool_choice asked for a tool call and the output has none".into(),
+                span: None,
+            }));
+        }
+        self.held_diagnostics.clear();
+        self.forced_calls = 0;
+        self.calls = 0;
+    }
+
+    /// Fast-path events: calls go out, text goes on to the protocol parser.
+    fn route(&mut self, stage: &mut Vec<Event<'static>>, out: &mut Vec<Event<'static>>) {
+        let offset = self.forced_calls;
+        for e in stage.drain(..) {
+            match e {
+                Event::TextDelta { delta, .. } => {
+                    let calls = &mut self.calls;
+                    self.protocol.feed_str(&delta, &mut |e| {
+                        *calls += usize::from(matches!(e, Event::ToolCall { .. }));
+                        out.push(shift_ids(e.into_owned(), offset));
+                    });
+                }
+                Event::TextStart { .. } | Event::TextEnd { .. } => {}
+                Event::Diagnostic(d) if d.call.is_none() => self.held_diagnostics.push(d),
+                Event::ToolCall { .. } => {
+                    self.forced_calls += 1;
+                    self.calls += 1;
+                    out.push(e);
+                }
+                other => out.push(other),
+            }
+        }
+    }
+}
+
+/// Renumbers the protocol parser's calls after the fast path's.
+fn shift_ids(e: Event<'static>, by: u32) -> Event<'static> {
+    if by == 0 {
+        return e;
+    }
+    let s = |id: CallId| CallId(id.0 + by);
+    match e {
+        Event::ToolInputStart { id, tool_name } => Event::ToolInputStart { id: s(id), tool_name },
+        Event::ToolInputDelta { id, delta } => Event::ToolInputDelta { id: s(id), delta },
+        Event::ToolInputEnd { id } => Event::ToolInputEnd { id: s(id) },
+        Event::ToolCall {
+            tool_call_id,
+            tool_name,
+            input,
+            raw_span,
+        } => Event::ToolCall {
+            tool_call_id: s(tool_call_id),
+            tool_name,
+            input,
+            raw_span,
+        },
+        Event::Diagnostic(mut d) => {
+            d.call = d.call.map(s);
+            Event::Diagnostic(d)
+        }
+        other => other,
+    }
+}
