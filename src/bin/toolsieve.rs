@@ -1,11 +1,12 @@
 //! `toolsieve`: parse model output into JSON Lines events.
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser as ClapParser, Subcommand, ValueEnum};
+use toolsieve::middleware::{self, Provider, ToolChoice, ToolSpec, WireOptions};
 use toolsieve::{event::push_merged, Event, Format, Limits, OnInvalid, Parser, Tool};
 
 #[derive(ClapParser)]
@@ -25,6 +26,42 @@ enum Command {
     Parse(ParseArgs),
     /// List the formats.
     Formats,
+    /// Print the tool system prompt of a format.
+    Prompt {
+        /// Wire format.
+        #[arg(long, short)]
+        format: String,
+        /// JSON file with the tool list.
+        #[arg(long)]
+        tools: PathBuf,
+        /// A template file replacing the format's prompt ({tools} marks the tool block).
+        #[arg(long)]
+        template: Option<PathBuf>,
+    },
+    /// Print the response-format JSON Schema of a forced tool_choice.
+    Schema {
+        /// required, or tool:NAME.
+        #[arg(long)]
+        tool_choice: String,
+        /// JSON file with the tool list.
+        #[arg(long)]
+        tools: PathBuf,
+    },
+    /// Print the native request fields for a provider's tool_choice.
+    Wire {
+        /// openai, anthropic, gemini, deepseek or xai.
+        #[arg(long)]
+        provider: String,
+        /// auto, none, required or tool:NAME (absent: the field is omitted).
+        #[arg(long)]
+        tool_choice: Option<String>,
+        /// JSON file with the tool list.
+        #[arg(long)]
+        tools: Option<PathBuf>,
+        /// Anthropic: allow exactly one call.
+        #[arg(long)]
+        disable_parallel_tool_use: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -53,9 +90,20 @@ struct ParseArgs {
     /// Most bytes one call may span.
     #[arg(long)]
     max_call_bytes: Option<usize>,
+    /// Log to stderr: raw chunks (stream) or a parse summary (parse).
+    #[arg(long, value_enum)]
+    debug: Option<Debug>,
     /// Input file, or - for standard input.
     #[arg(default_value = "-")]
     file: PathBuf,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Debug {
+    /// Every chunk fed and every event.
+    Stream,
+    /// A summary per call and at the end.
+    Parse,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -71,6 +119,18 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Formats => formats(),
         Command::Parse(args) => parse(args),
+        Command::Prompt {
+            format,
+            tools,
+            template,
+        } => prompt(&format, &tools, template.as_ref()),
+        Command::Schema { tool_choice, tools } => schema(&tool_choice, &tools),
+        Command::Wire {
+            provider,
+            tool_choice,
+            tools,
+            disable_parallel_tool_use,
+        } => wire(&provider, tool_choice.as_deref(), tools.as_ref(), disable_parallel_tool_use),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -105,14 +165,85 @@ fn read_path(path: &PathBuf) -> io::Result<Vec<u8>> {
     }
 }
 
+fn read_tools(path: &PathBuf) -> io::Result<Vec<Tool>> {
+    let text = read_path(path)?;
+    let text = String::from_utf8(text).map_err(|_| invalid("tool list is not UTF-8"))?;
+    Tool::list_from_json(&text).map_err(|e| invalid(format!("{}: {e}", path.display())))
+}
+
+fn print_json(value: &serde_json::Value) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)
+}
+
+fn prompt(format: &str, tools: &PathBuf, template: Option<&PathBuf>) -> io::Result<()> {
+    let format: Format = format.parse().map_err(invalid)?;
+    let tools = read_tools(tools)?;
+    let template = match template {
+        Some(path) => Some(String::from_utf8_lossy(&read_path(path)?).into_owned()),
+        None => None,
+    };
+    let text = middleware::format_tools(format, &tools, template.as_deref());
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")
+}
+
+fn specs(tools: Vec<Tool>) -> Vec<ToolSpec> {
+    tools.into_iter().map(ToolSpec::Function).collect()
+}
+
+fn schema(choice: &str, tools: &PathBuf) -> io::Result<()> {
+    let choice: ToolChoice = choice.parse().map_err(invalid)?;
+    if !matches!(choice, ToolChoice::Required | ToolChoice::Tool { .. }) {
+        return Err(invalid("--tool-choice must be required or tool:NAME"));
+    }
+    let tools = specs(read_tools(tools)?);
+    match middleware::response_schema(&choice, &tools).map_err(invalid)? {
+        Some(schema) => print_json(&schema),
+        None => Err(invalid("no schema for this tool_choice")),
+    }
+}
+
+fn wire(provider: &str, choice: Option<&str>, tools: Option<&PathBuf>, one_call: bool) -> io::Result<()> {
+    let provider: Provider = provider.parse().map_err(invalid)?;
+    let choice: Option<ToolChoice> = choice.map(str::parse).transpose().map_err(invalid)?;
+    let tools = match tools {
+        Some(path) => specs(read_tools(path)?),
+        None => Vec::new(),
+    };
+    let options = WireOptions {
+        disable_parallel_tool_use: one_call,
+    };
+    let fields = middleware::wire_tool_choice(provider, choice.as_ref(), &tools, options).map_err(invalid)?;
+    print_json(&fields)
+}
+
+fn init_debug(debug: Option<Debug>) {
+    let Some(debug) = debug else { return };
+    let target = match debug {
+        Debug::Stream => "toolsieve::stream",
+        Debug::Parse => "toolsieve::parse",
+    };
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_target(target, tracing::Level::DEBUG);
+    use tracing_subscriber::prelude::*;
+    let _ = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(io::stderr)
+                .with_ansi(io::stderr().is_terminal())
+                .without_time(),
+        )
+        .with(filter)
+        .try_init();
+}
+
 fn parse(args: ParseArgs) -> io::Result<()> {
+    init_debug(args.debug);
     let format: Format = args.format.parse().map_err(invalid)?;
     let tools: Vec<Tool> = match &args.tools {
-        Some(path) => {
-            let text = read_path(path)?;
-            let text = String::from_utf8(text).map_err(|_| invalid("tool list is not UTF-8"))?;
-            Tool::list_from_json(&text).map_err(|e| invalid(format!("{}: {e}", path.display())))?
-        }
+        Some(path) => read_tools(path)?,
         None => Vec::new(),
     };
     let mut limits = Limits::default();
@@ -137,10 +268,15 @@ fn parse(args: ParseArgs) -> io::Result<()> {
 
     let mut out = BufWriter::new(io::stdout().lock());
     let mut status = Ok(());
+    let mut summary = Summary::default();
     if args.merge {
         let mut events = Vec::new();
-        let mut sink = |e: Event<'_>| push_merged(&mut events, e);
+        let mut sink = |e: Event<'_>| {
+            summary.see(&e);
+            push_merged(&mut events, e)
+        };
         for piece in input.chunks(chunk) {
+            tracing::debug!(target: "toolsieve::stream", chunk = %String::from_utf8_lossy(piece), "feed");
             parser.feed(piece, &mut sink);
         }
         parser.finish(&mut sink);
@@ -149,17 +285,52 @@ fn parse(args: ParseArgs) -> io::Result<()> {
         }
     } else {
         let mut sink = |e: Event<'_>| {
+            summary.see(&e);
             if status.is_ok() {
                 status = write_event(&mut out, &e);
             }
         };
         for piece in input.chunks(chunk) {
+            tracing::debug!(target: "toolsieve::stream", chunk = %String::from_utf8_lossy(piece), "feed");
             parser.feed(piece, &mut sink);
         }
         parser.finish(&mut sink);
     }
     status?;
+    tracing::debug!(
+        target: "toolsieve::parse",
+        bytes = input.len(),
+        text_bytes = summary.text_bytes,
+        calls = summary.calls,
+        diagnostics = summary.diagnostics,
+        "parsed"
+    );
     out.flush()
+}
+
+/// What `--debug parse` reports.
+#[derive(Default)]
+struct Summary {
+    text_bytes: usize,
+    calls: usize,
+    diagnostics: usize,
+}
+
+impl Summary {
+    fn see(&mut self, event: &Event<'_>) {
+        match event {
+            Event::TextDelta { delta, .. } => self.text_bytes += delta.len(),
+            Event::ToolCall { tool_name, input, .. } => {
+                self.calls += 1;
+                tracing::debug!(target: "toolsieve::parse", tool = %tool_name, input = %input, "call");
+            }
+            Event::Diagnostic(d) => {
+                self.diagnostics += 1;
+                tracing::debug!(target: "toolsieve::parse", kind = %d.kind, offset = d.offset, message = %d.message, "diagnostic");
+            }
+            _ => {}
+        }
+    }
 }
 
 fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result<()> {
