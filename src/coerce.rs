@@ -339,7 +339,10 @@ mod tests {
         assert_eq!(c("3", json!({"type": "integer"})), "3");
         assert_eq!(c(" 007 ", json!({"type": "integer"})), "7");
         assert_eq!(c("3.0", json!({"type": "integer"})), "3");
-        assert_eq!(c("9007199254740993", json!({"type": "integer"})), "9007199254740993");
+        assert_eq!(
+            c("9007199254740993", json!({"type": "integer"})),
+            "9007199254740993"
+        );
         assert_eq!(c("2.50", json!({"type": "number"})), "2.50");
         assert_eq!(c(".5", json!({"type": "number"})), "0.5");
         assert_eq!(c("inf", json!({"type": "number"})), "\"inf\"");
@@ -355,17 +358,29 @@ mod tests {
     fn structures_enums_and_unions() {
         assert_eq!(c("[1, 2]", json!({"type": "array"})), "[1, 2]");
         assert_eq!(
-            c("{'a': True, 'b': [1, 2,], 'c': None,}", json!({"type": "object"})),
+            c(
+                "{'a': True, 'b': [1, 2,], 'c': None,}",
+                json!({"type": "object"})
+            ),
             r#"{"a":true,"b":[1,2],"c":null}"#
         );
-        assert_eq!(c("celsius", json!({"enum": ["celsius", "fahrenheit"]})), "\"celsius\"");
+        assert_eq!(
+            c("celsius", json!({"enum": ["celsius", "fahrenheit"]})),
+            "\"celsius\""
+        );
         assert_eq!(c("2", json!({"enum": [1, 2, 3]})), "2");
         assert_eq!(
-            c("42", json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})),
+            c(
+                "42",
+                json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})
+            ),
             "42"
         );
         assert_eq!(
-            c("abc", json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})),
+            c(
+                "abc",
+                json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})
+            ),
             "\"abc\""
         );
     }

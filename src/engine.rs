@@ -568,7 +568,10 @@ impl Parser {
     /// (no markers); anything after it, or the whole output if it is not
     /// such a call, is text.
     pub(crate) fn bare_json_call(tools: Arc<[Tool]>, limits: Limits) -> Parser {
-        let automaton = Automaton::Json(crate::protocol::json_call::JsonCall::new(b"", limits.max_depth));
+        let automaton = Automaton::Json(crate::protocol::json_call::JsonCall::new(
+            b"",
+            limits.max_depth,
+        ));
         let mut parser = Parser {
             markers: MarkerSet::empty(),
             automaton,

@@ -1,17 +1,91 @@
 //! # toolsieve
 //!
-//! A zero-copy push parser for LLM tool calls.
+//! A zero-copy push parser for LLM tool calls, and a thin middleware around
+//! it for models without a native tool-calling API.
+//!
+//! Open models write tool calls as text: `<tool_call>{…}</tool_call>`, fenced
+//! JSON, XML elements, vendor tags. A server receives that text in arbitrary
+//! pieces. A [`Parser`] takes the pieces as they come ([`Parser::feed`]) and
+//! hands back [`Event`]s at once: text for the user, tool input as it
+//! streams, complete tool calls, and [`Diagnostic`]s when something was
+//! malformed. [`Parser::finish`] ends the stream.
+//!
+//! ```
+//! use toolsieve::{Event, Format, Parser};
+//!
+//! let mut parser = Parser::new(Format::Hermes);
+//! let mut text = String::new();
+//! let mut calls = Vec::new();
+//! // Chunks may split anywhere: inside a marker, a JSON escape, a code point.
+//! for chunk in ["Checking. <tool", "_call>{\"name\": \"get_weather\", \"argu", "ments\": {\"city\": \"Paris\"}}</tool_call>"] {
+//!     parser.feed_str(chunk, &mut |event| match event {
+//!         Event::TextDelta { delta, .. } => text.push_str(&delta),
+//!         Event::ToolCall { tool_name, input, .. } => calls.push(format!("{tool_name} {input}")),
+//!         _ => {}
+//!     });
+//! }
+//! parser.finish(&mut |_| {});
+//! assert_eq!(text, "Checking. ");
+//! assert_eq!(calls, [r#"get_weather {"city": "Paris"}"#]);
+//! ```
+//!
+//! ## Formats
+//!
+//! | [`Format`] | what the model writes |
+//! |---|---|
+//! | `hermes` | `<tool_call>{"name": …, "arguments": {…}}</tool_call>` (delimiters configurable) |
+//! | `gemma` | a ```` ```tool_call ```` fence holding `{"name", "arguments"}` |
+//! | `qwen3-coder` | `<tool_call><function=NAME><parameter=KEY>…</parameter></function></tool_call>` |
+//! | `minimax-m2` | `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">…</parameter></invoke></minimax:tool_call>` |
+//! | `glm` | `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>…</arg_value></tool_call>` |
+//! | `morph-xml` | `<NAME><KEY>…</KEY></NAME>` for the tools in the tool list |
+//!
+//! In the XML formats every value is raw text; with a tool list, each is
+//! coerced to the type its JSON Schema asks for (numbers keep their digits,
+//! `"00123"` stays a string for a string parameter, relaxed JSON is accepted
+//! for arrays and objects). A value that does not fit stays a string with a
+//! [`DiagnosticKind::Coercion`] diagnostic.
+//!
+//! ## The contract
+//!
+//! Every format keeps these, and the tests and fuzz targets check them:
+//!
+//! 1. **Split invariance**: any chunking gives the same events once adjacent
+//!    deltas are merged ([`event::push_merged`]).
+//! 2. **Nothing lost**: text events plus the raw spans of the calls are the
+//!    input; a call that cannot be delivered comes back as text, with a
+//!    diagnostic (unless [`OnInvalid::Drop`] is set).
+//! 3. **Streaming equals one-shot**: [`Parser::parse`] runs the same
+//!    automaton.
+//! 4. **Linear** in the input whatever the chunking; held-back bytes outside
+//!    a call are at most the longest marker ([`Parser::max_held_back`]).
+//! 5. **Bounded** by [`Limits`]; past one, the call degrades to text.
+//! 6. **Never panics**, on any bytes (invalid UTF-8 becomes U+FFFD in text,
+//!    with a diagnostic).
+//! 7. **Low latency**: text that cannot start a marker is emitted by the
+//!    `feed` that brought it; argument deltas stream as they are read, and
+//!    concatenate to the final `input`.
+//!
+//! [`contract`] has the checks, for your own property tests and fuzzers.
+//!
+//! ## Middleware
+//!
+//! [`middleware`] renders the tool prompt ([`middleware::format_tools`]),
+//! rewrites chat history ([`middleware::transform_params`]), implements
+//! `tool_choice` (validation, response schema, provider wire mapping), and
+//! wraps any [`middleware::LanguageModel`] so that its stream comes out as
+//! these events ([`middleware::ToolCallingModel`]).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod contract;
 pub(crate) mod coerce;
+pub mod contract;
 mod engine;
 mod error;
 pub mod event;
-pub mod middleware;
 mod format;
 mod limits;
+pub mod middleware;
 mod protocol;
 mod scan;
 mod tool;
@@ -22,3 +96,8 @@ pub use event::{CallId, Event, Span, TextId};
 pub use format::Format;
 pub use limits::Limits;
 pub use tool::Tool;
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -70,10 +70,23 @@ fn roundtrip_morph_string_of_newlines() {
     let tool = Tool::new("p1").with_parameters(json!({"type": "object", "properties": {
         "p1": {"type": "string"}, "p5": {"type": "object"}}}));
     for &format in Format::ALL {
-        for value in ["\n", "\n\n", "\r\n", " \n x \n ", "", "\r", "a\r", "\n\r", "\r\n\r"] {
+        for value in [
+            "\n",
+            "\n\n",
+            "\r\n",
+            " \n x \n ",
+            "",
+            "\r",
+            "a\r",
+            "\n\r",
+            "\r\n\r",
+        ] {
             let args = json!({"p1": value, "p5": {"k": -1}});
             let text = format_tool_call(format, "p1", &args);
-            let mut parser = Parser::builder(format).tools(vec![tool.clone()]).build().unwrap();
+            let mut parser = Parser::builder(format)
+                .tools(vec![tool.clone()])
+                .build()
+                .unwrap();
             let events = run_cuts(&mut parser, text.as_bytes(), &[3]);
             check(text.as_bytes(), &events, true).unwrap();
             let got: Vec<serde_json::Value> = events
@@ -83,7 +96,11 @@ fn roundtrip_morph_string_of_newlines() {
                     _ => None,
                 })
                 .collect();
-            assert_eq!(got, [args.clone()], "{format} {value:?}\n{text}");
+            assert_eq!(
+                got,
+                std::slice::from_ref(&args),
+                "{format} {value:?}\n{text}"
+            );
         }
     }
 }

@@ -36,8 +36,10 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
 /// A call to one of the sample tools, with arguments that fit its schema.
 fn known_call() -> impl Strategy<Value = (String, Value)> {
     prop_oneof![
-        ("[A-Za-z é世]{0,12}", 0..40i64)
-            .prop_map(|(city, days)| ("get_weather".to_owned(), json!({"city": city, "days": days}))),
+        ("[A-Za-z é世]{0,12}", 0..40i64).prop_map(|(city, days)| (
+            "get_weather".to_owned(),
+            json!({"city": city, "days": days})
+        )),
         Just(("get_time".to_owned(), json!({}))),
         ("[a-z/.]{1,12}", "[ -;=?-~é\n]{0,40}")
             .prop_map(|(p, c)| ("write_file".to_owned(), json!({"path": p, "content": c}))),
@@ -63,8 +65,10 @@ fn typed_value() -> impl Strategy<Value = (Value, Value)> {
         (-1e9f64..1e9).prop_map(|x| (json!(x), json!({"type": "number"}))),
         any::<bool>().prop_map(|b| (json!(b), json!({"type": "boolean"}))),
         Just((Value::Null, json!({"type": "null"}))),
-        prop::collection::vec("[a-z ]{0,6}", 0..4)
-            .prop_map(|v| (json!(v), json!({"type": "array", "items": {"type": "string"}}))),
+        prop::collection::vec("[a-z ]{0,6}", 0..4).prop_map(|v| (
+            json!(v),
+            json!({"type": "array", "items": {"type": "string"}})
+        )),
         prop::collection::btree_map("[a-z]{1,5}", any::<i32>(), 0..3)
             .prop_map(|m| (json!(m), json!({"type": "object"}))),
     ]
@@ -72,18 +76,21 @@ fn typed_value() -> impl Strategy<Value = (Value, Value)> {
 
 /// A call with typed arguments and the tool whose schema types them.
 fn typed_call() -> impl Strategy<Value = (Tool, Value)> {
-    ("[a-z][a-z0-9_]{0,10}", prop::collection::btree_map("[a-z][a-z_]{0,7}", typed_value(), 0..5)).prop_map(
-        |(name, params)| {
+    (
+        "[a-z][a-z0-9_]{0,10}",
+        prop::collection::btree_map("[a-z][a-z_]{0,7}", typed_value(), 0..5),
+    )
+        .prop_map(|(name, params)| {
             let mut args = Map::new();
             let mut props = Map::new();
             for (k, (v, schema)) in params {
                 args.insert(k.clone(), v);
                 props.insert(k, schema);
             }
-            let tool = Tool::new(name).with_parameters(json!({"type": "object", "properties": props}));
+            let tool =
+                Tool::new(name).with_parameters(json!({"type": "object", "properties": props}));
             (tool, Value::Object(args))
-        },
-    )
+        })
 }
 
 proptest! {
@@ -168,10 +175,17 @@ fn every_cut_inside_multibyte_characters() {
         let input = input.as_bytes();
         let mut parser = parser_for(format);
         let whole = run_whole(&mut parser, input);
-        assert!(whole.iter().any(|e| matches!(e, Event::ToolCall { .. })), "{format}");
+        assert!(
+            whole.iter().any(|e| matches!(e, Event::ToolCall { .. })),
+            "{format}"
+        );
         for a in (0..input.len()).step_by(3) {
             for b in a..input.len() {
-                assert_eq!(run_cuts(&mut parser, input, &[a, b]), whole, "{format} cuts {a} {b}");
+                assert_eq!(
+                    run_cuts(&mut parser, input, &[a, b]),
+                    whole,
+                    "{format} cuts {a} {b}"
+                );
             }
         }
     }

@@ -130,7 +130,12 @@ fn main() -> ExitCode {
             tool_choice,
             tools,
             disable_parallel_tool_use,
-        } => wire(&provider, tool_choice.as_deref(), tools.as_ref(), disable_parallel_tool_use),
+        } => wire(
+            &provider,
+            tool_choice.as_deref(),
+            tools.as_ref(),
+            disable_parallel_tool_use,
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -205,7 +210,12 @@ fn schema(choice: &str, tools: &PathBuf) -> io::Result<()> {
     }
 }
 
-fn wire(provider: &str, choice: Option<&str>, tools: Option<&PathBuf>, one_call: bool) -> io::Result<()> {
+fn wire(
+    provider: &str,
+    choice: Option<&str>,
+    tools: Option<&PathBuf>,
+    one_call: bool,
+) -> io::Result<()> {
     let provider: Provider = provider.parse().map_err(invalid)?;
     let choice: Option<ToolChoice> = choice.map(str::parse).transpose().map_err(invalid)?;
     let tools = match tools {
@@ -215,7 +225,8 @@ fn wire(provider: &str, choice: Option<&str>, tools: Option<&PathBuf>, one_call:
     let options = WireOptions {
         disable_parallel_tool_use: one_call,
     };
-    let fields = middleware::wire_tool_choice(provider, choice.as_ref(), &tools, options).map_err(invalid)?;
+    let fields = middleware::wire_tool_choice(provider, choice.as_ref(), &tools, options)
+        .map_err(invalid)?;
     print_json(&fields)
 }
 
@@ -225,8 +236,8 @@ fn init_debug(debug: Option<Debug>) {
         Debug::Stream => "toolsieve::stream",
         Debug::Parse => "toolsieve::parse",
     };
-    let filter = tracing_subscriber::filter::Targets::new()
-        .with_target(target, tracing::Level::DEBUG);
+    let filter =
+        tracing_subscriber::filter::Targets::new().with_target(target, tracing::Level::DEBUG);
     use tracing_subscriber::prelude::*;
     let _ = tracing_subscriber::registry()
         .with(
@@ -320,7 +331,9 @@ impl Summary {
     fn see(&mut self, event: &Event<'_>) {
         match event {
             Event::TextDelta { delta, .. } => self.text_bytes += delta.len(),
-            Event::ToolCall { tool_name, input, .. } => {
+            Event::ToolCall {
+                tool_name, input, ..
+            } => {
                 self.calls += 1;
                 tracing::debug!(target: "toolsieve::parse", tool = %tool_name, input = %input, "call");
             }

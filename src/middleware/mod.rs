@@ -11,13 +11,14 @@ mod stream;
 pub use choice::{
     response_schema, validate, wire_tool_choice, Provider, ToolChoice, ToolSpec, WireOptions,
 };
-pub use params::{
-    transform_params, Message, Mode, ParamsOptions, Part, Placement, Request, ToolResult, Transformed,
-};
-pub use prompt::{default_template, format_tools, tools_block, TOOLS_PLACEHOLDER};
-pub use render::{format_tool_call, format_tool_response};
-pub use stream::ResponseParser;
 pub use model::{
     Content, ErrorReport, FinishReason, GenerateResult, Generation, LanguageModel, ModelError,
     ModelPart, ScriptedModel, StreamPart, ToolCallingModel,
 };
+pub use params::{
+    transform_params, Message, Mode, ParamsOptions, Part, Placement, Request, ToolResult,
+    Transformed,
+};
+pub use prompt::{default_template, format_tools, tools_block, TOOLS_PLACEHOLDER};
+pub use render::{format_tool_call, format_tool_response};
+pub use stream::ResponseParser;

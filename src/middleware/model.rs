@@ -79,7 +79,11 @@ impl ScriptedModel {
         let mut chunks = Vec::new();
         let mut rest = output;
         while !rest.is_empty() {
-            let mut cut = if chunk_size == 0 { rest.len() } else { chunk_size.min(rest.len()) };
+            let mut cut = if chunk_size == 0 {
+                rest.len()
+            } else {
+                chunk_size.min(rest.len())
+            };
             while !rest.is_char_boundary(cut) {
                 cut += 1;
             }
@@ -272,7 +276,12 @@ impl<M: LanguageModel> ToolCallingModel<M> {
 
     fn prepare(&self, request: &Request) -> Result<(Transformed, ResponseParser), Error> {
         let transformed = transform_params(self.format, request, &self.params)?;
-        let parser = ResponseParser::new(self.format, &transformed.tools, &transformed.mode, self.limits)?;
+        let parser = ResponseParser::new(
+            self.format,
+            &transformed.tools,
+            &transformed.mode,
+            self.limits,
+        )?;
         Ok((transformed, parser))
     }
 
@@ -323,7 +332,9 @@ impl<M: LanguageModel> ToolCallingModel<M> {
                     _ => {}
                 }
             }
-            let called = content.iter().any(|c| matches!(c, Content::ToolCall { .. }));
+            let called = content
+                .iter()
+                .any(|c| matches!(c, Content::ToolCall { .. }));
             tracing::debug!(target: "toolsieve::parse", calls = content.iter().filter(|c| matches!(c, Content::ToolCall { .. })).count(), diagnostics = diagnostics.len(), "parsed");
             Ok(GenerateResult {
                 content,
@@ -370,7 +381,10 @@ struct StreamState {
 }
 
 impl StreamState {
-    fn step(&mut self, item: Option<Result<ModelPart, ModelError>>) -> Vec<Result<StreamPart, ModelError>> {
+    fn step(
+        &mut self,
+        item: Option<Result<ModelPart, ModelError>>,
+    ) -> Vec<Result<StreamPart, ModelError>> {
         if self.finished {
             return Vec::new();
         }

@@ -29,7 +29,9 @@ fn padded(text: &str, always: bool) -> String {
 
 /// Escapes text for an XML element.
 fn xml_escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn members(args: &Value) -> Vec<(&String, &Value)> {
@@ -57,7 +59,9 @@ pub fn format_tool_call(format: Format, name: &str, args: &Value) -> String {
         Format::Hermes => {
             format!("<tool_call>\n{{\"name\": {json_name}, \"arguments\": {args}}}\n</tool_call>")
         }
-        Format::Gemma => format!("```tool_call\n{{\"name\": {json_name}, \"arguments\": {args}}}\n```"),
+        Format::Gemma => {
+            format!("```tool_call\n{{\"name\": {json_name}, \"arguments\": {args}}}\n```")
+        }
         Format::Qwen3Coder => {
             let mut out = format!("<tool_call>\n<function={name}>\n");
             for (k, v) in members(args) {
@@ -98,7 +102,10 @@ pub fn format_tool_call(format: Format, name: &str, args: &Value) -> String {
             }
             let mut out = format!("<{name}>\n");
             for (k, v) in members {
-                out.push_str(&format!("<{k}>{}</{k}>\n", padded(&xml_escape(&value_text(v)), false)));
+                out.push_str(&format!(
+                    "<{k}>{}</{k}>\n",
+                    padded(&xml_escape(&value_text(v)), false)
+                ));
             }
             out.push_str(&format!("</{name}>"));
             out
@@ -115,9 +122,7 @@ pub fn format_tool_response(format: Format, name: &str, result: &Value) -> Strin
             format!("<tool_response>\n{text}\n</tool_response>")
         }
         Format::Gemma => format!("```tool_output\n{text}\n```"),
-        Format::MiniMaxM2 => format!(
-            "<tool_response name=\"{name}\">\n{text}\n</tool_response>"
-        ),
+        Format::MiniMaxM2 => format!("<tool_response name=\"{name}\">\n{text}\n</tool_response>"),
         Format::MorphXml => format!(
             "<tool_response>\n<tool_name>{}</tool_name>\n<result>{}</result>\n</tool_response>",
             xml_escape(name),

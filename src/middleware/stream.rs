@@ -33,11 +33,19 @@ impl ResponseParser {
     /// # Errors
     ///
     /// When the format cannot be built (e.g. `morph-xml` without tools).
-    pub fn new(format: Format, tools: &[Tool], mode: &Mode, limits: Limits) -> Result<ResponseParser, Error> {
+    pub fn new(
+        format: Format,
+        tools: &[Tool],
+        mode: &Mode,
+        limits: Limits,
+    ) -> Result<ResponseParser, Error> {
         let all: Arc<[Tool]> = Arc::from(tools.to_vec());
         let protocol = match mode {
             Mode::Text => Parser::text_only(),
-            _ => Parser::builder(format).tools(all.clone()).limits(limits).build()?,
+            _ => Parser::builder(format)
+                .tools(all.clone())
+                .limits(limits)
+                .build()?,
         };
         let forced = match mode {
             Mode::Forced(ToolChoice::Tool { name }) => {
@@ -58,7 +66,8 @@ impl ResponseParser {
         })
     }
 
-    /// How many tool calls were delivered so far.
+    /// How many tool calls were delivered so far (a reader serves one
+    /// response).
     pub fn calls(&self) -> usize {
         self.calls
     }
@@ -110,8 +119,6 @@ impl ResponseParser {
             }));
         }
         self.held_diagnostics.clear();
-        self.forced_calls = 0;
-        self.calls = 0;
     }
 
     /// Fast-path events: calls go out, text goes on to the protocol parser.
@@ -146,7 +153,10 @@ fn shift_ids(e: Event<'static>, by: u32) -> Event<'static> {
     }
     let s = |id: CallId| CallId(id.0 + by);
     match e {
-        Event::ToolInputStart { id, tool_name } => Event::ToolInputStart { id: s(id), tool_name },
+        Event::ToolInputStart { id, tool_name } => Event::ToolInputStart {
+            id: s(id),
+            tool_name,
+        },
         Event::ToolInputDelta { id, delta } => Event::ToolInputDelta { id: s(id), delta },
         Event::ToolInputEnd { id } => Event::ToolInputEnd { id: s(id) },
         Event::ToolCall {

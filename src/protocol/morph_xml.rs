@@ -147,7 +147,10 @@ impl MorphXml {
         (end.saturating_sub(before), outcome)
     }
 
-    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Outcome {
         if self.body.is_empty() {
             self.base = cx.offset(0);
         }
@@ -194,7 +197,11 @@ impl MorphXml {
                 Phase::Children => {
                     self.pos = skip_ws(&self.body, self.pos);
                     if self.pos == len {
-                        return if eof { self.end_early(cx) } else { Outcome::More };
+                        return if eof {
+                            self.end_early(cx)
+                        } else {
+                            Outcome::More
+                        };
                     }
                     let at = self.pos;
                     if self.body[at] != b'<' {
@@ -225,12 +232,18 @@ impl MorphXml {
                     let key = String::from_utf8_lossy(&head[..name_len]).into_owned();
                     let valid = !key.is_empty()
                         && !key.starts_with(['/', '!', '?'])
-                        && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
+                        && key.bytes().all(|b| {
+                            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')
+                        });
                     if !valid {
                         return self.end_early(cx);
                     }
                     if self.params >= cx.limits().max_params {
-                        return self.failed(DiagnosticKind::CallTooLarge, at, "too many parameters");
+                        return self.failed(
+                            DiagnosticKind::CallTooLarge,
+                            at,
+                            "too many parameters",
+                        );
                     }
                     let end = at + 1 + gt + 1;
                     if head.last() == Some(&b'/') {
@@ -265,27 +278,28 @@ impl MorphXml {
                             return Outcome::More;
                         };
                         let lt = i + rel;
-                        let close_key = starts(&self.body, lt + 1, b"/")
-                            .and_then(|slash| {
-                                if !slash {
-                                    return Some(false);
-                                }
-                                let k = starts(&self.body, lt + 2, &key)?;
-                                Some(k && *self.body.get(lt + 2 + key.len())? == b'>')
-                            });
+                        let close_key = starts(&self.body, lt + 1, b"/").and_then(|slash| {
+                            if !slash {
+                                return Some(false);
+                            }
+                            let k = starts(&self.body, lt + 2, &key)?;
+                            Some(k && *self.body.get(lt + 2 + key.len())? == b'>')
+                        });
                         let nested = opens(&self.body, lt, &key);
                         let mut root = b"</".to_vec();
                         root.extend_from_slice(&self.name);
                         root.push(b'>');
                         let root_close = starts(&self.body, lt, &root);
-                        if (close_key.is_none() || nested.is_none() || root_close.is_none()) && !eof {
+                        if (close_key.is_none() || nested.is_none() || root_close.is_none()) && !eof
+                        {
                             self.scan_from = lt;
                             self.phase = Phase::Child { start, depth };
                             return Outcome::More;
                         }
                         if close_key == Some(true) {
                             if depth == 0 {
-                                let content = String::from_utf8_lossy(&self.body[start..lt]).into_owned();
+                                let content =
+                                    String::from_utf8_lossy(&self.body[start..lt]).into_owned();
                                 let k = std::mem::take(&mut self.key);
                                 self.value(k, &content, true, start, cx);
                                 self.pos = lt + key.len() + 3;
@@ -295,7 +309,11 @@ impl MorphXml {
                             depth -= 1;
                         } else if nested == Some(true) {
                             if depth + 1 >= self.max_depth {
-                                return self.failed(DiagnosticKind::TooDeep, lt, "elements nested too deep");
+                                return self.failed(
+                                    DiagnosticKind::TooDeep,
+                                    lt,
+                                    "elements nested too deep",
+                                );
                             }
                             depth += 1;
                         } else if root_close == Some(true) {
@@ -304,7 +322,8 @@ impl MorphXml {
                                 self.at(lt),
                                 format!("<{}> is not closed", self.key),
                             );
-                            let content = String::from_utf8_lossy(&self.body[start..lt]).into_owned();
+                            let content =
+                                String::from_utf8_lossy(&self.body[start..lt]).into_owned();
                             let k = std::mem::take(&mut self.key);
                             self.value(k, &content, true, start, cx);
                             self.pos = lt;
@@ -368,7 +387,11 @@ impl MorphXml {
                 }
             }
         } else {
-            let s = if repeated && array_typed { items.as_ref() } else { schema.as_ref() };
+            let s = if repeated && array_typed {
+                items.as_ref()
+            } else {
+                schema.as_ref()
+            };
             (convert(content, s, self.max_depth, &mut report), false)
         };
         if repeated {
@@ -394,7 +417,11 @@ impl MorphXml {
         self.args.add_json(&key, &json, cx);
     }
 
-    fn complete<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, end: usize) -> Outcome {
+    fn complete<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        end: usize,
+    ) -> Outcome {
         if let Some(mut f) = self.rejected.take() {
             f.give_back = self.body.len().saturating_sub(end);
             return Outcome::Failed(f);
@@ -412,13 +439,19 @@ impl MorphXml {
             return self.failed(
                 DiagnosticKind::MalformedCall,
                 self.pos,
-                format!("<{}> has no parameters and is not closed", String::from_utf8_lossy(&self.name)),
+                format!(
+                    "<{}> has no parameters and is not closed",
+                    String::from_utf8_lossy(&self.name)
+                ),
             );
         }
         cx.recovered(
             DiagnosticKind::MissingEndMarker,
             self.at(self.pos),
-            format!("</{}> is missing; call recovered", String::from_utf8_lossy(&self.name)),
+            format!(
+                "</{}> is missing; call recovered",
+                String::from_utf8_lossy(&self.name)
+            ),
         );
         let pos = self.pos;
         self.complete(cx, pos)
@@ -434,14 +467,23 @@ fn is_type(schema: &Value, ty: &str) -> bool {
 }
 
 /// XML content to JSON text under `schema`.
-fn convert(content: &str, schema: Option<&Value>, max_depth: usize, problem: &mut dyn FnMut(String)) -> String {
+fn convert(
+    content: &str,
+    schema: Option<&Value>,
+    max_depth: usize,
+    problem: &mut dyn FnMut(String),
+) -> String {
     // Exactly `"type": "string"`: unions go through coercion (so that
     // `["string", "null"]` can read `None` as null).
     let string_typed = schema.is_some_and(|s| s.get("type").is_some_and(|t| t == "string"));
     if string_typed {
         // Markup stays verbatim; entities are decoded in plain text only.
         let content = strip_one_newline(content);
-        let text = if content.contains('<') { content.to_owned() } else { decode_entities(content) };
+        let text = if content.contains('<') {
+            content.to_owned()
+        } else {
+            decode_entities(content)
+        };
         return Value::String(text).to_string();
     }
     match children(content, max_depth) {
@@ -513,7 +555,9 @@ fn children(content: &str, max_depth: usize) -> Option<Vec<(String, String)>> {
         }
         let gt = i + memchr::memchr(b'>', &b[i..])?;
         let head = &content[i + 1..gt];
-        let name_len = head.find(|c: char| c == '/' || c.is_ascii_whitespace()).unwrap_or(head.len());
+        let name_len = head
+            .find(|c: char| c == '/' || c.is_ascii_whitespace())
+            .unwrap_or(head.len());
         let name = &head[..name_len];
         if name.is_empty() || name.starts_with(['/', '!', '?']) {
             return None;
@@ -536,7 +580,8 @@ fn children(content: &str, max_depth: usize) -> Option<Vec<(String, String)>> {
                 }
                 depth -= 1;
             } else if content[lt..].starts_with(&open)
-                && b.get(lt + open.len()).is_some_and(|&c| c == b'>' || c == b'/' || c.is_ascii_whitespace())
+                && b.get(lt + open.len())
+                    .is_some_and(|&c| c == b'>' || c == b'/' || c.is_ascii_whitespace())
             {
                 depth += 1;
             }
@@ -599,7 +644,10 @@ mod tests {
 
     #[test]
     fn entities() {
-        assert_eq!(decode_entities("a &lt;b&gt; &amp;&amp; &#65;&#x42; &bogus; &"), "a <b> && AB &bogus; &");
+        assert_eq!(
+            decode_entities("a &lt;b&gt; &amp;&amp; &#65;&#x42; &bogus; &"),
+            "a <b> && AB &bogus; &"
+        );
         // Regression: a multibyte char within the entity window.
         assert_eq!(decode_entities("&amp;é:I=\né"), "&é:I=\né");
         assert_eq!(decode_entities("&éééééééé;"), "&éééééééé;");
@@ -610,7 +658,11 @@ mod tests {
         let kids = children("<a>1</a>\n<b><c>x</c></b><a/>", 8).unwrap();
         assert_eq!(
             kids,
-            [("a".into(), "1".into()), ("b".into(), "<c>x</c>".into()), ("a".into(), String::new())]
+            [
+                ("a".into(), "1".into()),
+                ("b".into(), "<c>x</c>".into()),
+                ("a".into(), String::new())
+            ]
         );
         assert!(children("text <a>1</a>", 8).is_none());
     }

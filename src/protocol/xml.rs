@@ -62,7 +62,10 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
         };
     }
     let window = &body[after..body.len().min(after + MAX_TAG)];
-    match window.iter().position(|&b| b == b'>' || b == b'\n' || b == b'<') {
+    match window
+        .iter()
+        .position(|&b| b == b'>' || b == b'\n' || b == b'<')
+    {
         Some(i) if window[i] == b'>' => Tag::Found {
             index: 0,
             at,
@@ -191,7 +194,11 @@ impl ArgsWriter {
         let schema = param_schema(cx.tools(), &name, key);
         let coerced = coerce(raw, schema, cx.limits().max_depth);
         if let Some(problem) = coerced.problem {
-            cx.recovered(DiagnosticKind::Coercion, offset, format!("parameter {key:?}: {problem}"));
+            cx.recovered(
+                DiagnosticKind::Coercion,
+                offset,
+                format!("parameter {key:?}: {problem}"),
+            );
         }
         self.add_json(key, &coerced.json, cx);
     }
@@ -206,7 +213,8 @@ impl ArgsWriter {
         self.scratch.clear();
         self.scratch
             .push_str(if self.keys.is_empty() { "{" } else { ", " });
-        self.scratch.push_str(&Value::String(key.to_owned()).to_string());
+        self.scratch
+            .push_str(&Value::String(key.to_owned()).to_string());
         self.scratch.push_str(": ");
         self.scratch.push_str(json);
         self.keys.push(key.to_owned());

@@ -194,7 +194,10 @@ impl XmlCall {
         (end.saturating_sub(before), outcome)
     }
 
-    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Outcome {
         if self.body.is_empty() {
             self.base = cx.offset(0);
         }
@@ -239,7 +242,11 @@ impl XmlCall {
                 Phase::Params | Phase::ValueOpen => {
                     self.pos = skip_ws(&self.body, self.pos);
                     if self.pos == len {
-                        return if eof { self.end_early(cx) } else { Outcome::More };
+                        return if eof {
+                            self.end_early(cx)
+                        } else {
+                            Outcome::More
+                        };
                     }
                     let value_open = self.phase == Phase::ValueOpen;
                     let pats: &[Pat] = if value_open {
@@ -427,7 +434,11 @@ impl XmlCall {
                 Phase::AfterFunc => {
                     self.pos = skip_ws(&self.body, self.pos);
                     if self.pos == len {
-                        return if eof { self.end_early(cx) } else { Outcome::More };
+                        return if eof {
+                            self.end_early(cx)
+                        } else {
+                            Outcome::More
+                        };
                     }
                     let open = t.func_open.unwrap_or(t.end);
                     match tag_at(&self.body, self.pos, &[Pat::Lit(t.end), Pat::Open(open)]) {
@@ -469,7 +480,11 @@ impl XmlCall {
     }
 
     /// GLM: the name is the text up to the first newline or tag.
-    fn glm_name<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
+    fn glm_name<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+    ) -> Outcome {
         let from = self.pos;
         let rest = &self.body[from..];
         let stop = memchr::memchr2(b'\n', b'<', rest);
@@ -481,9 +496,9 @@ impl XmlCall {
         };
         let name = String::from_utf8_lossy(&rest[..stop]).trim().to_owned();
         let plausible = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/'));
+            && name.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/')
+            });
         if !plausible {
             return self.failed(
                 DiagnosticKind::MalformedCall,
@@ -496,11 +511,20 @@ impl XmlCall {
         self.run(cx, eof)
     }
 
-    fn start<'c, S: FnMut(Event<'c>)>(&mut self, name: &str, end: usize, cx: &mut CallCx<'_, 'c, S>) {
+    fn start<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        name: &str,
+        end: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
         self.pos = end;
         self.scan_from = end;
         if name.is_empty() {
-            let f = Failure::new(DiagnosticKind::MissingName, self.at(end), "empty function name");
+            let f = Failure::new(
+                DiagnosticKind::MissingName,
+                self.at(end),
+                "empty function name",
+            );
             return self.reject(f);
         }
         match cx.start(name, self.at(end)) {
@@ -524,11 +548,16 @@ impl XmlCall {
             return self.reject(f);
         };
         let key = std::mem::take(&mut self.key);
-        self.args.add(&key, strip_one_newline(text), self.at(start), cx);
+        self.args
+            .add(&key, strip_one_newline(text), self.at(start), cx);
         self.params += 1;
     }
 
-    fn complete<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, end: usize) -> Outcome {
+    fn complete<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        end: usize,
+    ) -> Outcome {
         if let Some(mut f) = self.rejected.take() {
             f.give_back = self.give_back(end);
             return Outcome::Failed(f);

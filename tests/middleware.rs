@@ -1,0 +1,776 @@
+//! The middleware: tool_choice validation and wire mapping, response
+//! schemas, prompt injection and history rewriting, and the wrapped model in
+//! every tool_choice mode, generating and streaming.
+
+use std::sync::{Arc, Mutex};
+
+use futures::executor::block_on;
+use futures::StreamExt;
+use serde_json::{json, Value};
+use toolsieve::event::push_merged;
+use toolsieve::middleware::*;
+use toolsieve::{DiagnosticKind, Error, Event, Format, Tool};
+
+fn weather() -> Tool {
+    Tool::new("get_weather")
+        .with_description("Weather for a city")
+        .with_parameters(json!({"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}))
+}
+
+fn time() -> Tool {
+    Tool::new("get_time").with_description("The time")
+}
+
+fn tools() -> Vec<ToolSpec> {
+    vec![weather().into(), time().into()]
+}
+
+fn search_provider_tool() -> ToolSpec {
+    ToolSpec::Provider {
+        id: "openai.web_search".into(),
+        name: "web_search".into(),
+    }
+}
+
+fn tool(name: &str) -> ToolChoice {
+    ToolChoice::Tool { name: name.into() }
+}
+
+fn invalid_request(r: Result<impl std::fmt::Debug, Error>) -> String {
+    match r {
+        Err(Error::InvalidRequest(m)) => m,
+        other => panic!("expected an invalid request, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------- validation
+
+#[test]
+fn required_without_tools_is_invalid() {
+    let m = invalid_request(validate(&ToolChoice::Required, &[]));
+    assert!(m.contains("required"), "{m}");
+}
+
+#[test]
+fn tool_without_tools_is_invalid() {
+    let m = invalid_request(validate(&tool("get_weather"), &[]));
+    assert!(m.contains("no tools"), "{m}");
+}
+
+#[test]
+fn tool_not_in_the_list_is_invalid() {
+    let m = invalid_request(validate(&tool("launch"), &tools()));
+    assert!(m.contains("not in the tool list"), "{m}");
+}
+
+#[test]
+fn tool_naming_a_provider_tool_is_invalid() {
+    let mut list = tools();
+    list.push(search_provider_tool());
+    let m = invalid_request(validate(&tool("web_search"), &list));
+    assert!(m.contains("provider-defined"), "{m}");
+}
+
+#[test]
+fn auto_and_none_need_nothing() {
+    validate(&ToolChoice::Auto, &[]).unwrap();
+    validate(&ToolChoice::None, &[]).unwrap();
+    validate(&ToolChoice::Required, &tools()).unwrap();
+    validate(&tool("get_time"), &tools()).unwrap();
+}
+
+#[test]
+fn tool_choice_parses_from_text() {
+    assert_eq!("auto".parse::<ToolChoice>().unwrap(), ToolChoice::Auto);
+    assert_eq!(
+        "tool:get_time".parse::<ToolChoice>().unwrap(),
+        tool("get_time")
+    );
+    assert!("tool:".parse::<ToolChoice>().is_err());
+    assert!("always".parse::<ToolChoice>().is_err());
+}
+
+#[test]
+fn invalid_requests_fail_before_the_model_is_called() {
+    let model = ScriptedModel::new("never sent", 0);
+    let wrapped = ToolCallingModel::new(model.clone(), Format::Hermes);
+    let request = Request {
+        messages: vec![Message::user("hi")],
+        tools: vec![],
+        tool_choice: Some(ToolChoice::Required),
+        response_format: None,
+    };
+    let before = request.clone();
+    invalid_request(wrapped.generate(&request).map(|_| ()));
+    invalid_request(wrapped.stream(&request).map(|_| ()));
+    assert!(model.requests().is_empty(), "the model was called");
+    assert_eq!(request, before, "tool_choice was mutated");
+}
+
+// ---------------------------------------------------------------- wire
+
+#[test]
+fn wire_mapping_for_every_provider_and_mode() {
+    use Provider::*;
+    let t = tools();
+    let rows: Vec<(Provider, Option<ToolChoice>, Value)> = vec![
+        (OpenAi, None, json!({})),
+        (
+            OpenAi,
+            Some(ToolChoice::Auto),
+            json!({"tool_choice": "auto"}),
+        ),
+        (
+            OpenAi,
+            Some(ToolChoice::None),
+            json!({"tool_choice": "none"}),
+        ),
+        (
+            OpenAi,
+            Some(ToolChoice::Required),
+            json!({"tool_choice": "required"}),
+        ),
+        (
+            OpenAi,
+            Some(tool("get_time")),
+            json!({"tool_choice": {"type": "function", "function": {"name": "get_time"}}}),
+        ),
+        (Anthropic, None, json!({})),
+        (
+            Anthropic,
+            Some(ToolChoice::Auto),
+            json!({"tool_choice": {"type": "auto"}}),
+        ),
+        (
+            Anthropic,
+            Some(ToolChoice::None),
+            json!({"tool_choice": null, "tools": null}),
+        ),
+        (
+            Anthropic,
+            Some(ToolChoice::Required),
+            json!({"tool_choice": {"type": "any"}}),
+        ),
+        (
+            Anthropic,
+            Some(tool("get_time")),
+            json!({"tool_choice": {"type": "tool", "name": "get_time"}}),
+        ),
+        (Gemini, None, json!({})),
+        (
+            Gemini,
+            Some(ToolChoice::Auto),
+            json!({"toolConfig": {"functionCallingConfig": {"mode": "AUTO"}}}),
+        ),
+        (
+            Gemini,
+            Some(ToolChoice::None),
+            json!({"toolConfig": {"functionCallingConfig": {"mode": "NONE"}}}),
+        ),
+        (
+            Gemini,
+            Some(ToolChoice::Required),
+            json!({"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}),
+        ),
+        (
+            Gemini,
+            Some(tool("get_time")),
+            json!({"toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_time"]}}}),
+        ),
+        (DeepSeek, None, json!({})),
+        (
+            DeepSeek,
+            Some(ToolChoice::Auto),
+            json!({"tool_choice": "auto"}),
+        ),
+        (
+            DeepSeek,
+            Some(ToolChoice::None),
+            json!({"tool_choice": "none"}),
+        ),
+        (
+            DeepSeek,
+            Some(ToolChoice::Required),
+            json!({"tool_choice": "required"}),
+        ),
+        (
+            DeepSeek,
+            Some(tool("get_time")),
+            json!({"tool_choice": {"type": "function", "function": {"name": "get_time"}}}),
+        ),
+        (Xai, None, json!({})),
+        (Xai, Some(ToolChoice::Auto), json!({"tool_choice": "auto"})),
+        (Xai, Some(ToolChoice::None), json!({"tool_choice": "none"})),
+        (
+            Xai,
+            Some(ToolChoice::Required),
+            json!({"tool_choice": "required"}),
+        ),
+        (
+            Xai,
+            Some(tool("get_time")),
+            json!({"tool_choice": {"type": "function", "name": "get_time"}}),
+        ),
+    ];
+    for (provider, choice, want) in rows {
+        let got = wire_tool_choice(provider, choice.as_ref(), &t, WireOptions::default()).unwrap();
+        assert_eq!(got, want, "{provider:?} {choice:?}");
+    }
+}
+
+#[test]
+fn anthropic_can_disable_parallel_tool_use() {
+    let one = WireOptions {
+        disable_parallel_tool_use: true,
+    };
+    let got = wire_tool_choice(
+        Provider::Anthropic,
+        Some(&ToolChoice::Required),
+        &tools(),
+        one,
+    )
+    .unwrap();
+    assert_eq!(
+        got,
+        json!({"tool_choice": {"type": "any", "disable_parallel_tool_use": true}})
+    );
+}
+
+#[test]
+fn wire_mapping_validates_first() {
+    for p in [
+        Provider::OpenAi,
+        Provider::Anthropic,
+        Provider::Gemini,
+        Provider::DeepSeek,
+        Provider::Xai,
+    ] {
+        invalid_request(wire_tool_choice(
+            p,
+            Some(&ToolChoice::Required),
+            &[],
+            WireOptions::default(),
+        ));
+        invalid_request(wire_tool_choice(
+            p,
+            Some(&tool("x")),
+            &tools(),
+            WireOptions::default(),
+        ));
+    }
+}
+
+// ---------------------------------------------------------------- schemas
+
+#[test]
+fn tool_schema_fixes_the_name_and_uses_the_tool_schema() {
+    let schema = response_schema(&tool("get_weather"), &tools())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        schema["properties"]["name"],
+        json!({"const": "get_weather"})
+    );
+    assert_eq!(schema["properties"]["arguments"], weather().parameters);
+    assert_eq!(schema["required"], json!(["name", "arguments"]));
+}
+
+#[test]
+fn required_schema_selects_the_arguments_by_name() {
+    let schema = response_schema(&ToolChoice::Required, &tools())
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        schema["properties"]["name"]["enum"],
+        json!(["get_weather", "get_time"])
+    );
+    assert_eq!(schema["if"]["properties"]["name"]["const"], "get_weather");
+    assert_eq!(
+        schema["then"]["properties"]["arguments"],
+        weather().parameters
+    );
+    assert_eq!(
+        schema["else"]["if"]["properties"]["name"]["const"],
+        "get_time"
+    );
+    assert_eq!(schema["else"]["else"], json!(false));
+    assert_eq!(response_schema(&ToolChoice::Auto, &tools()).unwrap(), None);
+}
+
+#[test]
+fn required_with_only_provider_tools_is_invalid() {
+    invalid_request(response_schema(
+        &ToolChoice::Required,
+        &[search_provider_tool()],
+    ));
+}
+
+// ---------------------------------------------------------------- request side
+
+fn request(messages: Vec<Message>, choice: Option<ToolChoice>) -> Request {
+    Request {
+        messages,
+        tools: tools(),
+        tool_choice: choice,
+        response_format: None,
+    }
+}
+
+fn system_text(t: &Transformed) -> Option<String> {
+    t.request.messages.iter().find_map(|m| match m {
+        Message::System { content } => Some(content.clone()),
+        _ => None,
+    })
+}
+
+#[test]
+fn prompt_goes_into_a_new_system_message() {
+    let t = transform_params(
+        Format::Hermes,
+        &request(vec![Message::user("hi")], None),
+        &ParamsOptions::default(),
+    )
+    .unwrap();
+    let system = system_text(&t).unwrap();
+    assert!(
+        system.contains("<tools>") && system.contains("\"get_weather\""),
+        "{system}"
+    );
+    assert!(matches!(t.request.messages[0], Message::System { .. }));
+    assert!(t.request.tools.is_empty() && t.request.tool_choice.is_none());
+    assert_eq!(t.tools.len(), 2);
+    assert_eq!(t.mode, Mode::Parse);
+}
+
+#[test]
+fn prompt_merges_with_an_existing_system_message_first_or_last() {
+    let msgs = vec![
+        Message::System {
+            content: "Be brief.".into(),
+        },
+        Message::user("hi"),
+    ];
+    for (placement, first) in [(Placement::First, true), (Placement::Last, false)] {
+        let options = ParamsOptions {
+            placement,
+            template: None,
+        };
+        let t = transform_params(Format::Hermes, &request(msgs.clone(), None), &options).unwrap();
+        let system = system_text(&t).unwrap();
+        assert_eq!(system.starts_with("Be brief."), !first, "{system}");
+        assert_eq!(t.request.messages.len(), 2);
+    }
+}
+
+#[test]
+fn no_tools_no_prompt() {
+    let mut r = request(vec![Message::user("hi")], None);
+    r.tools.clear();
+    let t = transform_params(Format::Hermes, &r, &ParamsOptions::default()).unwrap();
+    assert_eq!(system_text(&t), None);
+}
+
+#[test]
+fn tool_choice_none_sends_no_prompt_but_rewrites_history() {
+    let msgs = vec![Message::Assistant {
+        content: vec![Part::ToolCall {
+            tool_call_id: "c1".into(),
+            tool_name: "get_time".into(),
+            input: json!({}),
+        }],
+    }];
+    let t = transform_params(
+        Format::Hermes,
+        &request(msgs, Some(ToolChoice::None)),
+        &ParamsOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(system_text(&t), None);
+    assert_eq!(t.mode, Mode::Text);
+    assert_eq!(
+        t.request.messages,
+        vec![Message::Assistant {
+            content: vec![Part::text(format_tool_call(
+                Format::Hermes,
+                "get_time",
+                &json!({})
+            ))]
+        }]
+    );
+}
+
+#[test]
+fn custom_template_replaces_the_prompt() {
+    let options = ParamsOptions {
+        placement: Placement::First,
+        template: Some("TOOLS:\n{tools}\nEND".into()),
+    };
+    let t = transform_params(Format::Hermes, &request(vec![], None), &options).unwrap();
+    let system = system_text(&t).unwrap();
+    assert!(
+        system.starts_with("TOOLS:\n{\"type\":\"function\"") && system.ends_with("\nEND"),
+        "{system}"
+    );
+}
+
+#[test]
+fn assistant_calls_become_text_in_the_format() {
+    for &format in Format::ALL {
+        let msgs = vec![Message::Assistant {
+            content: vec![
+                Part::text("Checking."),
+                Part::ToolCall {
+                    tool_call_id: "c1".into(),
+                    tool_name: "get_weather".into(),
+                    input: json!({"city": "Paris"}),
+                },
+            ],
+        }];
+        let t = transform_params(format, &request(msgs, None), &ParamsOptions::default()).unwrap();
+        let Message::Assistant { content } = &t.request.messages[1] else {
+            panic!()
+        };
+        let want = format!(
+            "Checking.\n{}",
+            format_tool_call(format, "get_weather", &json!({"city": "Paris"}))
+        );
+        assert_eq!(content, &vec![Part::text(want)], "{format}");
+    }
+}
+
+#[test]
+fn tool_results_of_one_turn_become_one_user_message() {
+    let msgs = vec![Message::Tool {
+        content: vec![
+            ToolResult {
+                tool_call_id: "c1".into(),
+                tool_name: "get_weather".into(),
+                output: json!({"temp": 21}),
+            },
+            ToolResult {
+                tool_call_id: "c2".into(),
+                tool_name: "get_time".into(),
+                output: json!("12:00"),
+            },
+        ],
+    }];
+    let t = transform_params(
+        Format::Hermes,
+        &request(msgs, None),
+        &ParamsOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        t.request.messages[1],
+        Message::User { content: vec![Part::text("<tool_response>\n{\"temp\":21}\n</tool_response>\n<tool_response>\n12:00\n</tool_response>")] }
+    );
+}
+
+#[test]
+fn multi_part_text_is_condensed_and_user_messages_merge() {
+    let msgs = vec![
+        Message::User {
+            content: vec![Part::text("a"), Part::text("b")],
+        },
+        Message::user("c"),
+        Message::Tool {
+            content: vec![ToolResult {
+                tool_call_id: "c".into(),
+                tool_name: "get_time".into(),
+                output: json!("now"),
+            }],
+        },
+    ];
+    let t = transform_params(
+        Format::Hermes,
+        &request(msgs, None),
+        &ParamsOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(t.request.messages.len(), 2, "{:?}", t.request.messages);
+    assert_eq!(
+        t.request.messages[1],
+        Message::User {
+            content: vec![Part::text(
+                "a\nb\nc\n<tool_response>\nnow\n</tool_response>"
+            )]
+        }
+    );
+}
+
+#[test]
+fn provider_tools_are_dropped_with_a_warning() {
+    let mut r = request(vec![Message::user("hi")], None);
+    r.tools.push(search_provider_tool());
+    let t = transform_params(Format::Hermes, &r, &ParamsOptions::default()).unwrap();
+    assert_eq!(t.tools.len(), 2);
+    assert_eq!(t.warnings.len(), 1);
+    assert!(t.warnings[0].contains("web_search"));
+    assert!(!system_text(&t).unwrap().contains("web_search"));
+}
+
+#[test]
+fn forced_modes_set_the_response_format() {
+    let t = transform_params(
+        Format::Hermes,
+        &request(vec![], Some(tool("get_time"))),
+        &ParamsOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(t.mode, Mode::Forced(tool("get_time")));
+    assert_eq!(
+        t.request.response_format,
+        response_schema(&tool("get_time"), &tools()).unwrap()
+    );
+}
+
+#[test]
+fn prompts_follow_each_family() {
+    let t = [weather()];
+    let has = |f: Format, s: &str| assert!(format_tools(f, &t, None).contains(s), "{f}: {s}");
+    has(
+        Format::Hermes,
+        "<tools>\n{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"",
+    );
+    has(Format::Qwen3Coder, "<function>\n<name>get_weather</name>");
+    has(Format::Qwen3Coder, "<parameter=example_parameter_1>");
+    has(Format::MiniMaxM2, "<invoke name=\"tool-name-1\">");
+    has(Format::Glm, "<arg_key>{arg-key-1}</arg_key>");
+    has(Format::Gemma, "```tool_call");
+    has(Format::MorphXml, "  - city (string, required)");
+    has(Format::MorphXml, "<get_weather>\n<city>…</city>");
+    assert_eq!(format_tools(Format::Hermes, &[], None), "");
+}
+
+// ---------------------------------------------------------------- model side
+
+fn run_stream(
+    wrapped: &ToolCallingModel<ScriptedModel>,
+    r: &Request,
+) -> (Vec<Event<'static>>, FinishReason) {
+    let mut events = Vec::new();
+    let mut finish = None;
+    let mut stream = wrapped.stream(r).unwrap();
+    block_on(async {
+        while let Some(part) = stream.next().await {
+            match part.unwrap() {
+                StreamPart::Event(e) => push_merged(&mut events, e),
+                StreamPart::Finish(f) => finish = Some(f),
+            }
+        }
+    });
+    (events, finish.expect("finish part"))
+}
+
+fn calls(events: &[Event<'_>]) -> Vec<(String, Value)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall {
+                tool_name, input, ..
+            } => Some((tool_name.to_string(), serde_json::from_str(input).unwrap())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn text(events: &[Event<'_>]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextDelta { delta, .. } => Some(delta.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Streams `output` at several chunkings; the merged events must agree and
+/// match what `generate` returns.
+fn both_ways(
+    format: Format,
+    output: &str,
+    choice: Option<ToolChoice>,
+) -> (Vec<Event<'static>>, FinishReason, GenerateResult) {
+    let r = request(vec![Message::user("weather in Paris?")], choice);
+    let mut first: Option<(Vec<Event<'static>>, FinishReason)> = None;
+    for size in [0, 1, 3, 17] {
+        let wrapped = ToolCallingModel::new(ScriptedModel::new(output, size), format);
+        let got = run_stream(&wrapped, &r);
+        match &first {
+            None => first = Some(got),
+            Some(f) => assert_eq!(&got, f, "chunk size {size}"),
+        }
+    }
+    let wrapped = ToolCallingModel::new(ScriptedModel::new(output, 0), format);
+    let generated = block_on(wrapped.generate(&r).unwrap()).unwrap();
+    let (events, finish) = first.unwrap();
+    assert_eq!(generated.finish_reason, finish);
+    (events, finish, generated)
+}
+
+#[test]
+fn auto_parses_calls_with_the_protocol() {
+    let out = format!(
+        "Let me check.\n{}",
+        format_tool_call(
+            Format::Qwen3Coder,
+            "get_weather",
+            &json!({"city": "Paris", "days": 2})
+        )
+    );
+    let (events, finish, generated) = both_ways(Format::Qwen3Coder, &out, Some(ToolChoice::Auto));
+    assert_eq!(
+        calls(&events),
+        [(
+            "get_weather".to_string(),
+            json!({"city": "Paris", "days": 2})
+        )]
+    );
+    assert_eq!(text(&events), "Let me check.\n");
+    assert_eq!(finish, FinishReason::ToolCalls);
+    assert_eq!(
+        generated.content[0],
+        Content::Text("Let me check.\n".into())
+    );
+    assert!(
+        matches!(&generated.content[1], Content::ToolCall { name, .. } if name == "get_weather")
+    );
+}
+
+#[test]
+fn none_returns_plain_text_even_if_it_looks_like_a_call() {
+    let out = format!(
+        "No tools: {}",
+        format_tool_call(Format::Hermes, "get_time", &json!({}))
+    );
+    let (events, finish, generated) = both_ways(Format::Hermes, &out, Some(ToolChoice::None));
+    assert!(calls(&events).is_empty());
+    assert_eq!(text(&events), out);
+    assert_eq!(finish, FinishReason::Stop);
+    assert_eq!(generated.content, [Content::Text(out)]);
+}
+
+#[test]
+fn required_reads_the_bare_json_call() {
+    let out = "  {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n";
+    let (events, finish, _) = both_ways(Format::Hermes, out, Some(ToolChoice::Required));
+    assert_eq!(
+        calls(&events),
+        [("get_weather".to_string(), json!({"city": "Oslo"}))]
+    );
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::ToolInputStart { .. })));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::ToolInputDelta { .. })));
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Diagnostic(_))),
+        "{events:?}"
+    );
+    assert_eq!(finish, FinishReason::ToolCalls);
+}
+
+#[test]
+fn tool_mode_reads_the_named_call_only() {
+    let out = "{\"name\": \"get_time\", \"arguments\": {}}";
+    let (events, _, _) = both_ways(Format::Hermes, out, Some(tool("get_time")));
+    assert_eq!(calls(&events), [("get_time".to_string(), json!({}))]);
+    let wrong = "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}";
+    let (events, finish, _) = both_ways(Format::Hermes, wrong, Some(tool("get_time")));
+    assert!(calls(&events).is_empty());
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Diagnostic(d) if d.kind == DiagnosticKind::NoToolCall)));
+    assert_eq!(finish, FinishReason::Stop);
+}
+
+#[test]
+fn forced_modes_fall_back_to_the_protocol() {
+    let out = format!(
+        "Sure.\n{}",
+        format_tool_call(Format::Glm, "get_weather", &json!({"city": "Lima"}))
+    );
+    let (events, finish, _) = both_ways(Format::Glm, &out, Some(ToolChoice::Required));
+    assert_eq!(
+        calls(&events),
+        [("get_weather".to_string(), json!({"city": "Lima"}))]
+    );
+    assert_eq!(text(&events), "Sure.\n");
+    assert_eq!(finish, FinishReason::ToolCalls);
+}
+
+#[test]
+fn forced_modes_report_output_without_a_call() {
+    let (events, _, generated) = both_ways(
+        Format::Hermes,
+        "I cannot do that.",
+        Some(ToolChoice::Required),
+    );
+    assert_eq!(text(&events), "I cannot do that.");
+    assert!(generated
+        .diagnostics
+        .iter()
+        .any(|d| d.kind == DiagnosticKind::NoToolCall));
+}
+
+#[test]
+fn length_and_content_filter_finish_reasons_are_kept() {
+    let out = format_tool_call(Format::Hermes, "get_time", &json!({}));
+    for reason in [
+        FinishReason::Length,
+        FinishReason::ContentFilter,
+        FinishReason::Error,
+    ] {
+        let model = ScriptedModel::new(&out, 4).with_finish_reason(reason);
+        let wrapped = ToolCallingModel::new(model, Format::Hermes);
+        let (events, finish) = run_stream(&wrapped, &request(vec![], None));
+        assert_eq!(calls(&events).len(), 1);
+        assert_eq!(finish, reason);
+    }
+}
+
+#[test]
+fn the_model_receives_the_transformed_request() {
+    let model = ScriptedModel::new("ok", 0);
+    let wrapped = ToolCallingModel::new(model.clone(), Format::MorphXml);
+    block_on(
+        wrapped
+            .generate(&request(vec![Message::user("hi")], None))
+            .unwrap(),
+    )
+    .unwrap();
+    let sent = model.requests();
+    assert_eq!(sent.len(), 1);
+    assert!(sent[0].tools.is_empty());
+    let Message::System { content } = &sent[0].messages[0] else {
+        panic!()
+    };
+    assert!(
+        content.contains("- get_weather: Weather for a city"),
+        "{content}"
+    );
+}
+
+#[test]
+fn on_error_gets_metadata_and_raw_text_only_when_asked() {
+    let out = "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": }}</tool_call> ok";
+    for include_raw in [false, true] {
+        let reports = Arc::new(Mutex::new(Vec::new()));
+        let sink = reports.clone();
+        let wrapped = ToolCallingModel::new(ScriptedModel::new(out, 5), Format::Hermes)
+            .include_raw_text(include_raw)
+            .on_error(move |r| sink.lock().unwrap().push(r.clone()));
+        run_stream(&wrapped, &request(vec![], None));
+        let reports = reports.lock().unwrap();
+        assert_eq!(reports.len(), 1);
+        let r = &reports[0];
+        assert_eq!(r.kind, DiagnosticKind::MalformedCall);
+        assert_eq!(r.tool_name.as_deref(), Some("get_weather"));
+        assert_eq!(r.tool_call_id.as_deref(), Some("call_0"));
+        let want_raw = include_raw.then(|| {
+            "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": ".to_string()
+        });
+        assert_eq!(r.raw_text, want_raw);
+    }
+}
