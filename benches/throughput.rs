@@ -8,13 +8,19 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use toolsieve::{Event, Format, Parser};
+use toolsieve::{Event, Format, Parser, Tool};
 
 const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
 
 fn corpus(name: &str) -> Vec<u8> {
     let path = format!("{}/testdata/bench/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The corpora's tool list (XML formats type their values with it).
+fn parser(format: Format) -> Parser {
+    let tools = Tool::list_from_json(&String::from_utf8(corpus("tools.json")).unwrap()).unwrap();
+    Parser::builder(format).tools(tools).build().unwrap()
 }
 
 fn chunk_label(size: usize) -> String {
@@ -50,10 +56,10 @@ fn engine(c: &mut Criterion) {
     ];
     for (label, file) in corpora {
         let mut group = c.benchmark_group(label);
-        for format in [Format::Hermes, Format::Gemma] {
+        for &format in Format::ALL {
             let input = corpus(&file.replace("{f}", format.name()));
             group.throughput(Throughput::Bytes(input.len() as u64));
-            let mut parser = Parser::new(format);
+            let mut parser = parser(format);
             for size in CHUNKS {
                 let id = BenchmarkId::new(format.name(), chunk_label(size));
                 group.bench_with_input(id, &input, |b, input| {
@@ -71,9 +77,8 @@ fn engine(c: &mut Criterion) {
 }
 
 /// The arguments JSON of the first call in a corpus.
-fn arguments_of(input: &[u8]) -> Vec<u8> {
-    let mut parser = Parser::new(Format::Hermes);
-    parser
+fn arguments_of(format: Format, input: &[u8]) -> Vec<u8> {
+    parser(format)
         .parse(input)
         .into_iter()
         .find_map(|e| match e {
@@ -85,9 +90,19 @@ fn arguments_of(input: &[u8]) -> Vec<u8> {
 
 fn arguments(c: &mut Criterion) {
     let mut group = c.benchmark_group("arguments");
-    for file in ["big_arg_hermes.txt", "small_arg_hermes.txt"] {
+    for file in [
+        "big_arg_hermes.txt",
+        "small_arg_hermes.txt",
+        "big_arg_qwen3-coder.txt",
+        "small_arg_qwen3-coder.txt",
+    ] {
+        let format = if file.contains("qwen") {
+            Format::Qwen3Coder
+        } else {
+            Format::Hermes
+        };
         let input = corpus(file);
-        let args = arguments_of(&input);
+        let args = arguments_of(format, &input);
         // The whole call through the engine (markers, name, streaming deltas)…
         group.throughput(Throughput::Bytes(args.len() as u64));
         let mut parser = Parser::new(Format::Hermes);

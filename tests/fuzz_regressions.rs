@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use toolsieve::contract::{check, run_cuts};
+use toolsieve::contract::parser_for;
 use toolsieve::{Format, Parser};
 
 /// The `split_invariance` target's decoding of its input.
@@ -22,7 +23,7 @@ fn split_invariance(data: &[u8]) {
             Some(*at)
         })
         .collect();
-    let mut parser = Parser::new(format);
+    let mut parser = parser_for(format);
     let whole = run_cuts(&mut parser, input, &[]);
     check(input, &whole, true).unwrap();
     assert_eq!(run_cuts(&mut parser, input, &cuts), whole, "cuts {cuts:?}");
@@ -36,7 +37,7 @@ fn nothing_lost(data: &[u8]) {
         return;
     };
     let format = Format::ALL[selector as usize % Format::ALL.len()];
-    let events = run_cuts(&mut Parser::new(format), input, &[]);
+    let events = run_cuts(&mut parser_for(format), input, &[]);
     check(input, &events, true).unwrap();
 }
 

@@ -318,17 +318,21 @@ impl XmlCall {
                     }
                 }
                 Phase::Key { start } => {
-                    match find_tag(&self.body, self.scan_from, &[Pat::Lit(b"</arg_key>")]) {
+                    // A key is short: look no further than MAX_TAG bytes, so
+                    // the verdict does not depend on how much has arrived.
+                    const CLOSE: &[u8] = b"</arg_key>";
+                    let horizon = len.min(start + MAX_TAG + CLOSE.len());
+                    match find_tag(&self.body[..horizon], self.scan_from, &[Pat::Lit(CLOSE)]) {
                         Tag::Found { at, end, .. } => {
                             self.key = attr_text(&self.body[start..at]);
                             self.pos = end;
                             self.phase = Phase::ValueOpen;
                         }
-                        Tag::Need { at } if !eof => {
+                        Tag::Need { at } if !eof && horizon == len => {
                             self.scan_from = at;
                             return Outcome::More;
                         }
-                        _ if !eof && len - start <= MAX_TAG => {
+                        _ if !eof && horizon == len => {
                             self.scan_from = len;
                             return Outcome::More;
                         }
@@ -486,12 +490,11 @@ impl XmlCall {
         eof: bool,
     ) -> Outcome {
         let from = self.pos;
-        let rest = &self.body[from..];
+        // Only the first MAX_TAG bytes may hold the name, however many have
+        // arrived: the verdict must not depend on the chunking.
+        let rest = &self.body[from..self.body.len().min(from + MAX_TAG)];
         let stop = memchr::memchr2(b'\n', b'<', rest);
-        let Some(stop) = stop.or(eof.then_some(rest.len())) else {
-            if rest.len() > MAX_TAG {
-                return self.failed(DiagnosticKind::MalformedCall, from, "no tool name");
-            }
+        let Some(stop) = stop.or((eof || rest.len() == MAX_TAG).then_some(rest.len())) else {
             return Outcome::More;
         };
         let name = String::from_utf8_lossy(&rest[..stop]).trim().to_owned();

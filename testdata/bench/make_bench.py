@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Writes the benchmark corpora of testdata/bench/ (run from the repo root)."""
+"""Writes the benchmark corpora of testdata/bench/ (run from the repo root):
+for every format, ~4 KB of prose with calls (mixed_*), one call with a 64 KB
+argument (big_arg_*) and the same with 1 KB (small_arg_*); and 64 KB of
+prose (prose.txt)."""
 import json, random
 
-random.seed(7)
 WORDS = ("the a model tool call weather city returns value when and if stream parser "
          "token chunk text result user assistant answer check Paris Tokyo 42 rain sunny "
          "because which then, it. is are was will: (see below) - é 世界").split()
 
 def prose(n):
-    out = []
-    size = 0
+    out, size = [], 0
     while size < n:
         w = random.choice(WORDS)
         out.append(w)
@@ -18,23 +19,54 @@ def prose(n):
             out.append(random.choice([".\n", ", a < b, ", " <b>x</b> ", "\n\n"]))
     return " ".join(out).encode()[:n].decode("utf-8", "ignore")
 
-def call(fmt, name, args):
-    body = json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
-    if fmt == "gemma":
-        return f"```tool_call\n{body}\n```"
-    return f"<tool_call>\n{body}\n</tool_call>"
+def text(v):
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
-for fmt in ["hermes", "gemma"]:
+def call(fmt, name, args):
+    """As `toolsieve::middleware::format_tool_call` renders it."""
+    if fmt in ("hermes", "gemma"):
+        body = json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
+        return f"```tool_call\n{body}\n```" if fmt == "gemma" else f"<tool_call>\n{body}\n</tool_call>"
+    if fmt == "qwen3-coder":
+        ps = "".join(f"<parameter={k}>\n{text(v)}\n</parameter>\n" for k, v in args.items())
+        return f"<tool_call>\n<function={name}>\n{ps}</function>\n</tool_call>"
+    if fmt == "minimax-m2":
+        ps = "".join(f'<parameter name="{k}">{text(v)}</parameter>\n' for k, v in args.items())
+        return f'<minimax:tool_call>\n<invoke name="{name}">\n{ps}</invoke>\n</minimax:tool_call>'
+    if fmt == "glm":
+        ps = "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{text(v)}</arg_value>\n" for k, v in args.items())
+        return f"<tool_call>{name}\n{ps}</tool_call>"
+    if fmt == "morph-xml":
+        esc = lambda s: s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        ps = "".join(f"<{k}>{esc(text(v))}</{k}>\n" for k, v in args.items())
+        return f"<{name}>\n{ps}</{name}>"
+
+XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml")
+for fmt in ("hermes", "gemma") + XML:
     random.seed(11)
     parts = []
     while sum(len(p.encode()) for p in parts) < 4096:
         parts.append(prose(random.randint(150, 500)))
-        parts.append(call(fmt, "get_weather", {"city": random.choice(["Paris", "東京", "Lima"]), "days": random.randint(1, 9), "units": "metric", "note": "include \"feels like\" {temp}"}))
+        args = {"city": random.choice(["Paris", "東京", "Lima"]), "days": random.randint(1, 9),
+                "units": "metric", "note": "include \"feels like\" {temp}"}
+        parts.append(call(fmt, "get_weather", args))
     open(f"testdata/bench/mixed_{fmt}.txt", "w").write("\n".join(parts) + "\n")
-    content = ("fn main() { println!(\"hello {}\", \"world\"); } // é 世界 </tool_call> ```\n" * 2000)[:65536]
-    open(f"testdata/bench/big_arg_{fmt}.txt", "w").write("Writing it.\n" + call(fmt, "write_file", {"path": "src/main.rs", "content": content}) + "\n")
-    small = content[:1024]
-    open(f"testdata/bench/small_arg_{fmt}.txt", "w").write("Writing it.\n" + call(fmt, "write_file", {"path": "src/main.rs", "content": small}) + "\n")
+    line = "fn main() { println!(\"hello {}\", \"world\"); } // é 世界 </tool_call> ```\n"
+    if fmt in XML:
+        # Code without the format's own closing tags.
+        line = "fn main() { if a < b { println!(\"hello {}\", \"world\"); } } // é 世界 ```\n"
+    content = (line * 2000)[:65536].rstrip("\n")
+    open(f"testdata/bench/big_arg_{fmt}.txt", "w").write(
+        "Writing it.\n" + call(fmt, "write_file", {"path": "src/main.rs", "content": content}) + "\n")
+    open(f"testdata/bench/small_arg_{fmt}.txt", "w").write(
+        "Writing it.\n" + call(fmt, "write_file", {"path": "src/main.rs", "content": content[:1024]}) + "\n")
 random.seed(3)
 open("testdata/bench/prose.txt", "w").write(prose(65536))
+tools = [
+    {"name": "get_weather", "description": "Weather for a city", "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}, "days": {"type": "integer"}, "units": {"type": "string"}, "note": {"type": "string"}}}},
+    {"name": "write_file", "description": "Write a file", "parameters": {"type": "object", "properties": {
+        "path": {"type": "string"}, "content": {"type": "string"}}}},
+]
+open("testdata/bench/tools.json", "w").write(json.dumps(tools, indent=2) + "\n")
 print("ok")

@@ -1,0 +1,138 @@
+//! toolsieve against the `tool-parser` crate (the SGLang model gateway's
+//! parser), on the formats both support, in one run: the same corpora, the
+//! same chunkings, the same tool list, both streaming.
+//!
+//! `cargo bench -p toolsieve-bench-peers`
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use futures::executor::block_on;
+use tool_parser::{ParserFactory, ToolParser};
+use toolsieve::{Event, Format, Parser, Tool};
+
+const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
+
+/// toolsieve format, tool-parser's parser for it.
+const PAIRS: [(Format, &str); 4] = [
+    (Format::Hermes, "qwen"),
+    (Format::Qwen3Coder, "qwen_coder"),
+    (Format::Glm, "glm45_moe"),
+    (Format::MiniMaxM2, "minimax_m2"),
+];
+
+fn corpus(name: &str) -> String {
+    let path = format!("{}/../testdata/bench/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `text` in pieces of about `size` bytes, cut at char boundaries (the peer
+/// takes `&str` chunks).
+fn chunks(text: &str, size: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut cut = size.min(rest.len());
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        out.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    out
+}
+
+fn label(size: usize) -> String {
+    if size == usize::MAX {
+        "whole".into()
+    } else {
+        size.to_string()
+    }
+}
+
+fn peers(c: &mut Criterion) {
+    let tools_json = corpus("tools.json");
+    let ours_tools = Tool::list_from_json(&tools_json).unwrap();
+    let openai_tools: Vec<openai_protocol::common::Tool> = ours_tools
+        .iter()
+        .map(|t| {
+            serde_json::from_value(serde_json::json!({
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.parameters}
+            }))
+            .unwrap()
+        })
+        .collect();
+    let factory = ParserFactory::new();
+    for corpus_name in ["mixed", "big_arg"] {
+        for (format, peer_name) in PAIRS {
+            let text = corpus(&format!("{corpus_name}_{}.txt", format.name()));
+            let mut group = c.benchmark_group(format!("peers/{corpus_name}/{}", format.name()));
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            let mut ours = Parser::builder(format).tools(ours_tools.clone()).build().unwrap();
+            let mut theirs = factory.registry().create_parser(peer_name).expect("peer parser");
+            // Both must find the same number of calls, or the race is unfair.
+            let mut ours_calls = 0;
+            for e in ours.parse(text.as_bytes()) {
+                ours_calls += usize::from(matches!(e, Event::ToolCall { .. }));
+            }
+            let theirs_calls = run_peer(&mut *theirs, &chunks(&text, 16), &openai_tools);
+            eprintln!("{corpus_name}/{}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}", format.name());
+            for size in CHUNKS {
+                let pieces = chunks(&text, size);
+                group.bench_with_input(BenchmarkId::new("toolsieve", label(size)), &pieces, |b, pieces| {
+                    b.iter(|| run_ours(&mut ours, pieces))
+                });
+                group.bench_with_input(BenchmarkId::new("tool-parser", label(size)), &pieces, |b, pieces| {
+                    b.iter(|| run_peer(&mut *theirs, pieces, &openai_tools))
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
+fn run_ours(parser: &mut Parser, pieces: &[&str]) -> usize {
+    let mut seen = 0usize;
+    let mut sink = |e: Event<'_>| match e {
+        Event::TextDelta { delta, .. } | Event::ToolInputDelta { delta, .. } => seen += delta.len(),
+        Event::ToolCall { .. } => seen += 1,
+        _ => {}
+    };
+    for piece in pieces {
+        parser.feed_str(black_box(piece), &mut sink);
+    }
+    parser.finish(&mut sink);
+    seen
+}
+
+/// Streams into the peer; returns the calls it announced.
+fn run_peer(parser: &mut dyn ToolParser, pieces: &[&str], tools: &[openai_protocol::common::Tool]) -> usize {
+    parser.reset();
+    let mut calls = 0;
+    let mut seen = 0;
+    for piece in pieces {
+        if let Ok(result) = block_on(parser.parse_incremental(black_box(piece), tools)) {
+            seen += result.normal_text.len();
+            calls += result.calls.iter().filter(|c| c.name.is_some()).count();
+        }
+    }
+    seen += parser.take_unstreamed_normal_text().len();
+    black_box(seen);
+    calls
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .sample_size(10)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = peers
+}
+criterion_main!(benches);
