@@ -135,6 +135,10 @@ impl MarkerSet {
     /// Next position at or after `from` holding a byte that starts a marker.
     #[inline]
     fn next_candidate(&self, hay: &[u8]) -> Option<usize> {
+        // Tokens are short: below this a table loop beats memchr's setup.
+        if hay.len() < 16 {
+            return hay.iter().position(|&b| self.first_table[b as usize]);
+        }
         match *self.firsts.as_slice() {
             [] => None,
             [a] => memchr::memchr(a, hay),
