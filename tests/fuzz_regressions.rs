@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use toolsieve::contract::{check, run_cuts};
 use toolsieve::contract::parser_for;
+use toolsieve::contract::{check, run_cuts};
 use toolsieve::{Format, Parser};
 
 /// The `split_invariance` target's decoding of its input.

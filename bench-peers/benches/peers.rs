@@ -70,23 +70,36 @@ fn peers(c: &mut Criterion) {
             let text = corpus(&format!("{corpus_name}_{}.txt", format.name()));
             let mut group = c.benchmark_group(format!("peers/{corpus_name}/{}", format.name()));
             group.throughput(Throughput::Bytes(text.len() as u64));
-            let mut ours = Parser::builder(format).tools(ours_tools.clone()).build().unwrap();
-            let mut theirs = factory.registry().create_parser(peer_name).expect("peer parser");
+            let mut ours = Parser::builder(format)
+                .tools(ours_tools.clone())
+                .build()
+                .unwrap();
+            let mut theirs = factory
+                .registry()
+                .create_parser(peer_name)
+                .expect("peer parser");
             // Both must find the same number of calls, or the race is unfair.
             let mut ours_calls = 0;
             for e in ours.parse(text.as_bytes()) {
                 ours_calls += usize::from(matches!(e, Event::ToolCall { .. }));
             }
             let theirs_calls = run_peer(&mut *theirs, &chunks(&text, 16), &openai_tools);
-            eprintln!("{corpus_name}/{}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}", format.name());
+            eprintln!(
+                "{corpus_name}/{}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}",
+                format.name()
+            );
             for size in CHUNKS {
                 let pieces = chunks(&text, size);
-                group.bench_with_input(BenchmarkId::new("toolsieve", label(size)), &pieces, |b, pieces| {
-                    b.iter(|| run_ours(&mut ours, pieces))
-                });
-                group.bench_with_input(BenchmarkId::new("tool-parser", label(size)), &pieces, |b, pieces| {
-                    b.iter(|| run_peer(&mut *theirs, pieces, &openai_tools))
-                });
+                group.bench_with_input(
+                    BenchmarkId::new("toolsieve", label(size)),
+                    &pieces,
+                    |b, pieces| b.iter(|| run_ours(&mut ours, pieces)),
+                );
+                group.bench_with_input(
+                    BenchmarkId::new("tool-parser", label(size)),
+                    &pieces,
+                    |b, pieces| b.iter(|| run_peer(&mut *theirs, pieces, &openai_tools)),
+                );
             }
             group.finish();
         }
@@ -108,7 +121,11 @@ fn run_ours(parser: &mut Parser, pieces: &[&str]) -> usize {
 }
 
 /// Streams into the peer; returns the calls it announced.
-fn run_peer(parser: &mut dyn ToolParser, pieces: &[&str], tools: &[openai_protocol::common::Tool]) -> usize {
+fn run_peer(
+    parser: &mut dyn ToolParser,
+    pieces: &[&str],
+    tools: &[openai_protocol::common::Tool],
+) -> usize {
     parser.reset();
     let mut calls = 0;
     let mut seen = 0;

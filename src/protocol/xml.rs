@@ -183,7 +183,7 @@ impl ArgsWriter {
         offset: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        if self.keys.iter().any(|k| k == key) {
+        if self.has(key) {
             cx.recovered(
                 DiagnosticKind::DuplicateKey,
                 offset,
@@ -220,6 +220,44 @@ impl ArgsWriter {
         self.scratch.push_str(json);
         self.keys.push(key.to_owned());
         let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
+    }
+
+    /// Whether `key` was already sent.
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.keys.iter().any(|k| k == key)
+    }
+
+    /// Opens a string value sent in parts: `{"key": "` (or `, "key": "`).
+    pub(crate) fn begin_string<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        key: &str,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        self.scratch.clear();
+        self.scratch
+            .push_str(if self.keys.is_empty() { "{" } else { ", " });
+        self.scratch
+            .push_str(&Value::String(key.to_owned()).to_string());
+        self.scratch.push_str(": \"");
+        self.keys.push(key.to_owned());
+        let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
+    }
+
+    /// A part of that string, JSON-escaped (escaping is per character, so
+    /// the parts add up to the escaped whole).
+    pub(crate) fn string_part<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        text: &str,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let quoted = Value::String(text.to_owned()).to_string();
+        let inner = &quoted[1..quoted.len() - 1];
+        let _ = cx.delta_owned(inner.as_bytes(), 0);
+    }
+
+    /// Closes that string.
+    pub(crate) fn end_string<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        let _ = cx.delta_owned(b"\"", 0);
     }
 
     /// Closes the object.

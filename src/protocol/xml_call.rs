@@ -18,7 +18,8 @@ use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{
-    attr_text, find_tag, skip_ws, strip_one_newline, tag_at, ArgsWriter, Pat, Tag, MAX_TAG,
+    attr_text, find_tag, param_schema, skip_ws, strip_one_newline, tag_at, ArgsWriter, Pat, Tag,
+    MAX_TAG,
 };
 use crate::protocol::{Failure, Outcome};
 
@@ -116,6 +117,8 @@ pub(crate) struct XmlCall {
     /// Where the search for a tag resumes inside a value.
     scan_from: usize,
     key: String,
+    /// For a string value sent as it arrives: how far it has been sent.
+    streamed: Option<usize>,
     args: ArgsWriter,
     params: usize,
     rejected: Option<Failure>,
@@ -132,6 +135,7 @@ impl XmlCall {
             pos: 0,
             scan_from: 0,
             key: String::new(),
+            streamed: None,
             args: ArgsWriter::default(),
             params: 0,
             rejected: None,
@@ -144,6 +148,7 @@ impl XmlCall {
         self.pos = 0;
         self.scan_from = 0;
         self.key.clear();
+        self.streamed = None;
         self.args.reset();
         self.params = 0;
         self.rejected = None;
@@ -209,6 +214,9 @@ impl XmlCall {
         let t = self.tags;
         loop {
             let len = self.body.len();
+            if self.rejected.is_some() {
+                self.phase = Phase::Skip;
+            }
             match self.phase {
                 Phase::Lead => {
                     self.pos = skip_ws(&self.body, self.pos);
@@ -259,11 +267,7 @@ impl XmlCall {
                         ]
                     };
                     match tag_at(&self.body, self.pos, pats) {
-                        Tag::Found { end, .. } if value_open => {
-                            self.phase = Phase::Value { start: end };
-                            self.scan_from = end;
-                            self.pos = end;
-                        }
+                        Tag::Found { end, .. } if value_open => self.open_value(end, cx),
                         Tag::Found {
                             index: 0,
                             end,
@@ -285,8 +289,7 @@ impl XmlCall {
                                 self.scan_from = end;
                             } else {
                                 self.key = attr_text(&self.body[attr.0..attr.1]);
-                                self.phase = Phase::Value { start: end };
-                                self.scan_from = end;
+                                self.open_value(end, cx);
                             }
                         }
                         Tag::Found { index: 1, end, .. } if t.func_close.is_some() => {
@@ -352,7 +355,18 @@ impl XmlCall {
                         Pat::Lit(t.func_close.unwrap_or(t.end)),
                         Pat::Lit(t.end),
                     ];
-                    match find_tag(&self.body, self.scan_from, &pats) {
+                    let found = find_tag(&self.body, self.scan_from, &pats);
+                    // String values stream up to where a tag may begin.
+                    let limit = match found {
+                        Tag::Found { at, .. } | Tag::Need { at } => at,
+                        Tag::Miss => len,
+                    };
+                    self.stream_value(start, limit, cx);
+                    if self.rejected.is_some() {
+                        self.phase = Phase::Skip;
+                        continue;
+                    }
+                    match found {
                         Tag::Found {
                             index: 0, at, end, ..
                         } => {
@@ -536,12 +550,138 @@ impl XmlCall {
         }
     }
 
+    /// A value begins at `start`. A string value (schema type exactly
+    /// `"string"`, or no schema) is sent as it arrives; others are coerced
+    /// once complete.
+    fn open_value<'c, S: FnMut(Event<'c>)>(&mut self, start: usize, cx: &mut CallCx<'_, 'c, S>) {
+        self.phase = Phase::Value { start };
+        self.scan_from = start;
+        self.pos = start;
+        self.streamed = None;
+        let name = cx.tool_name().to_owned();
+        let string_typed = match param_schema(cx.tools(), &name, &self.key) {
+            None => true,
+            Some(schema) => {
+                schema.get("type").is_some_and(|t| t == "string") && schema.get("enum").is_none()
+            }
+        };
+        if self.rejected.is_none() && cx.started() && string_typed && !self.args.has(&self.key) {
+            self.args.begin_string(&self.key, cx);
+            self.streamed = Some(start);
+        }
+    }
+
+    /// Sends the streamed value's content up to `limit`, holding back what
+    /// may still be cut: a leading newline not yet followed by anything, a
+    /// trailing newline (it is stripped if the value ends there), and an
+    /// incomplete UTF-8 sequence.
+    fn stream_value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        limit: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let Some(sent) = self.streamed else { return };
+        let value = &self.body[start..limit];
+        let lead = if value.starts_with(b"\n") {
+            1
+        } else if value.starts_with(b"\r\n") {
+            2
+        } else if value.is_empty() || value == b"\r" {
+            return;
+        } else {
+            0
+        };
+        let mut end = limit;
+        if self.body[..end].ends_with(b"\n") {
+            end -= 1;
+        }
+        if self.body[..end].ends_with(b"\r") {
+            end -= 1;
+        }
+        let from = sent.max(start + lead);
+        if end <= from {
+            return;
+        }
+        self.send_part(from, end, cx);
+    }
+
+    /// Sends `body[from..end]` of the streamed value, up to the last whole
+    /// character; rejects the call at invalid UTF-8.
+    fn send_part<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        from: usize,
+        end: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let (valid, invalid) = match std::str::from_utf8(&self.body[from..end]) {
+            Ok(_) => (end - from, false),
+            Err(e) => (e.valid_up_to(), e.error_len().is_some()),
+        };
+        if valid > 0 {
+            let text = String::from_utf8_lossy(&self.body[from..from + valid]).into_owned();
+            self.args.string_part(&text, cx);
+            self.streamed = Some(from + valid);
+        }
+        if invalid {
+            let f = Failure::new(
+                DiagnosticKind::InvalidUtf8,
+                self.at(from + valid),
+                format!("parameter {:?} is not UTF-8", self.key),
+            );
+            self.streamed = None;
+            self.reject(f);
+        }
+    }
+
     fn commit_value<'c, S: FnMut(Event<'c>)>(
         &mut self,
         start: usize,
         end: usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
+        if let Some(sent) = self.streamed.take() {
+            // The rest of a streamed string: up to the stripped newline.
+            let value = &self.body[start..end];
+            let lead = if value.starts_with(b"\n") {
+                1
+            } else if value.starts_with(b"\r\n") {
+                2
+            } else {
+                0
+            };
+            let rest = &value[lead..];
+            let trail = if rest.ends_with(b"\r\n") {
+                2
+            } else if rest.ends_with(b"\n") {
+                1
+            } else {
+                0
+            };
+            let content_end = end - trail;
+            let from = sent.max(start + lead);
+            if content_end > from {
+                self.streamed = Some(from);
+                self.send_part(from, content_end, cx);
+                if self.rejected.is_some() {
+                    return;
+                }
+                // An incomplete sequence at the very end is invalid.
+                if self.streamed != Some(content_end) {
+                    let f = Failure::new(
+                        DiagnosticKind::InvalidUtf8,
+                        self.at(content_end),
+                        format!("parameter {:?} is not UTF-8", self.key),
+                    );
+                    return self.reject(f);
+                }
+                self.streamed = None;
+            }
+            self.args.end_string(cx);
+            self.key.clear();
+            self.params += 1;
+            return;
+        }
         let Ok(text) = std::str::from_utf8(&self.body[start..end]) else {
             let f = Failure::new(
                 DiagnosticKind::InvalidUtf8,
