@@ -156,3 +156,23 @@ pub fn parser_for(format: crate::Format) -> Parser {
             .unwrap_or_else(|e| panic!("{format}: {e}")),
     }
 }
+
+/// How the `split_invariance` fuzz target reads its input (shared with the
+/// regression tests that replay its findings): the first byte picks the
+/// format and, in its high nibble, how many of the next bytes are cut
+/// offsets (as increments, at most 8); the rest is the stream.
+pub fn split_case(data: &[u8]) -> Option<(crate::Format, Vec<usize>, &[u8])> {
+    let (&selector, rest) = data.split_first()?;
+    let formats = crate::Format::ALL;
+    let format = formats[selector as usize % formats.len()];
+    let ncuts = (selector as usize >> 4).min(rest.len()).min(8);
+    let (cut_bytes, input) = rest.split_at(ncuts);
+    let cuts = cut_bytes
+        .iter()
+        .scan(0usize, |at, &b| {
+            *at += b as usize;
+            Some(*at)
+        })
+        .collect();
+    Some((format, cuts, input))
+}

@@ -5,24 +5,14 @@
 use std::path::Path;
 
 use toolsieve::contract::parser_for;
-use toolsieve::contract::{check, run_cuts};
+use toolsieve::contract::{check, run_cuts, split_case};
 use toolsieve::{Format, Parser};
 
-/// The `split_invariance` target's decoding of its input.
+/// The `split_invariance` target.
 fn split_invariance(data: &[u8]) {
-    let Some((&selector, rest)) = data.split_first() else {
+    let Some((format, cuts, input)) = split_case(data) else {
         return;
     };
-    let format = Format::ALL[selector as usize % Format::ALL.len()];
-    let ncuts = (selector as usize >> 4).min(rest.len()).min(8);
-    let (cut_bytes, input) = rest.split_at(ncuts);
-    let cuts: Vec<usize> = cut_bytes
-        .iter()
-        .scan(0usize, |at, &b| {
-            *at += b as usize;
-            Some(*at)
-        })
-        .collect();
     let mut parser = parser_for(format);
     let whole = run_cuts(&mut parser, input, &[]);
     check(input, &whole, true).unwrap();

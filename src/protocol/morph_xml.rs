@@ -21,7 +21,7 @@ use crate::coerce::coerce;
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
-use crate::protocol::xml::{param_schema, skip_ws, strip_one_newline, ArgsWriter, MAX_TAG};
+use crate::protocol::xml::{param_schema, skip_ws, strip_one_newline, ArgsWriter, Body, MAX_TAG};
 use crate::protocol::{Failure, Outcome};
 use crate::tool::Tool;
 
@@ -65,8 +65,7 @@ pub(crate) struct MorphXml {
     tools: Vec<String>,
     name: Vec<u8>,
     phase: Phase,
-    body: Vec<u8>,
-    base: u64,
+    body: Body,
     pos: usize,
     scan_from: usize,
     key: String,
@@ -87,8 +86,7 @@ impl MorphXml {
             tools: tools.iter().map(|t| t.name.clone()).collect(),
             name: Vec::new(),
             phase: Phase::Open,
-            body: Vec::new(),
-            base: 0,
+            body: Body::default(),
             pos: 0,
             scan_from: 0,
             key: String::new(),
@@ -117,13 +115,11 @@ impl MorphXml {
     }
 
     fn at(&self, i: usize) -> u64 {
-        self.base + i as u64
+        self.body.at(i)
     }
 
     fn failed(&self, kind: DiagnosticKind, at: usize, message: impl Into<String>) -> Outcome {
-        let mut f = Failure::new(kind, self.at(at), message);
-        f.give_back = self.body.len().saturating_sub(at);
-        Outcome::Failed(f)
+        self.body.failed(kind, at, message)
     }
 
     pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
@@ -131,29 +127,16 @@ impl MorphXml {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        if self.body.is_empty() {
-            self.base = cx.offset(0);
-        }
-        let before = self.body.len();
-        self.body.extend_from_slice(bytes);
-        let mut outcome = self.run(cx, false);
-        let give_back = match &mut outcome {
-            Outcome::More => return (bytes.len(), outcome),
-            Outcome::Complete { give_back } => give_back,
-            Outcome::Failed(f) => &mut f.give_back,
-        };
-        let end = self.body.len() - (*give_back).min(self.body.len());
-        *give_back = before.saturating_sub(end);
-        (end.saturating_sub(before), outcome)
+        let before = self.body.append(bytes, cx.offset(0));
+        let outcome = self.run(cx, false);
+        self.body.settle(before, bytes.len(), outcome)
     }
 
     pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
-        if self.body.is_empty() {
-            self.base = cx.offset(0);
-        }
+        self.body.anchor(cx.offset(0));
         self.run(cx, true)
     }
 
@@ -355,7 +338,7 @@ impl MorphXml {
         let mut report = |problem: String| {
             cx.recovered(
                 DiagnosticKind::Coercion,
-                self.base + at as u64,
+                self.body.at(at),
                 format!("parameter {key:?}: {problem}"),
             )
         };

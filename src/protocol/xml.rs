@@ -8,7 +8,85 @@ use crate::coerce::coerce;
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
+use crate::protocol::{Failure, Outcome};
 use crate::tool::Tool;
+
+/// The buffered bytes of a call after its start marker, as the XML-format
+/// automata keep them: each byte is appended once and scanned from where the
+/// last step stopped.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Body {
+    bytes: Vec<u8>,
+    /// Stream offset of `bytes[0]`.
+    base: u64,
+}
+
+impl std::ops::Deref for Body {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Body {
+    pub(crate) fn clear(&mut self) {
+        self.bytes.clear();
+    }
+
+    /// Stream offset of `self[i]`.
+    pub(crate) fn at(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    /// Appends the slice that starts at stream offset `offset`; returns the
+    /// length before.
+    pub(crate) fn append(&mut self, bytes: &[u8], offset: u64) -> usize {
+        self.anchor(offset);
+        let before = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        before
+    }
+
+    /// Sets where the body begins, if no byte has come yet.
+    pub(crate) fn anchor(&mut self, offset: u64) {
+        if self.bytes.is_empty() {
+            self.base = offset;
+        }
+    }
+
+    /// Turns the outcome of a step over the whole body into the engine's
+    /// terms for the slice just appended (which began at `before`): the call
+    /// ends where the outcome says; bytes of the slice after that are not
+    /// consumed, bytes of earlier slices after it are given back.
+    pub(crate) fn settle(
+        &self,
+        before: usize,
+        slice_len: usize,
+        mut outcome: Outcome,
+    ) -> (usize, Outcome) {
+        let give_back = match &mut outcome {
+            Outcome::More => return (slice_len, outcome),
+            Outcome::Complete { give_back } => give_back,
+            Outcome::Failed(f) => &mut f.give_back,
+        };
+        let end = self.bytes.len() - (*give_back).min(self.bytes.len());
+        *give_back = before.saturating_sub(end);
+        (end.saturating_sub(before), outcome)
+    }
+
+    /// A failure at body index `at`: what follows it is given back.
+    pub(crate) fn failed(
+        &self,
+        kind: DiagnosticKind,
+        at: usize,
+        message: impl Into<String>,
+    ) -> Outcome {
+        let mut f = Failure::new(kind, self.at(at), message);
+        f.give_back = self.bytes.len().saturating_sub(at);
+        Outcome::Failed(f)
+    }
+}
 
 /// Longest tag head (`<parameter=…>`) looked at before giving up on a `<`.
 pub(crate) const MAX_TAG: usize = 512;
@@ -211,15 +289,20 @@ impl ArgsWriter {
         json: &str,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
+        self.key_prefix(key);
+        self.scratch.push_str(json);
+        let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
+    }
+
+    /// Starts `scratch` with `{"key": ` (or `, "key": `) and records the key.
+    fn key_prefix(&mut self, key: &str) {
         self.scratch.clear();
         self.scratch
             .push_str(if self.keys.is_empty() { "{" } else { ", " });
         self.scratch
             .push_str(&Value::String(key.to_owned()).to_string());
         self.scratch.push_str(": ");
-        self.scratch.push_str(json);
         self.keys.push(key.to_owned());
-        let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
     }
 
     /// Whether `key` was already sent.
@@ -233,13 +316,8 @@ impl ArgsWriter {
         key: &str,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        self.scratch.clear();
-        self.scratch
-            .push_str(if self.keys.is_empty() { "{" } else { ", " });
-        self.scratch
-            .push_str(&Value::String(key.to_owned()).to_string());
-        self.scratch.push_str(": \"");
-        self.keys.push(key.to_owned());
+        self.key_prefix(key);
+        self.scratch.push('"');
         let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
     }
 

@@ -18,8 +18,8 @@ use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{
-    attr_text, find_tag, param_schema, skip_ws, strip_one_newline, tag_at, ArgsWriter, Pat, Tag,
-    MAX_TAG,
+    attr_text, find_tag, param_schema, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body, Pat,
+    Tag, MAX_TAG,
 };
 use crate::protocol::{Failure, Outcome};
 
@@ -109,9 +109,7 @@ pub(crate) struct XmlCall {
     tags: Tags,
     phase: Phase,
     /// The call's bytes after the start marker.
-    body: Vec<u8>,
-    /// Stream offset of `body[0]`.
-    base: u64,
+    body: Body,
     /// Everything before `pos` is processed.
     pos: usize,
     /// Where the search for a tag resumes inside a value.
@@ -130,8 +128,7 @@ impl XmlCall {
             dialect,
             tags: dialect.tags(),
             phase: Phase::Lead,
-            body: Vec::new(),
-            base: 0,
+            body: Body::default(),
             pos: 0,
             scan_from: 0,
             key: String::new(),
@@ -155,7 +152,7 @@ impl XmlCall {
     }
 
     fn at(&self, i: usize) -> u64 {
-        self.base + i as u64
+        self.body.at(i)
     }
 
     fn give_back(&self, from: usize) -> usize {
@@ -163,9 +160,7 @@ impl XmlCall {
     }
 
     fn failed(&self, kind: DiagnosticKind, at: usize, message: impl Into<String>) -> Outcome {
-        let mut f = Failure::new(kind, self.at(at), message);
-        f.give_back = self.give_back(at);
-        Outcome::Failed(f)
+        self.body.failed(kind, at, message)
     }
 
     fn reject(&mut self, failure: Failure) {
@@ -180,32 +175,16 @@ impl XmlCall {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        if self.body.is_empty() {
-            self.base = cx.offset(0);
-        }
-        let before = self.body.len();
-        self.body.extend_from_slice(bytes);
-        let mut outcome = self.run(cx, false);
-        // The call ends at `end` in the body. Bytes of this slice after it
-        // are not consumed; bytes of earlier slices after it (a tag that
-        // turned out not to be one) are given back.
-        let give_back = match &mut outcome {
-            Outcome::More => return (bytes.len(), outcome),
-            Outcome::Complete { give_back } => give_back,
-            Outcome::Failed(f) => &mut f.give_back,
-        };
-        let end = self.body.len() - (*give_back).min(self.body.len());
-        *give_back = before.saturating_sub(end);
-        (end.saturating_sub(before), outcome)
+        let before = self.body.append(bytes, cx.offset(0));
+        let outcome = self.run(cx, false);
+        self.body.settle(before, bytes.len(), outcome)
     }
 
     pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
-        if self.body.is_empty() {
-            self.base = cx.offset(0);
-        }
+        self.body.anchor(cx.offset(0));
         self.run(cx, true)
     }
 
