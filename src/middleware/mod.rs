@@ -5,6 +5,7 @@ mod choice;
 mod model;
 mod params;
 mod prompt;
+mod protocol;
 mod render;
 mod stream;
 
@@ -20,5 +21,6 @@ pub use params::{
     Transformed,
 };
 pub use prompt::{default_template, format_tools, tools_block, TOOLS_PLACEHOLDER};
+pub use protocol::Protocol;
 pub use render::{format_tool_call, format_tool_response};
 pub use stream::ResponseParser;
