@@ -94,7 +94,11 @@ fn typed_call() -> impl Strategy<Value = (Tool, Value)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    // PROPTEST_CASES=N runs more.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(300),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_chunkings_match_one_shot((input, cuts) in stream_and_cuts()) {

@@ -238,6 +238,32 @@ pub(crate) fn param_schema<'t>(tools: &'t [Tool], name: &str, key: &str) -> Opti
         .get(key)
 }
 
+/// Appends `text` JSON-escaped (without quotes), as serde_json writes it.
+pub(crate) fn escape_json_into(out: &mut String, text: &str) {
+    let mut plain = 0;
+    for (i, b) in text.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&text[plain..i]);
+        if escape.is_empty() {
+            out.push_str(&format!("\\u{b:04x}"));
+        } else {
+            out.push_str(escape);
+        }
+        plain = i + 1;
+    }
+    out.push_str(&text[plain..]);
+}
+
 /// Writes the arguments object one parameter at a time: `{"a": 1`, then
 /// `, "b": 2`, then `}`. The deltas concatenate to the final input at every
 /// step.
@@ -328,9 +354,9 @@ impl ArgsWriter {
         text: &str,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let quoted = Value::String(text.to_owned()).to_string();
-        let inner = &quoted[1..quoted.len() - 1];
-        let _ = cx.delta_owned(inner.as_bytes(), 0);
+        self.scratch.clear();
+        escape_json_into(&mut self.scratch, text);
+        let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
     }
 
     /// Closes that string.
@@ -366,6 +392,22 @@ mod tests {
             }
         );
         assert_eq!(find_tag(b"<parameter=a\nb>", 0, &pats), Tag::Miss);
+    }
+
+    #[test]
+    fn escaping_matches_serde_json() {
+        for text in [
+            "plain",
+            "q\"b\\s",
+            "\n\r\t\u{8}\u{c}\u{1}\u{1f}",
+            "é世😀</x>",
+            "",
+        ] {
+            let mut ours = String::new();
+            escape_json_into(&mut ours, text);
+            let theirs = Value::String(text.to_owned()).to_string();
+            assert_eq!(format!("\"{ours}\""), theirs);
+        }
     }
 
     #[test]

@@ -598,8 +598,9 @@ impl XmlCall {
             Err(e) => (e.valid_up_to(), e.error_len().is_some()),
         };
         if valid > 0 {
-            let text = String::from_utf8_lossy(&self.body[from..from + valid]).into_owned();
-            self.args.string_part(&text, cx);
+            // Validated just above; cannot fail.
+            let text = std::str::from_utf8(&self.body[from..from + valid]).unwrap_or_default();
+            self.args.string_part(text, cx);
             self.streamed = Some(from + valid);
         }
         if invalid {
