@@ -482,17 +482,42 @@ impl Parser {
     where
         S: FnMut(Event<'c>),
     {
+        self.run(chunk, sink);
+        self.offset += chunk.len() as u64;
+    }
+
+    /// Processes `chunk`, which starts at stream offset `self.offset`.
+    fn run<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) {
         let mut i = 0;
-        if !self.held.is_empty() {
-            i = self.resolve_held(chunk, self.offset, sink);
-        }
         while i < chunk.len() {
+            if !self.held.is_empty() {
+                i += self.resolve_held(&chunk[i..], self.offset + i as u64, sink);
+                continue;
+            }
             i = match self.state {
                 State::Text => self.scan_text(chunk, i, sink),
                 State::Call => self.advance_call(chunk, i, sink),
             };
         }
-        self.offset += chunk.len() as u64;
+    }
+
+    /// Scans `back` again — bytes a call attempt consumed and gave back —
+    /// as if it had not been consumed; it ends at stream offset `end`.
+    /// Events from it are owned (the bytes are the parser's, not the
+    /// caller's chunk). Bounded: `back` is part of what one call attempt
+    /// read, and every attempt inside it consumes at least its marker.
+    fn rescan_owned<'c, S: FnMut(Event<'c>)>(&mut self, back: &[u8], end: u64, sink: &mut S) {
+        if back.is_empty() {
+            return;
+        }
+        let saved = self.offset;
+        self.offset = end - back.len() as u64;
+        let mut owned = |e: Event<'_>| sink(e.into_owned());
+        // A trait object, so that a rescan inside a rescan does not make a
+        // new closure type (and the compiler an endless chain of them).
+        let mut dyn_sink: &mut dyn FnMut(Event<'_>) = &mut owned;
+        self.run(back, &mut dyn_sink);
+        self.offset = saved;
     }
 
     /// [`feed`](Parser::feed) for string chunks.
@@ -510,48 +535,46 @@ impl Parser {
     where
         S: FnMut(Event<'c>),
     {
-        match self.state {
-            State::Text => {
-                let held = std::mem::take(&mut self.held);
-                let base = self.offset - held.len() as u64;
-                self.core.text.push_owned(&held, base, sink);
-                self.held = held;
-                self.held.clear();
-            }
-            State::Call => {
-                let mut cx = CallCx {
-                    core: &mut self.core,
-                    sink,
-                    base: self.offset,
-                    _chunk: std::marker::PhantomData,
-                };
-                let outcome = self.automaton.finish(&mut cx);
-                self.trim_delivered();
-                let end = self.offset;
-                match outcome {
-                    Outcome::Complete { give_back } => {
-                        let back = self.take_back(give_back);
-                        let back_at = end - back.len() as u64;
-                        self.complete_call(back_at, sink);
-                        self.core.text.push_owned(&back, back_at, sink);
-                    }
-                    Outcome::Failed(f) => {
-                        let back = self.take_back(f.give_back);
-                        let back_at = end - back.len() as u64;
-                        self.fail_call(f, sink);
-                        self.core.text.push_owned(&back, back_at, sink);
-                    }
-                    Outcome::More => self.fail_call(
-                        Failure::new(
-                            DiagnosticKind::UnfinishedCall,
-                            end,
-                            "the stream ended inside a call",
-                        ),
-                        sink,
-                    ),
+        // Given-back bytes are scanned again, and may hold another call
+        // that the end of the stream must finish in turn.
+        while self.state == State::Call {
+            let mut cx = CallCx {
+                core: &mut self.core,
+                sink,
+                base: self.offset,
+                _chunk: std::marker::PhantomData,
+            };
+            let outcome = self.automaton.finish(&mut cx);
+            self.trim_delivered();
+            let end = self.offset;
+            let back = match outcome {
+                Outcome::Complete { give_back } => {
+                    let back = self.take_back(give_back);
+                    self.complete_call(end - back.len() as u64, sink);
+                    back
                 }
-            }
+                Outcome::Failed(f) => {
+                    let back = self.take_back(f.give_back);
+                    self.fail_call(f, sink);
+                    back
+                }
+                Outcome::More => {
+                    let f = Failure::new(
+                        DiagnosticKind::UnfinishedCall,
+                        end,
+                        "the stream ended inside a call",
+                    );
+                    self.fail_call(f, sink);
+                    Vec::new()
+                }
+            };
+            self.rescan_owned(&back, end, sink);
         }
+        let held = std::mem::take(&mut self.held);
+        let base = self.offset - held.len() as u64;
+        self.core.text.push_owned(&held, base, sink);
+        self.held = held;
+        self.held.clear();
         self.core.text.flush_carry(sink);
         self.core.text.close(sink);
         self.core.text = TextOut::default();
@@ -742,12 +765,14 @@ impl Parser {
             Outcome::Complete { give_back } => {
                 let back = self.take_back(give_back);
                 self.complete_call(at - back.len() as u64, sink);
-                return self.rescan(back, chunk, i + used, sink);
+                self.rescan_owned(&back, at, sink);
+                return i + used;
             }
             Outcome::Failed(f) => {
                 let back = self.take_back(f.give_back);
                 self.fail_call(f, sink);
-                return self.rescan(back, chunk, i + used, sink);
+                self.rescan_owned(&back, at, sink);
+                return i + used;
             }
         }
         i + used
@@ -768,22 +793,6 @@ impl Parser {
     fn take_back(&mut self, n: usize) -> Vec<u8> {
         let keep = self.call_buf.len().saturating_sub(n);
         self.call_buf.split_off(keep)
-    }
-
-    /// Scans given-back bytes again as if they had not been consumed; they
-    /// lie just before `chunk[i..]`. Returns the new position in `chunk`.
-    fn rescan<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        back: Vec<u8>,
-        chunk: &'c [u8],
-        i: usize,
-        sink: &mut S,
-    ) -> usize {
-        if back.is_empty() {
-            return i;
-        }
-        self.held = back;
-        i + self.resolve_held(&chunk[i..], self.offset + i as u64, sink)
     }
 
     fn complete_call<'c, S: FnMut(Event<'c>)>(&mut self, end: u64, sink: &mut S) {
