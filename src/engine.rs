@@ -240,14 +240,10 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         &self.core.limits
     }
 
-    /// The tool list given to the parser (empty: accept every name).
-    pub(crate) fn tools(&self) -> &[Tool] {
-        &self.core.tools
-    }
-
-    /// The name of the call in progress (empty before `start`).
-    pub(crate) fn tool_name(&self) -> &str {
-        &self.core.name
+    /// The JSON Schema of parameter `key` of the call in progress, if the
+    /// tool list has one.
+    pub(crate) fn param_schema(&self, key: &str) -> Option<&serde_json::Value> {
+        crate::protocol::xml::param_schema(&self.core.tools, &self.core.name, key)
     }
 
     /// Whether a `tool-input-start` was emitted for the call in progress.

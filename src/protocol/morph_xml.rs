@@ -21,7 +21,7 @@ use crate::coerce::coerce;
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
-use crate::protocol::xml::{param_schema, skip_ws, strip_one_newline, ArgsWriter, Body, MAX_TAG};
+use crate::protocol::xml::{skip_ws, strip_one_newline, ArgsWriter, Body, MAX_TAG};
 use crate::protocol::{Failure, Outcome};
 use crate::tool::Tool;
 
@@ -330,8 +330,7 @@ impl MorphXml {
         cx: &mut CallCx<'_, 'c, S>,
     ) {
         self.params += 1;
-        let name = cx.tool_name().to_owned();
-        let schema = param_schema(cx.tools(), &name, &key).cloned();
+        let schema = cx.param_schema(&key).cloned();
         let repeated = matches!(&self.pending, Some((k, _, _)) if *k == key);
         let array_typed = schema.as_ref().is_some_and(|s| is_type(s, "array"));
         let items = schema.as_ref().and_then(|s| s.get("items")).cloned();

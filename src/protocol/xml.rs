@@ -229,13 +229,17 @@ pub(crate) fn strip_one_newline(v: &str) -> &str {
 }
 
 /// The JSON Schema of parameter `key` of tool `name`, if the tool list has it.
+///
+/// Linear scans: tool lists and property maps are small, and comparing a
+/// few short strings is cheaper than hashing one.
 pub(crate) fn param_schema<'t>(tools: &'t [Tool], name: &str, key: &str) -> Option<&'t Value> {
-    tools
-        .iter()
-        .find(|t| t.name == name)?
-        .parameters
-        .get("properties")?
-        .get(key)
+    let Value::Object(tool) = &tools.iter().find(|t| t.name == name)?.parameters else {
+        return None;
+    };
+    let (_, Value::Object(properties)) = tool.iter().find(|(k, _)| *k == "properties")? else {
+        return None;
+    };
+    properties.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
 }
 
 /// Appends `text` JSON-escaped (without quotes), as serde_json writes it.
@@ -295,9 +299,7 @@ impl ArgsWriter {
             );
             return;
         }
-        let name = cx.tool_name().to_owned();
-        let schema = param_schema(cx.tools(), &name, key);
-        let coerced = coerce(raw, schema, cx.limits().max_depth);
+        let coerced = coerce(raw, cx.param_schema(key), cx.limits().max_depth);
         if let Some(problem) = coerced.problem {
             cx.recovered(
                 DiagnosticKind::Coercion,
@@ -325,9 +327,9 @@ impl ArgsWriter {
         self.scratch.clear();
         self.scratch
             .push_str(if self.keys.is_empty() { "{" } else { ", " });
-        self.scratch
-            .push_str(&Value::String(key.to_owned()).to_string());
-        self.scratch.push_str(": ");
+        self.scratch.push('"');
+        escape_json_into(&mut self.scratch, key);
+        self.scratch.push_str("\": ");
         self.keys.push(key.to_owned());
     }
 

@@ -18,8 +18,7 @@ use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{
-    attr_text, find_tag, param_schema, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body, Pat,
-    Tag, MAX_TAG,
+    attr_text, find_tag, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body, Pat, Tag, MAX_TAG,
 };
 use crate::protocol::{Failure, Outcome};
 
@@ -537,8 +536,7 @@ impl XmlCall {
         self.scan_from = start;
         self.pos = start;
         self.streamed = None;
-        let name = cx.tool_name().to_owned();
-        let string_typed = match param_schema(cx.tools(), &name, &self.key) {
+        let string_typed = match cx.param_schema(&self.key) {
             None => true,
             Some(schema) => {
                 schema.get("type").is_some_and(|t| t == "string") && schema.get("enum").is_none()
