@@ -1,27 +1,62 @@
 #!/usr/bin/env python3
-"""Prints the throughput table of the last `cargo bench --bench throughput`
-run, from criterion's estimates (median), with each engine row's ratio to
-the memchr yardstick of its corpus."""
-import json, os, glob
+"""Prints, as Markdown, the medians of the last criterion runs:
+`cargo bench --bench throughput` (MB/s by corpus, format and chunk size, and
+each row's ratio to the memchr yardstick of its corpus; arguments against
+serde_json) and `cargo bench -p toolsieve-bench-peers` (toolsieve against
+tool-parser, same corpora and chunkings)."""
+import glob
+import json
+import os
 
-root = os.path.join(os.path.dirname(__file__), "..", "target", "criterion")
-rows = {}
-for path in glob.glob(f"{root}/*/*/*/new/estimates.json"):
-    parts = path.split(os.sep)
-    group, fn, param = parts[-5], parts[-4], parts[-3]
-    bench = json.load(open(os.path.join(os.path.dirname(path), "benchmark.json")))
-    est = json.load(open(path))
-    tp = bench.get("throughput") or {}
-    nbytes = tp.get("Bytes") or tp.get("BytesDecimal")
-    if not nbytes:
-        continue
-    ns = est["median"]["point_estimate"]
-    rows[(group, fn, param)] = nbytes / ns * 1e9 / 1e6  # MB/s
-for group in sorted({g for g, _, _ in rows}):
-    base = rows.get((group, "memchr", "whole"))
-    print(f"\n{group}")
-    for (g, fn, param), mbs in sorted(rows.items(), key=lambda kv: (kv[0][1], len(kv[0][2]), kv[0][2])):
-        if g != group:
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "criterion")
+SIZES = ["1", "4", "16", "64", "whole"]
+
+
+def load():
+    rows = {}
+    for path in glob.glob(f"{ROOT}/**/new/estimates.json", recursive=True):
+        d = os.path.dirname(os.path.dirname(path))
+        bench = json.load(open(os.path.join(os.path.dirname(path), "benchmark.json")))
+        nbytes = (bench.get("throughput") or {}).get("Bytes")
+        if not nbytes:
             continue
-        ratio = f"  {mbs / base * 100:5.1f}% of memchr" if base and fn != "memchr" else ""
-        print(f"  {fn:<20} {param:<22} {mbs:10.1f} MB/s{ratio}")
+        ns = json.load(open(path))["median"]["point_estimate"]
+        rows[(bench["group_id"], bench["function_id"], bench.get("value_str") or "")] = nbytes / ns * 1e3
+    return rows
+
+
+def main():
+    rows = load()
+    groups = sorted({g for g, _, _ in rows})
+    for group in [g for g in groups if g in ("mixed", "prose", "big_arg", "small_arg")]:
+        memchr = rows.get((group, "memchr", "whole"))
+        print(f"\n**{group}** (MB/s; memchr yardstick {memchr:.0f} MB/s)\n")
+        print("| format | " + " | ".join(SIZES) + " | whole / memchr |")
+        print("|---|" + "---:|" * (len(SIZES) + 1))
+        formats = sorted({f for g, f, _ in rows if g == group and f != "memchr"})
+        for f in formats:
+            cells = [f"{rows[(group, f, s)]:.0f}" if (group, f, s) in rows else "" for s in SIZES]
+            ratio = rows.get((group, f, "whole"), 0) / memchr * 100 if memchr else 0
+            print(f"| {f} | " + " | ".join(cells) + f" | {ratio:.0f}% |")
+    if "arguments" in groups:
+        print("\n**arguments** (MB/s of argument bytes: the whole call through toolsieve vs serde_json on the arguments alone)\n")
+        print("| corpus | toolsieve (whole call) | serde_json → Value | serde_json → IgnoredAny |")
+        print("|---|---:|---:|---:|")
+        files = sorted({v for g, _, v in rows if g == "arguments"})
+        for v in files:
+            get = lambda f: rows.get(("arguments", f, v), 0)
+            print(f"| {v} | {get('toolsieve-call'):.0f} | {get('serde_json-value'):.0f} | {get('serde_json-ignored'):.0f} |")
+    peers = [g for g in groups if g.startswith("peers/")]
+    if peers:
+        print("\n**against tool-parser** (MB/s, toolsieve / tool-parser = ratio)\n")
+        print("| corpus/format | " + " | ".join(SIZES) + " |")
+        print("|---|" + "---:|" * len(SIZES))
+        for g in peers:
+            cells = []
+            for s in SIZES:
+                a, b = rows.get((g, "toolsieve", s)), rows.get((g, "tool-parser", s))
+                cells.append(f"{a:.0f} / {b:.0f} = {a / b:.1f}×" if a and b else "")
+            print(f"| {g[len('peers/'):]} | " + " | ".join(cells) + " |")
+
+
+main()
