@@ -69,7 +69,15 @@ pub(crate) struct MarkerSet {
     /// Distinct first bytes, for memchr.
     firsts: Vec<u8>,
     first_table: [bool; 256],
+    /// Bytes that may follow a first byte (any marker's second byte): a
+    /// cheap filter before the full comparison, since a `<` in prose is
+    /// rarely followed by one.
+    second_table: [bool; 256],
     longest: usize,
+    /// For a set of one marker (every format but morph-xml): a substring
+    /// searcher, which skips the first byte's frequent false hits (`<` in
+    /// prose) with a SIMD prefilter on the marker's rarer bytes.
+    single: Option<memchr::memmem::Finder<'static>>,
 }
 
 impl MarkerSet {
@@ -105,10 +113,26 @@ impl MarkerSet {
             }
         }
         let longest = markers.iter().map(Marker::window).max().unwrap_or(0);
+        let mut second_table = [false; 256];
+        for m in &markers {
+            match m.bytes.get(1) {
+                Some(&b) => second_table[b as usize] = true,
+                // A one-byte marker: anything may follow.
+                None => second_table = [true; 256],
+            }
+        }
+        let single = match markers.as_slice() {
+            [only] if only.bytes.len() >= 2 => {
+                Some(memchr::memmem::Finder::new(&only.bytes[..]).into_owned())
+            }
+            _ => None,
+        };
         Ok(MarkerSet {
+            single,
             markers,
             firsts,
             first_table,
+            second_table,
             longest,
         })
     }
@@ -119,7 +143,9 @@ impl MarkerSet {
             markers: Vec::new(),
             firsts: Vec::new(),
             first_table: [false; 256],
+            second_table: [false; 256],
             longest: 0,
+            single: None,
         }
     }
 
@@ -179,14 +205,52 @@ impl MarkerSet {
     /// candidate byte (a `<` in prose costs one short comparison).
     #[inline]
     pub(crate) fn find(&self, hay: &[u8]) -> Found {
+        if let Some(finder) = &self.single {
+            if hay.len() >= 64 {
+                return self.find_single(finder, hay);
+            }
+        }
         let mut from = 0;
         while let Some(rel) = self.next_candidate(&hay[from..]) {
             let at = from + rel;
+            if hay
+                .get(at + 1)
+                .is_some_and(|&b| !self.second_table[b as usize])
+            {
+                from = at + 1;
+                continue;
+            }
             match self.check_all(&hay[at..], &[]) {
                 Ok(index) => return Found::Marker { at, index },
                 Err(Check::Prefix) => return Found::Partial { at },
                 Err(_) => from = at + 1,
             }
+        }
+        Found::None
+    }
+
+    /// [`find`](Self::find) for a one-marker set: the same answer, found
+    /// with memmem. A full match comes first; otherwise only the last
+    /// `len - 1` bytes can hold a partial one.
+    fn find_single(&self, finder: &memchr::memmem::Finder<'_>, hay: &[u8]) -> Found {
+        let marker = &self.markers[0];
+        let mut from = 0;
+        while let Some(rel) = finder.find(&hay[from..]) {
+            let at = from + rel;
+            match check(marker, &hay[at..], &[]) {
+                Check::Full => return Found::Marker { at, index: 0 },
+                Check::Prefix => return Found::Partial { at },
+                Check::Mismatch => from = at + 1,
+            }
+        }
+        let tail = hay.len().saturating_sub(marker.bytes.len()).max(from);
+        let mut k = tail;
+        while let Some(rel) = self.next_candidate(&hay[k..]) {
+            let at = k + rel;
+            if check(marker, &hay[at..], &[]) == Check::Prefix {
+                return Found::Partial { at };
+            }
+            k = at + 1;
         }
         Found::None
     }
@@ -254,6 +318,42 @@ mod tests {
                 .collect(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn memmem_path_agrees_with_the_byte_path() {
+        for (m, b) in [
+            ("<tool_call>", Boundary::None),
+            ("```tool_call", Boundary::Whitespace),
+        ] {
+            let fast = set(&[(m, b)]);
+            let mut slow = fast.clone();
+            slow.single = None;
+            let pieces = [
+                "a < b ",
+                "<tool_call>",
+                "```tool_call\n",
+                "```tool_calls",
+                "<tool_",
+                "```tool_cal",
+                "x",
+                "<<",
+                "``",
+            ];
+            // Every concatenation of three pieces, padded past the memmem threshold.
+            for a in pieces {
+                for b2 in pieces {
+                    for c in pieces {
+                        let hay = format!("{}{a}{b2}{c}", "p".repeat(64));
+                        assert_eq!(
+                            fast.find(hay.as_bytes()),
+                            slow.find(hay.as_bytes()),
+                            "{hay:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
