@@ -104,7 +104,6 @@ enum Phase {
 
 #[derive(Debug, Clone)]
 pub(crate) struct XmlCall {
-    dialect: Dialect,
     tags: Tags,
     phase: Phase,
     /// The call's bytes after the start marker.
@@ -124,7 +123,6 @@ pub(crate) struct XmlCall {
 impl XmlCall {
     pub(crate) fn new(dialect: Dialect) -> XmlCall {
         XmlCall {
-            dialect,
             tags: dialect.tags(),
             phase: Phase::Lead,
             body: Body::default(),
@@ -705,7 +703,6 @@ impl XmlCall {
             self.at(self.pos),
             format!("the call's end marker {end:?} is missing; call recovered"),
         );
-        let _ = self.dialect;
         let pos = self.pos;
         self.complete(cx, pos)
     }
