@@ -30,7 +30,8 @@ pub fn run_cuts(parser: &mut Parser, input: &[u8], cuts: &[usize]) -> Vec<Event<
 ///   nested, every part closed at the end, `tool-call` right after its
 ///   `tool-input-end`;
 /// - deltas = input: a call's argument deltas concatenate to its `input`,
-///   which is a JSON object;
+///   which is a JSON object (RFC 8259 grammar; numbers are kept as
+///   written, even beyond `f64` range);
 /// - nothing lost (when `keeps_text`): text deltas and the raw spans of the
 ///   calls, in order, rebuild the input (invalid UTF-8 as U+FFFD).
 ///
@@ -93,13 +94,14 @@ pub fn check(input: &[u8], events: &[Event<'_>], keeps_text: bool) -> Result<(),
                 if deltas.get(&tool_call_id.0).map(String::as_str) != Some(args.as_ref()) {
                     return Err(format!("{tool_call_id}: deltas do not add up to the input"));
                 }
-                match serde_json::from_str::<serde_json::Value>(args) {
-                    Ok(v) if v.is_object() => {}
-                    _ => {
-                        return Err(format!(
-                            "{tool_call_id}: input is not a JSON object: {args}"
-                        ))
-                    }
+                // RFC 8259 grammar, not serde_json's f64 range: a number
+                // like 1e400 is valid JSON and passes through as written.
+                let is_object = args.trim_start().starts_with('{')
+                    && crate::scan::json::is_complete_value(args.as_bytes(), usize::MAX);
+                if !is_object {
+                    return Err(format!(
+                        "{tool_call_id}: input is not a JSON object: {args}"
+                    ));
                 }
                 let (start, end) = (raw_span.start as usize, raw_span.end as usize);
                 let Some(raw) = input.get(start..end) else {
