@@ -178,3 +178,23 @@ pub fn split_case(data: &[u8]) -> Option<(crate::Format, Vec<usize>, &[u8])> {
         .collect();
     Some((format, cuts, input))
 }
+
+/// `text` in pieces of about `size` bytes (0: one piece), each cut moved
+/// forward to a character boundary: chunkings for `&str` consumers.
+pub fn char_chunks(text: &str, size: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut cut = if size == 0 {
+            rest.len()
+        } else {
+            size.min(rest.len())
+        };
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        out.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    out
+}

@@ -27,22 +27,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Cuts `text` into pieces of about `size` bytes, never inside a character
-/// (a code point split across chunks is completed in a 4-byte owned string:
-/// the one text allocation the parser makes).
-fn char_chunks(text: &str, size: usize) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut cut = size.min(rest.len());
-        while !rest.is_char_boundary(cut) {
-            cut += 1;
-        }
-        out.push(&rest[..cut]);
-        rest = &rest[cut..];
-    }
-    out
-}
+// A code point split across chunks is completed in a small owned string
+// (the one text allocation the parser makes), so chunks keep characters whole.
+use toolsieve::contract::char_chunks;
 
 #[test]
 fn text_only_chunks_do_not_allocate() {

@@ -10,6 +10,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use futures::executor::block_on;
 use tool_parser::{ParserFactory, ToolParser};
+use toolsieve::contract::char_chunks;
 use toolsieve::{Event, Format, Parser, Tool};
 
 const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
@@ -25,22 +26,6 @@ const PAIRS: [(Format, &str); 4] = [
 fn corpus(name: &str) -> String {
     let path = format!("{}/../testdata/bench/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// `text` in pieces of about `size` bytes, cut at char boundaries (the peer
-/// takes `&str` chunks).
-fn chunks(text: &str, size: usize) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let mut cut = size.min(rest.len());
-        while !rest.is_char_boundary(cut) {
-            cut += 1;
-        }
-        out.push(&rest[..cut]);
-        rest = &rest[cut..];
-    }
-    out
 }
 
 fn label(size: usize) -> String {
@@ -83,7 +68,7 @@ fn peers(c: &mut Criterion) {
             for e in ours.parse(text.as_bytes()) {
                 ours_calls += usize::from(matches!(e, Event::ToolCall { .. }));
             }
-            let theirs_calls = run_peer(&mut *theirs, &chunks(&text, 16), &openai_tools);
+            let theirs_calls = run_peer(&mut *theirs, &char_chunks(&text, 16), &openai_tools);
             eprintln!(
                 "{corpus_name}/{}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}",
                 format.name()
@@ -96,7 +81,7 @@ fn peers(c: &mut Criterion) {
                 &CHUNKS
             };
             for &size in sizes {
-                let pieces = chunks(&text, size);
+                let pieces = char_chunks(&text, size);
                 group.bench_with_input(
                     BenchmarkId::new("toolsieve", label(size)),
                     &pieces,

@@ -76,20 +76,10 @@ impl ScriptedModel {
     /// Replays `output` cut into `chunk_size`-byte pieces (cut at char
     /// boundaries; 0 = whole).
     pub fn new(output: &str, chunk_size: usize) -> ScriptedModel {
-        let mut chunks = Vec::new();
-        let mut rest = output;
-        while !rest.is_empty() {
-            let mut cut = if chunk_size == 0 {
-                rest.len()
-            } else {
-                chunk_size.min(rest.len())
-            };
-            while !rest.is_char_boundary(cut) {
-                cut += 1;
-            }
-            chunks.push(rest[..cut].to_owned());
-            rest = &rest[cut..];
-        }
+        let chunks = crate::contract::char_chunks(output, chunk_size)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         ScriptedModel::from_chunks(chunks)
     }
 
