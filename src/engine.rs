@@ -12,6 +12,10 @@ use crate::scan::marker::{Found, MarkerSet};
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 use crate::tool::Tool;
 
+/// Chunks up to this long take [`Parser::feed`]'s plain-text fast path;
+/// longer ones are cheaper through memchr and SIMD validation.
+const FAST_TEXT_MAX: usize = 32;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     /// Scanning text for a start marker.
@@ -199,8 +203,10 @@ impl Core {
         sink(Event::ToolInputEnd { id });
         sink(Event::ToolCall {
             tool_call_id: id,
-            tool_name: Cow::Owned(std::mem::take(&mut self.name)),
-            input: Cow::Owned(std::mem::take(&mut self.input)),
+            // Copies of exact size: the parser keeps its grown buffers for
+            // the next call instead of growing new ones from nothing.
+            tool_name: Cow::Owned(self.name.as_str().to_owned()),
+            input: Cow::Owned(self.input.as_str().to_owned()),
             raw_span: Span {
                 start: self.span_start,
                 end,
@@ -474,10 +480,32 @@ impl Parser {
     /// # Panics
     ///
     /// Never, whatever the bytes (invalid UTF-8 included).
+    #[inline]
     pub fn feed<'c, S>(&mut self, chunk: &'c [u8], sink: &mut S)
     where
         S: FnMut(Event<'c>),
     {
+        // Token-sized plain text: nothing to hold, decode or look for.
+        if chunk.len() <= FAST_TEXT_MAX
+            && self.state == State::Text
+            && self.held.is_empty()
+            && self.core.text.carry.is_empty()
+        {
+            if let Some(text) = self.markers.plain_text(chunk) {
+                self.offset += chunk.len() as u64;
+                if !text.is_empty() {
+                    self.core.text.delta(Cow::Borrowed(text), sink);
+                }
+                return;
+            }
+        }
+        self.feed_general(chunk, sink);
+    }
+
+    /// [`feed`](Parser::feed) past its fast path; kept out of line so the
+    /// fast path stays a small function.
+    #[inline(never)]
+    fn feed_general<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) {
         self.run(chunk, sink);
         self.offset += chunk.len() as u64;
     }

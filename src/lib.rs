@@ -75,7 +75,7 @@
 //! `tool_choice` (validation, response schema, provider wire mapping), and
 //! wraps any [`middleware::LanguageModel`] so that its stream comes out as
 //! these events ([`middleware::ToolCallingModel`]).
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub(crate) mod coerce;

@@ -380,11 +380,16 @@ impl JsonCall {
 
     fn key_end(&mut self, offset: u64) {
         self.capture = Capture::None;
-        let key = decode_string(&self.buf);
-        self.member = match key.as_deref() {
-            Some("name") => Member::Name,
-            Some("arguments" | "parameters") => Member::Args,
-            _ => Member::Other,
+        self.member = match self.buf.as_slice() {
+            // The keys as models write them, without decoding.
+            br#""name""# => Member::Name,
+            br#""arguments""# | br#""parameters""# => Member::Args,
+            raw if !raw.contains(&b'\\') => Member::Other,
+            raw => match decode_string(raw).as_deref() {
+                Some("name") => Member::Name,
+                Some("arguments" | "parameters") => Member::Args,
+                _ => Member::Other,
+            },
         };
         let duplicate = match self.member {
             Member::Name => self.name.is_some(),
@@ -395,7 +400,10 @@ impl JsonCall {
             self.reject(Failure::new(
                 DiagnosticKind::DuplicateKey,
                 offset,
-                format!("\"{}\" appears twice in the call", key.unwrap_or_default()),
+                format!(
+                    "{} appears twice in the call",
+                    String::from_utf8_lossy(&self.buf)
+                ),
             ));
         }
         if self.member == Member::Args {

@@ -73,6 +73,9 @@ pub(crate) struct MarkerSet {
     /// cheap filter before the full comparison, since a `<` in prose is
     /// rarely followed by one.
     second_table: [bool; 256],
+    /// Bytes a plain-text fast path must stop at: marker first bytes and
+    /// non-ASCII bytes.
+    stop_table: [bool; 256],
     longest: usize,
     /// For a set of one marker (every format but morph-xml): a substring
     /// searcher, which skips the first byte's frequent false hits (`<` in
@@ -131,6 +134,7 @@ impl MarkerSet {
             single,
             markers,
             firsts,
+            stop_table: stop_table(&first_table),
             first_table,
             second_table,
             longest,
@@ -144,9 +148,20 @@ impl MarkerSet {
             firsts: Vec::new(),
             first_table: [false; 256],
             second_table: [false; 256],
+            stop_table: stop_table(&[false; 256]),
             longest: 0,
             single: None,
         }
+    }
+
+    /// `hay` as text when it is ASCII and no byte of it may start a marker:
+    /// the common token-sized chunk, which then needs no other look.
+    #[inline]
+    pub(crate) fn plain_text<'h>(&self, hay: &'h [u8]) -> Option<&'h str> {
+        if hay.iter().any(|&b| self.stop_table[b as usize]) {
+            return None;
+        }
+        Some(super::utf8::ascii_str(hay))
     }
 
     pub(crate) fn marker(&self, index: usize) -> &Marker {
@@ -277,6 +292,14 @@ impl MarkerSet {
             .and_then(|rest| self.next_candidate(rest))
             .map_or(held.len(), |p| p + 1)
     }
+}
+
+fn stop_table(first_table: &[bool; 256]) -> [bool; 256] {
+    let mut table = *first_table;
+    for stop in &mut table[0x80..] {
+        *stop = true;
+    }
+    table
 }
 
 /// Compares `marker` (and its boundary byte) with `head ++ tail`.

@@ -14,11 +14,33 @@ use std::borrow::Cow;
 /// result, including `Err`, is the same; only speed differs).
 #[inline]
 pub(crate) fn validate(bytes: &[u8]) -> Result<&str, ()> {
+    if bytes.is_ascii() {
+        return Ok(ascii_str(bytes));
+    }
     if bytes.len() >= 32 {
         simdutf8::basic::from_utf8(bytes).map_err(|_| ())
     } else {
         std::str::from_utf8(bytes).map_err(|_| ())
     }
+}
+
+/// `bytes`, known to be ASCII, as `&str`.
+///
+/// # Panics
+///
+/// In debug builds, if `bytes` is not ASCII (a bug of the caller); release
+/// builds would hand out invalid `&str`, hence the few, simple callers.
+///
+/// The one `unsafe` block of the crate: `std::str::from_utf8` on the short
+/// slices of token-sized chunks costs more than the rest of a text feed
+/// (see the README's benchmark notes), and an ASCII check is all the
+/// validation such bytes need.
+#[allow(unsafe_code)]
+#[inline]
+pub(crate) fn ascii_str(bytes: &[u8]) -> &str {
+    debug_assert!(bytes.is_ascii());
+    // SAFETY: every caller checked `bytes.is_ascii()`, and ASCII is UTF-8.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
 /// One decoded piece.
@@ -40,6 +62,11 @@ pub(crate) struct Utf8Carry {
 impl Utf8Carry {
     /// Decodes `chunk`, which starts at stream offset `base`, and reports the
     /// pieces in order. An incomplete sequence at the end is kept.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     #[inline]
     pub(crate) fn push<'c>(
         &mut self,
