@@ -31,13 +31,14 @@ def main():
     for group in [g for g in groups if g in ("mixed", "prose", "big_arg", "small_arg")]:
         memchr = rows.get((group, "memchr", "whole"))
         print(f"\n**{group}** (MB/s; memchr yardstick {memchr:.0f} MB/s)\n")
-        print("| format | " + " | ".join(SIZES) + " | whole / memchr |")
-        print("|---|" + "---:|" * (len(SIZES) + 1))
+        sizes = SIZES + ["whole-str"]
+        print("| format | " + " | ".join(sizes) + " | whole / memchr | whole-str / memchr |")
+        print("|---|" + "---:|" * (len(sizes) + 2))
         formats = sorted({f for g, f, _ in rows if g == group and f != "memchr"})
         for f in formats:
-            cells = [f"{rows[(group, f, s)]:.0f}" if (group, f, s) in rows else "" for s in SIZES]
-            ratio = rows.get((group, f, "whole"), 0) / memchr * 100 if memchr else 0
-            print(f"| {f} | " + " | ".join(cells) + f" | {ratio:.0f}% |")
+            cells = [f"{rows[(group, f, s)]:.0f}" if (group, f, s) in rows else "" for s in sizes]
+            ratios = [rows.get((group, f, s), 0) / memchr * 100 if memchr else 0 for s in ("whole", "whole-str")]
+            print(f"| {f} | " + " | ".join(cells) + "".join(f" | {r:.0f}%" for r in ratios) + " |")
     if "arguments" in groups:
         print("\n**arguments** (MB/s of argument bytes: the whole call through toolsieve vs serde_json on the arguments alone)\n")
         print("| corpus | toolsieve (whole call) | serde_json → Value | serde_json → IgnoredAny |")

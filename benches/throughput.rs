@@ -31,18 +31,33 @@ fn chunk_label(size: usize) -> String {
     }
 }
 
+/// Bytes of output in an event (counted so the work cannot be optimised
+/// away).
+fn output_len(e: &Event<'_>) -> usize {
+    match e {
+        Event::TextDelta { delta, .. } | Event::ToolInputDelta { delta, .. } => delta.len(),
+        Event::ToolCall { input, .. } => input.len(),
+        _ => 1,
+    }
+}
+
 /// Feeds `input` in `size`-byte chunks; returns the bytes of output seen, so
 /// the work cannot be optimised away.
 fn run(parser: &mut Parser, input: &[u8], size: usize) -> usize {
     let mut seen = 0usize;
-    let mut sink = |e: Event<'_>| match e {
-        Event::TextDelta { delta, .. } | Event::ToolInputDelta { delta, .. } => seen += delta.len(),
-        Event::ToolCall { input, .. } => seen += input.len(),
-        _ => seen += 1,
-    };
+    let mut sink = |e: Event<'_>| seen += output_len(&e);
     for chunk in input.chunks(size.min(input.len().max(1))) {
         parser.feed(black_box(chunk), &mut sink);
     }
+    parser.finish(&mut sink);
+    seen
+}
+
+/// [`run`] for a whole `&str` input.
+fn run_str(parser: &mut Parser, input: &str) -> usize {
+    let mut seen = 0usize;
+    let mut sink = |e: Event<'_>| seen += output_len(&e);
+    parser.feed_str(black_box(input), &mut sink);
     parser.finish(&mut sink);
     seen
 }
@@ -66,6 +81,10 @@ fn engine(c: &mut Criterion) {
                     b.iter(|| run(&mut parser, input, size))
                 });
             }
+            // The same input given as `&str` (text needs no validation).
+            let text = std::str::from_utf8(&input).expect("corpora are UTF-8");
+            let id = BenchmarkId::new(format.name(), "whole-str");
+            group.bench_with_input(id, text, |b, text| b.iter(|| run_str(&mut parser, text)));
         }
         // Yardstick: the physical limit for finding a marker's first byte.
         let input = corpus(&file.replace("{f}", "hermes"));

@@ -24,6 +24,27 @@ pub fn run_cuts(parser: &mut Parser, input: &[u8], cuts: &[usize]) -> Vec<Event<
     events
 }
 
+/// [`run_cuts`] through [`Parser::feed_str`]: each cut moves back to the
+/// nearest char boundary (a `&str` chunk cannot split a code point). The
+/// events must equal those of the same input fed as bytes.
+pub fn run_str_cuts(parser: &mut Parser, input: &str, cuts: &[usize]) -> Vec<Event<'static>> {
+    let mut cuts = cuts.to_vec();
+    cuts.sort_unstable();
+    let mut events = Vec::new();
+    let mut sink = |e: Event<'_>| push_merged(&mut events, e);
+    let mut from = 0;
+    for cut in cuts.into_iter().chain(std::iter::once(input.len())) {
+        let mut cut = cut.clamp(from, input.len());
+        while !input.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        parser.feed_str(&input[from..cut], &mut sink);
+        from = cut;
+    }
+    parser.finish(&mut sink);
+    events
+}
+
 /// Checks merged `events` of `input` against the contract:
 ///
 /// - the event grammar: deltas only inside their open part, parts never

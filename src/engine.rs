@@ -80,6 +80,8 @@ pub(crate) struct Core {
     delivered: usize,
     /// The call whose `tool-input-start` was emitted, if any.
     call: Option<CallId>,
+    /// Its tool's index in `tools`.
+    tool: Option<usize>,
     name: String,
     input: String,
     delta_carry: Utf8Carry,
@@ -186,6 +188,7 @@ impl Core {
             next_call: 0,
             delivered: 0,
             call: None,
+            tool: None,
             name: String::new(),
             input: String::new(),
             delta_carry: Utf8Carry::default(),
@@ -220,6 +223,7 @@ impl Core {
 
     fn reset_call(&mut self) {
         self.call = None;
+        self.tool = None;
         self.name.clear();
         self.input.clear();
         self.delta_carry = Utf8Carry::default();
@@ -232,7 +236,8 @@ pub(crate) struct CallCx<'p, 'c, S> {
     sink: &'p mut S,
     /// Stream offset of the first byte of the slice being advanced.
     base: u64,
-    _chunk: std::marker::PhantomData<&'c [u8]>,
+    /// That slice of the caller's chunk (empty at the end of the stream).
+    chunk: &'c [u8],
 }
 
 impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
@@ -242,6 +247,14 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         self.base + i as u64
     }
 
+    /// The `len` bytes at stream offset `offset`, if they lie in the
+    /// caller's chunk (so that a delta of them can borrow instead of copy).
+    #[inline]
+    pub(crate) fn in_chunk(&self, offset: u64, len: usize) -> Option<&'c [u8]> {
+        let from = usize::try_from(offset.checked_sub(self.base)?).ok()?;
+        self.chunk.get(from..from.checked_add(len)?)
+    }
+
     pub(crate) fn limits(&self) -> &Limits {
         &self.core.limits
     }
@@ -249,7 +262,8 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// The JSON Schema of parameter `key` of the call in progress, if the
     /// tool list has one.
     pub(crate) fn param_schema(&self, key: &str) -> Option<&serde_json::Value> {
-        crate::protocol::xml::param_schema(&self.core.tools, &self.core.name, key)
+        let tool = self.core.tools.get(self.core.tool?)?;
+        crate::protocol::xml::param_schema(tool, key)
     }
 
     /// Whether a `tool-input-start` was emitted for the call in progress.
@@ -260,7 +274,8 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// The tool name is known: checks it and emits `tool-input-start`.
     pub(crate) fn start(&mut self, name: &str, offset: u64) -> Result<(), Failure> {
         let core = &mut *self.core;
-        if !core.tools.is_empty() && !core.tools.iter().any(|t| t.name == name) {
+        core.tool = core.tools.iter().position(|t| t.name == name);
+        if !core.tools.is_empty() && core.tool.is_none() {
             return Err(Failure::new(
                 DiagnosticKind::UnknownTool,
                 offset,
@@ -316,6 +331,12 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         });
         self.core.delta_carry = carry;
         bad.map_or(Ok(()), Err)
+    }
+
+    /// Arguments text that is part of the format's syntax.
+    #[inline]
+    pub(crate) fn delta_static(&mut self, text: &'static str) {
+        self.emit_delta(Cow::Borrowed(text));
     }
 
     /// Arguments text the automaton built or held; `offset` is where it
@@ -499,19 +520,31 @@ impl Parser {
                 return;
             }
         }
-        self.feed_general(chunk, sink);
+        self.feed_general(chunk, None, sink);
     }
 
     /// [`feed`](Parser::feed) past its fast path; kept out of line so the
-    /// fast path stays a small function.
+    /// fast path stays a small function. `text` is `chunk` when the caller
+    /// gave it as `&str`.
     #[inline(never)]
-    fn feed_general<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) {
-        self.run(chunk, sink);
+    fn feed_general<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        chunk: &'c [u8],
+        text: Option<&'c str>,
+        sink: &mut S,
+    ) {
+        self.run(chunk, text, sink);
         self.offset += chunk.len() as u64;
     }
 
-    /// Processes `chunk`, which starts at stream offset `self.offset`.
-    fn run<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) {
+    /// Processes `chunk`, which starts at stream offset `self.offset` (and
+    /// is `text`, if known to be UTF-8).
+    fn run<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        chunk: &'c [u8],
+        text: Option<&'c str>,
+        sink: &mut S,
+    ) {
         let mut i = 0;
         while i < chunk.len() {
             if !self.held.is_empty() {
@@ -519,7 +552,7 @@ impl Parser {
                 continue;
             }
             i = match self.state {
-                State::Text => self.scan_text(chunk, i, sink),
+                State::Text => self.scan_text(chunk, text, i, sink),
                 State::Call => self.advance_call(chunk, i, sink),
             };
         }
@@ -540,16 +573,22 @@ impl Parser {
         // A trait object, so that a rescan inside a rescan does not make a
         // new closure type (and the compiler an endless chain of them).
         let mut dyn_sink: &mut dyn FnMut(Event<'_>) = &mut owned;
-        self.run(back, &mut dyn_sink);
+        self.run(back, None, &mut dyn_sink);
         self.offset = saved;
     }
 
-    /// [`feed`](Parser::feed) for string chunks.
+    /// [`feed`](Parser::feed) for string chunks. Text in them is not
+    /// validated again: a long `&str` chunk of prose costs little more than
+    /// the search for a marker.
+    #[inline]
     pub fn feed_str<'c, S>(&mut self, chunk: &'c str, sink: &mut S)
     where
         S: FnMut(Event<'c>),
     {
-        self.feed(chunk.as_bytes(), sink)
+        if chunk.len() <= FAST_TEXT_MAX {
+            return self.feed(chunk.as_bytes(), sink);
+        }
+        self.feed_general(chunk.as_bytes(), Some(chunk), sink);
     }
 
     /// Ends the stream: flushes held-back text, recovers or gives back the
@@ -566,7 +605,7 @@ impl Parser {
                 core: &mut self.core,
                 sink,
                 base: self.offset,
-                _chunk: std::marker::PhantomData,
+                chunk: &[],
             };
             let outcome = self.automaton.finish(&mut cx);
             self.trim_delivered();
@@ -712,23 +751,36 @@ impl Parser {
     fn scan_text<'c, S: FnMut(Event<'c>)>(
         &mut self,
         chunk: &'c [u8],
+        text: Option<&'c str>,
         i: usize,
         sink: &mut S,
     ) -> usize {
         let base = self.offset + i as u64;
         let rest = &chunk[i..];
+        // Text before `end`, as `&str` without validation when the chunk is
+        // one and the range falls on char boundaries (markers start on one).
+        let emit = |core: &mut Core, end: usize, sink: &mut S| match text
+            .and_then(|s| s.get(i..i + end))
+        {
+            Some(s) if core.text.carry.is_empty() => {
+                if !s.is_empty() {
+                    core.text.delta(Cow::Borrowed(s), sink);
+                }
+            }
+            _ => core.text.push(&rest[..end], base, sink),
+        };
         match self.markers.find(rest) {
             Found::None => {
-                self.core.text.push(rest, base, sink);
+                emit(&mut self.core, rest.len(), sink);
                 chunk.len()
             }
             Found::Partial { at } => {
-                self.core.text.push(&rest[..at], base, sink);
+                emit(&mut self.core, at, sink);
                 self.held.extend_from_slice(&rest[at..]);
                 chunk.len()
             }
             Found::Marker { at, index } => {
-                self.core.text.push(&rest[..at], base, sink);
+                emit(&mut self.core, at, sink);
                 let len = self.markers.marker(index).bytes.len();
                 self.call_start = base + at as u64;
                 self.call_buf.clear();
@@ -766,7 +818,7 @@ impl Parser {
             core: &mut self.core,
             sink,
             base,
-            _chunk: std::marker::PhantomData,
+            chunk: slice,
         };
         let (used, outcome) = self.automaton.advance(slice, &mut cx);
         let used = used.min(slice.len());

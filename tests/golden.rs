@@ -66,3 +66,28 @@ fn golden_cases_are_split_invariant_in_small_chunks() {
         }
     }
 }
+
+#[test]
+fn golden_cases_fed_as_str_match_bytes() {
+    let mut checked = 0;
+    for case in cases() {
+        let Ok(text) = std::str::from_utf8(&case.input) else {
+            continue;
+        };
+        checked += 1;
+        let mut parser = case.parser();
+        let whole = run_whole(&mut parser, &case.input);
+        let fed = toolsieve::contract::run_str_cuts(&mut parser, text, &[]);
+        assert_eq!(fed, whole, "{}/{} as one &str", case.format, case.name);
+        for size in [1, 3, 16, 33, 64, 200] {
+            let cuts: Vec<usize> = (size..text.len()).step_by(size).collect();
+            let fed = toolsieve::contract::run_str_cuts(&mut parser, text, &cuts);
+            assert_eq!(
+                fed, whole,
+                "{}/{} as &str chunks of {size}",
+                case.format, case.name
+            );
+        }
+    }
+    assert!(checked >= 100, "only {checked} UTF-8 golden cases");
+}

@@ -108,6 +108,10 @@ proptest! {
             check_contract(&input, &whole, true);
             let split = run_cuts(&mut parser, &input, &cuts);
             prop_assert_eq!(&split, &whole, "{}", format);
+            if let Ok(text) = std::str::from_utf8(&input) {
+                let as_str = toolsieve::contract::run_str_cuts(&mut parser, text, &cuts);
+                prop_assert_eq!(&as_str, &whole, "{} as &str", format);
+            }
         }
     }
 

@@ -232,14 +232,20 @@ pub(crate) fn strip_one_newline(v: &str) -> &str {
 ///
 /// Linear scans: tool lists and property maps are small, and comparing a
 /// few short strings is cheaper than hashing one.
-pub(crate) fn param_schema<'t>(tools: &'t [Tool], name: &str, key: &str) -> Option<&'t Value> {
-    let Value::Object(tool) = &tools.iter().find(|t| t.name == name)?.parameters else {
+pub(crate) fn param_schema<'t>(tool: &'t Tool, key: &str) -> Option<&'t Value> {
+    let Value::Object(tool) = &tool.parameters else {
         return None;
     };
     let (_, Value::Object(properties)) = tool.iter().find(|(k, _)| *k == "properties")? else {
         return None;
     };
     properties.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+}
+
+/// Whether [`escape_json_into`] would change `text`.
+#[inline]
+fn needs_json_escape(text: &[u8]) -> bool {
+    text.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20)
 }
 
 /// Appends `text` JSON-escaped (without quotes), as serde_json writes it.
@@ -351,11 +357,22 @@ impl ArgsWriter {
 
     /// A part of that string, JSON-escaped (escaping is per character, so
     /// the parts add up to the escaped whole).
+    ///
+    /// `raw` is the same text where it lies in the caller's chunk: when it
+    /// needs no escaping, the delta borrows it.
     pub(crate) fn string_part<'c, S: FnMut(Event<'c>)>(
         &mut self,
         text: &str,
+        raw: Option<&'c [u8]>,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
+        if let Some(raw) = raw {
+            if !needs_json_escape(text.as_bytes()) {
+                // The same bytes as `text`, which is UTF-8: cannot fail.
+                let _ = cx.delta(raw, 0);
+                return;
+            }
+        }
         self.scratch.clear();
         escape_json_into(&mut self.scratch, text);
         let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
@@ -363,13 +380,12 @@ impl ArgsWriter {
 
     /// Closes that string.
     pub(crate) fn end_string<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        let _ = cx.delta_owned(b"\"", 0);
+        cx.delta_static("\"");
     }
 
     /// Closes the object.
     pub(crate) fn close<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        let end: &[u8] = if self.keys.is_empty() { b"{}" } else { b"}" };
-        let _ = cx.delta_owned(end, 0);
+        cx.delta_static(if self.keys.is_empty() { "{}" } else { "}" });
         self.keys.clear();
     }
 }

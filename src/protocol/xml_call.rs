@@ -21,6 +21,7 @@ use crate::protocol::xml::{
     attr_text, find_tag, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body, Pat, Tag, MAX_TAG,
 };
 use crate::protocol::{Failure, Outcome};
+use crate::scan::utf8::validate;
 
 /// Which of the three layouts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -589,14 +590,24 @@ impl XmlCall {
         end: usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let (valid, invalid) = match std::str::from_utf8(&self.body[from..end]) {
-            Ok(_) => (end - from, false),
-            Err(e) => (e.valid_up_to(), e.error_len().is_some()),
+        let (text, invalid) = match validate(&self.body[from..end]) {
+            Ok(text) => (text, false),
+            Err(()) => match std::str::from_utf8(&self.body[from..end]) {
+                Ok(text) => (text, false),
+                Err(e) => {
+                    let valid = &self.body[from..from + e.valid_up_to()];
+                    // Validated up to there; cannot fail.
+                    (
+                        std::str::from_utf8(valid).unwrap_or_default(),
+                        e.error_len().is_some(),
+                    )
+                }
+            },
         };
+        let valid = text.len();
         if valid > 0 {
-            // Validated just above; cannot fail.
-            let text = std::str::from_utf8(&self.body[from..from + valid]).unwrap_or_default();
-            self.args.string_part(text, cx);
+            let raw = cx.in_chunk(self.at(from), valid);
+            self.args.string_part(text, raw, cx);
             self.streamed = Some(from + valid);
         }
         if invalid {
