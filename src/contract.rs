@@ -10,15 +10,10 @@ use crate::Parser;
 /// values: they are sorted and clamped) and returns the events with adjacent
 /// deltas merged: the canonical form two chunkings must agree on.
 pub fn run_cuts(parser: &mut Parser, input: &[u8], cuts: &[usize]) -> Vec<Event<'static>> {
-    let mut cuts = cuts.to_vec();
-    cuts.sort_unstable();
     let mut events = Vec::new();
     let mut sink = |e: Event<'_>| push_merged(&mut events, e);
-    let mut from = 0;
-    for cut in cuts.into_iter().chain(std::iter::once(input.len())) {
-        let cut = cut.clamp(from, input.len());
-        parser.feed(&input[from..cut], &mut sink);
-        from = cut;
+    for piece in pieces(cuts, input.len(), |_| true) {
+        parser.feed(&input[piece], &mut sink);
     }
     parser.finish(&mut sink);
     events
@@ -28,21 +23,35 @@ pub fn run_cuts(parser: &mut Parser, input: &[u8], cuts: &[usize]) -> Vec<Event<
 /// nearest char boundary (a `&str` chunk cannot split a code point). The
 /// events must equal those of the same input fed as bytes.
 pub fn run_str_cuts(parser: &mut Parser, input: &str, cuts: &[usize]) -> Vec<Event<'static>> {
-    let mut cuts = cuts.to_vec();
-    cuts.sort_unstable();
     let mut events = Vec::new();
     let mut sink = |e: Event<'_>| push_merged(&mut events, e);
-    let mut from = 0;
-    for cut in cuts.into_iter().chain(std::iter::once(input.len())) {
-        let mut cut = cut.clamp(from, input.len());
-        while !input.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        parser.feed_str(&input[from..cut], &mut sink);
-        from = cut;
+    for piece in pieces(cuts, input.len(), |i| input.is_char_boundary(i)) {
+        parser.feed_str(&input[piece], &mut sink);
     }
     parser.finish(&mut sink);
     events
+}
+
+/// The chunks that `cuts` make of `len` bytes: sorted, clamped, each cut
+/// moved back to the nearest offset where `boundary` holds (it holds at 0).
+fn pieces(
+    cuts: &[usize],
+    len: usize,
+    boundary: impl Fn(usize) -> bool,
+) -> Vec<std::ops::Range<usize>> {
+    let mut cuts = cuts.to_vec();
+    cuts.sort_unstable();
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let mut from = 0;
+    for cut in cuts.into_iter().chain(std::iter::once(len)) {
+        let mut cut = cut.clamp(from, len);
+        while cut > from && !boundary(cut) {
+            cut -= 1;
+        }
+        pieces.push(from..cut);
+        from = cut;
+    }
+    pieces
 }
 
 /// Checks merged `events` of `input` against the contract:
