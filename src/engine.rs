@@ -8,7 +8,7 @@ use crate::error::{Diagnostic, DiagnosticKind, OnInvalid};
 use crate::event::{CallId, Event, Span, TextId};
 use crate::limits::Limits;
 use crate::protocol::{Automaton, Failure, Outcome};
-use crate::scan::marker::{Found, MarkerSet};
+use crate::scan::marker::{Found, MarkerSet, SMALL_MARKER};
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 use crate::tool::Tool;
 
@@ -506,17 +506,20 @@ impl Parser {
     where
         S: FnMut(Event<'c>),
     {
-        // Token-sized plain text: nothing to hold, decode or look for.
-        if chunk.len() <= FAST_TEXT_MAX
-            && self.state == State::Text
-            && self.held.is_empty()
-            && self.core.text.carry.is_empty()
-        {
-            if let Some(text) = self.markers.plain_text(chunk) {
-                self.offset += chunk.len() as u64;
-                if !text.is_empty() {
-                    self.core.text.delta(Cow::Borrowed(text), sink);
+        // Token-sized text where no marker can start: nothing to hold or
+        // look for, and plain ASCII needs no decoding either.
+        if chunk.len() <= FAST_TEXT_MAX && self.state == State::Text && self.held.is_empty() {
+            let class = self.markers.classify_small(chunk);
+            if class & SMALL_MARKER == 0 {
+                if class == 0 && self.core.text.carry.is_empty() {
+                    if !chunk.is_empty() {
+                        let text = crate::scan::utf8::ascii_str(chunk);
+                        self.core.text.delta(Cow::Borrowed(text), sink);
+                    }
+                } else {
+                    self.core.text.push(chunk, self.offset, sink);
                 }
+                self.offset += chunk.len() as u64;
                 return;
             }
         }
@@ -618,7 +621,7 @@ impl Parser {
                 }
                 Outcome::Failed(f) => {
                     let back = self.take_back(f.give_back);
-                    self.fail_call(f, sink);
+                    self.fail_call(*f, sink);
                     back
                 }
                 Outcome::More => {
@@ -846,7 +849,7 @@ impl Parser {
             }
             Outcome::Failed(f) => {
                 let back = self.take_back(f.give_back);
-                self.fail_call(f, sink);
+                self.fail_call(*f, sink);
                 self.rescan_owned(&back, at, sink);
                 return i + used;
             }

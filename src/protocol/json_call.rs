@@ -199,7 +199,7 @@ impl JsonCall {
                                 cx.offset(i),
                                 "expected a JSON object after the start marker",
                             );
-                            return (i, Outcome::Failed(f));
+                            return (i, Outcome::failed(f));
                         }
                     }
                 }
@@ -254,7 +254,7 @@ impl JsonCall {
                                 cx.offset(i),
                                 format!("{what} in the call body at byte {}", cx.offset(i)),
                             );
-                            return (i, Outcome::Failed(self.rejected.take().unwrap_or(f)));
+                            return (i, Outcome::failed(self.rejected.take().unwrap_or(f)));
                         }
                     }
                 }
@@ -307,7 +307,7 @@ impl JsonCall {
                 } else {
                     "the stream ended before the call's JSON was complete"
                 };
-                Outcome::Failed(Failure::new(
+                Outcome::failed(Failure::new(
                     DiagnosticKind::UnfinishedCall,
                     cx.offset(0),
                     what,
@@ -331,7 +331,7 @@ impl JsonCall {
         let give_back = self.trail;
         if let Some(mut f) = self.rejected.take() {
             f.give_back = give_back;
-            return Outcome::Failed(f);
+            return Outcome::failed(f);
         }
         if let Some(offset) = missing_end {
             let end = String::from_utf8_lossy(&self.end).into_owned();

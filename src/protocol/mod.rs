@@ -23,7 +23,15 @@ pub(crate) enum Outcome {
     Complete { give_back: usize },
     /// The call cannot be delivered. Its raw text ends at the consumed
     /// position; scanning resumes there.
-    Failed(Failure),
+    Failed(Box<Failure>),
+}
+
+impl Outcome {
+    /// A failed attempt (boxed: the outcome of every chunk is returned by
+    /// value, and failures are rare).
+    pub(crate) fn failed(failure: Failure) -> Outcome {
+        Outcome::Failed(Box::new(failure))
+    }
 }
 
 /// Why a call attempt failed.

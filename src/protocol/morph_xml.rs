@@ -169,7 +169,7 @@ impl MorphXml {
                             // Without the call's body we cannot find its
                             // end: give back everything after the tag.
                             f.give_back = len - (gt + 1);
-                            return Outcome::Failed(f);
+                            return Outcome::failed(f);
                         }
                     }
                     if gt > 0 && self.body[gt - 1] == b'/' {
@@ -406,7 +406,7 @@ impl MorphXml {
     ) -> Outcome {
         if let Some(mut f) = self.rejected.take() {
             f.give_back = self.body.len().saturating_sub(end);
-            return Outcome::Failed(f);
+            return Outcome::failed(f);
         }
         self.flush(cx);
         self.args.close(cx);

@@ -84,7 +84,7 @@ impl Body {
     ) -> Outcome {
         let mut f = Failure::new(kind, self.at(at), message);
         f.give_back = self.bytes.len().saturating_sub(at);
-        Outcome::Failed(f)
+        Outcome::failed(f)
     }
 }
 

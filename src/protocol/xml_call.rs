@@ -457,7 +457,7 @@ impl XmlCall {
                         Tag::Found { end, .. } => {
                             let mut f = reason;
                             f.give_back = self.give_back(end);
-                            return Outcome::Failed(f);
+                            return Outcome::failed(f);
                         }
                         Tag::Need { at } if !eof => {
                             self.scan_from = at;
@@ -467,7 +467,7 @@ impl XmlCall {
                             self.scan_from = len;
                             return Outcome::More;
                         }
-                        _ => return Outcome::Failed(reason),
+                        _ => return Outcome::failed(reason),
                     }
                 }
             }
@@ -690,7 +690,7 @@ impl XmlCall {
     ) -> Outcome {
         if let Some(mut f) = self.rejected.take() {
             f.give_back = self.give_back(end);
-            return Outcome::Failed(f);
+            return Outcome::failed(f);
         }
         self.args.close(cx);
         Outcome::Complete {

@@ -73,9 +73,9 @@ pub(crate) struct MarkerSet {
     /// cheap filter before the full comparison, since a `<` in prose is
     /// rarely followed by one.
     second_table: [bool; 256],
-    /// Bytes a plain-text fast path must stop at: marker first bytes and
-    /// non-ASCII bytes.
-    stop_table: [bool; 256],
+    /// [`SMALL_MARKER`] for marker first bytes, [`SMALL_NON_ASCII`] for
+    /// bytes ≥ 0x80: what the small-chunk fast path must know.
+    small_table: [u8; 256],
     longest: usize,
     /// For a set of one marker (every format but morph-xml): a substring
     /// searcher, which skips the first byte's frequent false hits (`<` in
@@ -134,7 +134,7 @@ impl MarkerSet {
             single,
             markers,
             firsts,
-            stop_table: stop_table(&first_table),
+            small_table: small_table(&first_table),
             first_table,
             second_table,
             longest,
@@ -148,20 +148,20 @@ impl MarkerSet {
             firsts: Vec::new(),
             first_table: [false; 256],
             second_table: [false; 256],
-            stop_table: stop_table(&[false; 256]),
+            small_table: small_table(&[false; 256]),
             longest: 0,
             single: None,
         }
     }
 
-    /// `hay` as text when it is ASCII and no byte of it may start a marker:
-    /// the common token-sized chunk, which then needs no other look.
+    /// What a small chunk holds: [`SMALL_MARKER`] if a byte of it may start
+    /// a marker, [`SMALL_NON_ASCII`] if one is not ASCII (0: plain ASCII
+    /// text, which needs no other look).
     #[inline]
-    pub(crate) fn plain_text<'h>(&self, hay: &'h [u8]) -> Option<&'h str> {
-        if hay.iter().any(|&b| self.stop_table[b as usize]) {
-            return None;
-        }
-        Some(super::utf8::ascii_str(hay))
+    pub(crate) fn classify_small(&self, hay: &[u8]) -> u8 {
+        // No early exit: a branch-free pass over a token is cheaper.
+        hay.iter()
+            .fold(0, |seen, &b| seen | self.small_table[b as usize])
     }
 
     pub(crate) fn marker(&self, index: usize) -> &Marker {
@@ -294,10 +294,20 @@ impl MarkerSet {
     }
 }
 
-fn stop_table(first_table: &[bool; 256]) -> [bool; 256] {
-    let mut table = *first_table;
-    for stop in &mut table[0x80..] {
-        *stop = true;
+/// A small chunk has a byte that may start a marker.
+pub(crate) const SMALL_MARKER: u8 = 1;
+/// A small chunk has a byte that is not ASCII.
+pub(crate) const SMALL_NON_ASCII: u8 = 2;
+
+fn small_table(first_table: &[bool; 256]) -> [u8; 256] {
+    let mut table = [0; 256];
+    for (b, class) in table.iter_mut().enumerate() {
+        if first_table[b] {
+            *class |= SMALL_MARKER;
+        }
+        if b >= 0x80 {
+            *class |= SMALL_NON_ASCII;
+        }
     }
     table
 }
