@@ -536,8 +536,42 @@ impl Parser {
         text: Option<&'c str>,
         sink: &mut S,
     ) {
+        if self.state == State::Call && self.plain_call_bytes(chunk, sink) {
+            self.offset += chunk.len() as u64;
+            return;
+        }
         self.run(chunk, text, sink);
         self.offset += chunk.len() as u64;
+    }
+
+    /// A chunk that is all plain content of a string argument being
+    /// streamed (see [`Automaton::plain_prefix`]): emitted as one delta
+    /// without running the automaton. `false` (nothing done) otherwise.
+    #[inline]
+    fn plain_call_bytes<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> bool {
+        let core = &mut self.core;
+        let Some(id) = core.call else {
+            return false;
+        };
+        let fits = self.call_buf.len().saturating_add(chunk.len()) <= core.limits.max_call_bytes;
+        if chunk.is_empty()
+            || !fits
+            || !core.delta_carry.is_empty()
+            || !self.held.is_empty()
+            || self.automaton.plain_prefix(chunk) != chunk.len()
+        {
+            return false;
+        }
+        self.automaton.take_plain(chunk, self.offset);
+        self.call_buf.extend_from_slice(chunk);
+        // Plain bytes are ASCII.
+        let text = crate::scan::utf8::ascii_str(chunk);
+        core.input.push_str(text);
+        sink(Event::ToolInputDelta {
+            id,
+            delta: Cow::Borrowed(text),
+        });
+        true
     }
 
     /// Processes `chunk`, which starts at stream offset `self.offset` (and

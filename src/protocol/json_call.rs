@@ -180,6 +180,20 @@ impl JsonCall {
         }
     }
 
+    /// See [`Automaton::plain_prefix`](super::Automaton::plain_prefix):
+    /// string content inside the arguments object.
+    #[inline]
+    pub(crate) fn plain_prefix(&self, bytes: &[u8]) -> usize {
+        if self.phase == Phase::Body
+            && self.capture == Capture::ArgsObject
+            && self.rejected.is_none()
+        {
+            self.json.plain_string_prefix(bytes)
+        } else {
+            0
+        }
+    }
+
     pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
         &mut self,
         bytes: &'c [u8],

@@ -83,6 +83,31 @@ impl Automaton {
         }
     }
 
+    /// How many leading bytes of `bytes` are plain content of a string
+    /// argument being streamed: ASCII that the automaton would pass on
+    /// unchanged as one delta, and that changes nothing in it but its
+    /// position. The engine emits such bytes itself and reports them with
+    /// [`take_plain`](Self::take_plain), skipping the automaton's machinery
+    /// on the common token-sized chunk of a long argument.
+    #[inline]
+    pub(crate) fn plain_prefix(&self, bytes: &[u8]) -> usize {
+        match self {
+            Automaton::Json(a) => a.plain_prefix(bytes),
+            Automaton::Xml(a) => a.plain_prefix(bytes),
+            Automaton::Morph(_) => 0,
+        }
+    }
+
+    /// `bytes` (all plain, per [`plain_prefix`](Self::plain_prefix)), which
+    /// start at stream offset `offset`, were emitted as a delta.
+    #[inline]
+    pub(crate) fn take_plain(&mut self, bytes: &[u8], offset: u64) {
+        match self {
+            Automaton::Json(_) | Automaton::Morph(_) => {}
+            Automaton::Xml(a) => a.take_plain(bytes, offset),
+        }
+    }
+
     /// Consumes bytes of the call in progress.
     ///
     /// # Complexity

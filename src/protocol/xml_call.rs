@@ -168,6 +168,32 @@ impl XmlCall {
         self.phase = Phase::Skip;
     }
 
+    /// See [`Automaton::plain_prefix`](super::Automaton::plain_prefix):
+    /// inside a string value that is streamed and sent up to the last byte
+    /// (no newline held back, no tag in view), bytes that cannot begin a tag
+    /// or a newline and need no JSON escaping.
+    #[inline]
+    pub(crate) fn plain_prefix(&self, bytes: &[u8]) -> usize {
+        match self.phase {
+            Phase::Value { .. }
+                if self.rejected.is_none() && self.streamed == Some(self.body.len()) =>
+            {
+                bytes
+                    .iter()
+                    .position(|&b| b < 0x20 || b >= 0x80 || matches!(b, b'<' | b'"' | b'\\'))
+                    .unwrap_or(bytes.len())
+            }
+            _ => 0,
+        }
+    }
+
+    /// Takes plain bytes the engine emitted (see [`plain_prefix`](Self::plain_prefix)).
+    pub(crate) fn take_plain(&mut self, bytes: &[u8], offset: u64) {
+        self.body.append(bytes, offset);
+        self.scan_from = self.body.len();
+        self.streamed = Some(self.body.len());
+    }
+
     pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
