@@ -180,7 +180,7 @@ impl XmlCall {
             {
                 bytes
                     .iter()
-                    .position(|&b| b < 0x20 || b >= 0x80 || matches!(b, b'<' | b'"' | b'\\'))
+                    .position(|&b| !(0x20..0x80).contains(&b) || matches!(b, b'<' | b'"' | b'\\'))
                     .unwrap_or(bytes.len())
             }
             _ => 0,
