@@ -83,6 +83,9 @@ pub(crate) struct Core {
     /// Its tool's index in `tools`.
     tool: Option<usize>,
     name: String,
+    /// Stream offset where `name` stands verbatim in the input, if it does
+    /// (no escapes): events can then borrow it from the chunk.
+    name_origin: Option<u64>,
     input: String,
     delta_carry: Utf8Carry,
     /// Where the raw span of the call in progress starts.
@@ -167,6 +170,22 @@ impl TextOut {
     }
 }
 
+/// The `len` bytes at stream offset `offset`, if they lie in `chunk`
+/// (which starts at stream offset `base`).
+#[inline]
+fn chunk_bytes(chunk: &[u8], base: u64, offset: u64, len: usize) -> Option<&[u8]> {
+    let from = usize::try_from(offset.checked_sub(base)?).ok()?;
+    chunk.get(from..from.checked_add(len)?)
+}
+
+/// [`chunk_bytes`] as text, for bytes known to be valid (re-checked: cheap
+/// for the short names it serves).
+#[inline]
+fn in_chunk(chunk: &[u8], base: u64, offset: u64, len: usize) -> Option<Cow<'_, str>> {
+    let bytes = chunk_bytes(chunk, base, offset, len)?;
+    crate::scan::utf8::validate(bytes).ok().map(Cow::Borrowed)
+}
+
 fn invalid_utf8(offset: u64) -> Event<'static> {
     Event::Diagnostic(Diagnostic {
         kind: DiagnosticKind::InvalidUtf8,
@@ -190,6 +209,7 @@ impl Core {
             call: None,
             tool: None,
             name: String::new(),
+            name_origin: None,
             input: String::new(),
             delta_carry: Utf8Carry::default(),
             span_start: 0,
@@ -199,16 +219,29 @@ impl Core {
 
     /// Emits `tool-input-end` and `tool-call` for the call in progress, its
     /// raw span ending at `end`. Nothing if no call was started.
-    fn deliver<'c>(&mut self, end: u64, sink: &mut impl FnMut(Event<'c>)) -> bool {
+    /// `chunk` (at stream offset `base`) is the caller's chunk in hand.
+    fn deliver<'c>(
+        &mut self,
+        end: u64,
+        (chunk, base): (&'c [u8], u64),
+        sink: &mut impl FnMut(Event<'c>),
+    ) -> bool {
         let Some(id) = self.call else {
             return false;
         };
         sink(Event::ToolInputEnd { id });
-        sink(Event::ToolCall {
-            tool_call_id: id,
+        let tool_name = match self
+            .name_origin
+            .and_then(|o| in_chunk(chunk, base, o, self.name.len()))
+        {
+            Some(name) => name,
             // Copies of exact size: the parser keeps its grown buffers for
             // the next call instead of growing new ones from nothing.
-            tool_name: Cow::Owned(self.name.as_str().to_owned()),
+            None => Cow::Owned(self.name.as_str().to_owned()),
+        };
+        sink(Event::ToolCall {
+            tool_call_id: id,
+            tool_name,
             input: Cow::Owned(self.input.as_str().to_owned()),
             raw_span: Span {
                 start: self.span_start,
@@ -225,6 +258,7 @@ impl Core {
         self.call = None;
         self.tool = None;
         self.name.clear();
+        self.name_origin = None;
         self.input.clear();
         self.delta_carry = Utf8Carry::default();
     }
@@ -251,8 +285,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// caller's chunk (so that a delta of them can borrow instead of copy).
     #[inline]
     pub(crate) fn in_chunk(&self, offset: u64, len: usize) -> Option<&'c [u8]> {
-        let from = usize::try_from(offset.checked_sub(self.base)?).ok()?;
-        self.chunk.get(from..from.checked_add(len)?)
+        chunk_bytes(self.chunk, self.base, offset, len)
     }
 
     pub(crate) fn limits(&self) -> &Limits {
@@ -273,6 +306,17 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
 
     /// The tool name is known: checks it and emits `tool-input-start`.
     pub(crate) fn start(&mut self, name: &str, offset: u64) -> Result<(), Failure> {
+        self.start_at(name, None, offset)
+    }
+
+    /// [`start`](Self::start) for a name that stands verbatim at stream
+    /// offset `origin` (events borrow it while it is in the chunk).
+    pub(crate) fn start_at(
+        &mut self,
+        name: &str,
+        origin: Option<u64>,
+        offset: u64,
+    ) -> Result<(), Failure> {
         let core = &mut *self.core;
         core.tool = core.tools.iter().position(|t| t.name == name);
         if !core.tools.is_empty() && core.tool.is_none() {
@@ -299,10 +343,11 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         core.call = Some(id);
         core.name.clear();
         core.name.push_str(name);
-        (self.sink)(Event::ToolInputStart {
-            id,
-            tool_name: Cow::Owned(name.to_owned()),
-        });
+        core.name_origin = origin;
+        let tool_name = origin
+            .and_then(|o| in_chunk(self.chunk, self.base, o, name.len()))
+            .unwrap_or_else(|| Cow::Owned(name.to_owned()));
+        (self.sink)(Event::ToolInputStart { id, tool_name });
         Ok(())
     }
 
@@ -357,7 +402,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// The call in progress is complete and the block goes on (several calls
     /// in one block): delivers it with its raw span ending at `end`.
     pub(crate) fn deliver(&mut self, end: u64) {
-        if self.core.deliver(end, self.sink) {
+        if self.core.deliver(end, (self.chunk, self.base), self.sink) {
             self.core.delivered_to = Some(end);
         }
     }
@@ -650,7 +695,7 @@ impl Parser {
             let back = match outcome {
                 Outcome::Complete { give_back } => {
                     let back = self.take_back(give_back);
-                    self.complete_call(end - back.len() as u64, sink);
+                    self.complete_call(end - back.len() as u64, (&[], end), sink);
                     back
                 }
                 Outcome::Failed(f) => {
@@ -877,7 +922,7 @@ impl Parser {
             Outcome::More => {}
             Outcome::Complete { give_back } => {
                 let back = self.take_back(give_back);
-                self.complete_call(at - back.len() as u64, sink);
+                self.complete_call(at - back.len() as u64, (slice, base), sink);
                 self.rescan_owned(&back, at, sink);
                 return i + used;
             }
@@ -908,8 +953,14 @@ impl Parser {
         self.call_buf.split_off(keep)
     }
 
-    fn complete_call<'c, S: FnMut(Event<'c>)>(&mut self, end: u64, sink: &mut S) {
-        if !self.core.deliver(end, sink) {
+    /// `chunk` (at stream offset `base`) is the caller's chunk in hand.
+    fn complete_call<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        end: u64,
+        chunk: (&'c [u8], u64),
+        sink: &mut S,
+    ) {
+        if !self.core.deliver(end, chunk, sink) {
             let f = Failure::new(DiagnosticKind::MissingName, end, "the call names no tool");
             return self.fail_call(f, sink);
         }

@@ -7,6 +7,8 @@
 //! each member of the root object to learn which bytes are the name, the
 //! arguments, or something to skip.
 
+use std::borrow::Cow;
+
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
@@ -57,7 +59,10 @@ pub(crate) struct JsonCall {
     member: Member,
     /// Raw bytes of the key, name or arguments string being collected.
     buf: Vec<u8>,
-    name: Option<String>,
+    /// Whether the call's name was read.
+    has_name: bool,
+    /// Stream offset of the name's opening quote.
+    name_at: u64,
     seen_args: bool,
     /// Arguments text read before the name was known.
     pending: Vec<u8>,
@@ -80,7 +85,8 @@ impl JsonCall {
             capture: Capture::None,
             member: Member::Other,
             buf: Vec::new(),
-            name: None,
+            has_name: false,
+            name_at: 0,
             seen_args: false,
             pending: Vec::new(),
             rejected: None,
@@ -95,7 +101,7 @@ impl JsonCall {
         self.capture = Capture::None;
         self.member = Member::Other;
         self.buf.clear();
-        self.name = None;
+        self.has_name = false;
         self.seen_args = false;
         self.pending.clear();
         self.rejected = None;
@@ -242,7 +248,7 @@ impl JsonCall {
                             self.value_end(cx.offset(i), cx);
                         }
                         Signal::RootEnd => {
-                            if self.name.is_none() {
+                            if !self.has_name {
                                 self.reject(Failure::new(
                                     DiagnosticKind::MissingName,
                                     cx.offset(i),
@@ -371,7 +377,10 @@ impl JsonCall {
         self.buf.clear();
         self.capture = match self.member {
             Member::Other => Capture::Skip,
-            Member::Name => Capture::Name,
+            Member::Name => {
+                self.name_at = offset;
+                Capture::Name
+            }
             Member::Args => match first.first() {
                 Some(b'{') => Capture::ArgsObject,
                 Some(b'"') => Capture::ArgsString,
@@ -406,7 +415,7 @@ impl JsonCall {
             },
         };
         let duplicate = match self.member {
-            Member::Name => self.name.is_some(),
+            Member::Name => self.has_name,
             Member::Args => self.seen_args,
             Member::Other => false,
         };
@@ -432,18 +441,22 @@ impl JsonCall {
         }
         match capture {
             Capture::Name => {
-                let name = decode_string(&self.buf).filter(|n| !n.is_empty());
-                let Some(name) = name else {
-                    return self.reject(Failure::new(
+                // Without escapes the name stands verbatim after its quote.
+                let origin = (!self.buf.contains(&b'\\')).then_some(self.name_at + 1);
+                let started = match decode_str(&self.buf).filter(|n| !n.is_empty()) {
+                    None => Err(Failure::new(
                         DiagnosticKind::MissingName,
                         offset,
                         "\"name\" must be a non-empty string",
-                    ));
+                    )),
+                    Some(name) => cx
+                        .start_at(&name, origin, offset)
+                        .map_err(|f| f.with_name(&name)),
                 };
-                if let Err(f) = cx.start(&name, offset) {
-                    return self.reject(f.with_name(&name));
+                if let Err(f) = started {
+                    return self.reject(f);
                 }
-                self.name = Some(name);
+                self.has_name = true;
                 if !self.pending.is_empty() {
                     let pending = std::mem::take(&mut self.pending);
                     if let Err(at) = cx.delta_owned(&pending, offset) {
@@ -490,13 +503,18 @@ fn invalid_utf8(offset: u64) -> Failure {
 
 /// Decodes a raw JSON string (quotes included); `None` if it is not one.
 fn decode_string(raw: &[u8]) -> Option<String> {
+    decode_str(raw).map(Cow::into_owned)
+}
+
+/// [`decode_string`], borrowing from `raw` when it has no escapes.
+fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
     if raw.first() != Some(&b'"') {
         return None;
     }
     if !raw.contains(&b'\\') && raw.len() >= 2 && raw.last() == Some(&b'"') {
         return std::str::from_utf8(&raw[1..raw.len() - 1])
             .ok()
-            .map(str::to_owned);
+            .map(Cow::Borrowed);
     }
-    serde_json::from_slice(raw).ok()
+    serde_json::from_slice(raw).ok().map(Cow::Owned)
 }
