@@ -59,10 +59,30 @@ fn truncate(s: &str, max: usize) -> &str {
     }
 }
 
+/// `schema[key]` of a schema object. A schema has a handful of keywords:
+/// comparing them beats hashing the key.
+#[inline]
+pub(crate) fn field<'v>(
+    schema: &'v serde_json::Map<String, Value>,
+    key: &str,
+) -> Option<&'v Value> {
+    if schema.len() <= 8 {
+        schema.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    } else {
+        schema.get(key)
+    }
+}
+
+/// [`field`] of a schema that may not be an object.
+#[inline]
+pub(crate) fn keyword<'v>(schema: &'v Value, key: &str) -> Option<&'v Value> {
+    field(schema.as_object()?, key)
+}
+
 fn has_constraint(schema: &Value) -> bool {
     ["type", "enum", "anyOf", "oneOf", "const"]
         .iter()
-        .any(|k| schema.get(k).is_some())
+        .any(|k| keyword(schema, k).is_some())
 }
 
 /// The JSON text for `raw` under `schema`, or `None` if it does not fit.
@@ -75,23 +95,23 @@ fn try_schema(raw: &str, schema: &Value, max_depth: usize, level: usize) -> Opti
         return Some(string(raw));
     };
     for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(alternatives)) = schema.get(key) {
+        if let Some(Value::Array(alternatives)) = field(schema, key) {
             return alternatives
                 .iter()
                 .find_map(|alt| try_schema(raw, alt, max_depth, level + 1));
         }
     }
-    if let Some(constant) = schema.get("const") {
+    if let Some(constant) = field(schema, "const") {
         return matches_member(raw, constant);
     }
-    if let Some(Value::Array(members)) = schema.get("enum") {
+    if let Some(Value::Array(members)) = field(schema, "enum") {
         return members.iter().find_map(|m| matches_member(raw, m));
     }
-    let types: Vec<&str> = match schema.get("type") {
+    let types: Vec<&str> = match field(schema, "type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ if schema.contains_key("properties") => vec!["object"],
-        _ if schema.contains_key("items") => vec!["array"],
+        _ if field(schema, "properties").is_some() => vec!["object"],
+        _ if field(schema, "items").is_some() => vec!["array"],
         _ => return Some(string(raw)),
     };
     // Types in the order written, but `null` first, so that

@@ -68,6 +68,14 @@
 //!
 //! [`contract`] has the checks, for your own property tests and fuzzers.
 //!
+//! ## Speed
+//!
+//! Token-sized chunks of prose that hold no marker's first byte, and
+//! token-sized chunks of a string argument being streamed, take fast paths
+//! that skip the automaton. Prefer [`Parser::feed_str`] when the text is
+//! already a `&str`: it is not validated again. The crate's one `unsafe`
+//! block turns bytes just checked to be ASCII into `&str`.
+//!
 //! ## Middleware
 //!
 //! [`middleware`] renders the tool prompt ([`middleware::format_tools`]),

@@ -441,7 +441,7 @@ impl MorphXml {
 }
 
 fn is_type(schema: &Value, ty: &str) -> bool {
-    match schema.get("type") {
+    match crate::coerce::keyword(schema, "type") {
         Some(Value::String(t)) => t == ty,
         Some(Value::Array(ts)) => ts.iter().any(|t| t == ty),
         _ => false,

@@ -204,8 +204,9 @@ pub(crate) fn skip_ws(body: &[u8], from: usize) -> usize {
     from + crate::scan::skip_ws(&body[from..])
 }
 
-/// An attribute value: trimmed, surrounding quotes removed.
-pub(crate) fn attr_text(raw: &[u8]) -> String {
+/// An attribute value, trimmed and with surrounding quotes removed, written
+/// into `out` (cleared first, its allocation reused).
+pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
     let t = String::from_utf8_lossy(raw);
     let t = t.trim();
     let unq = t
@@ -213,7 +214,8 @@ pub(crate) fn attr_text(raw: &[u8]) -> String {
         .and_then(|s| s.strip_suffix('"'))
         .or_else(|| t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
         .unwrap_or(t);
-    unq.to_owned()
+    out.clear();
+    out.push_str(unq);
 }
 
 /// A parameter value without the one newline after its opening tag and the
@@ -279,13 +281,17 @@ pub(crate) fn escape_json_into(out: &mut String, text: &str) {
 /// step.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ArgsWriter {
-    keys: Vec<String>,
+    /// The keys sent so far, one after another; each ends where
+    /// `key_ends` says (one buffer, not a `String` per key).
+    keys: String,
+    key_ends: Vec<usize>,
     scratch: String,
 }
 
 impl ArgsWriter {
     pub(crate) fn reset(&mut self) {
         self.keys.clear();
+        self.key_ends.clear();
     }
 
     /// Coerces `raw` for `key` and emits it. A repeated key is reported and
@@ -332,16 +338,22 @@ impl ArgsWriter {
     fn key_prefix(&mut self, key: &str) {
         self.scratch.clear();
         self.scratch
-            .push_str(if self.keys.is_empty() { "{" } else { ", " });
+            .push_str(if self.key_ends.is_empty() { "{" } else { ", " });
         self.scratch.push('"');
         escape_json_into(&mut self.scratch, key);
         self.scratch.push_str("\": ");
-        self.keys.push(key.to_owned());
+        self.keys.push_str(key);
+        self.key_ends.push(self.keys.len());
     }
 
     /// Whether `key` was already sent.
     pub(crate) fn has(&self, key: &str) -> bool {
-        self.keys.iter().any(|k| k == key)
+        let mut start = 0;
+        self.key_ends.iter().any(|&end| {
+            let seen = &self.keys[start..end];
+            start = end;
+            seen == key
+        })
     }
 
     /// Opens a string value sent in parts: `{"key": "` (or `, "key": "`).
@@ -385,8 +397,10 @@ impl ArgsWriter {
 
     /// Closes the object.
     pub(crate) fn close<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        cx.delta_static(if self.keys.is_empty() { "{}" } else { "}" });
+        cx.delta_static(if self.key_ends.is_empty() { "{}" } else { "}" });
         self.keys.clear();
+        self.key_ends.clear();
+        self.key_ends.clear();
     }
 }
 

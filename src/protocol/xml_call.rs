@@ -14,11 +14,13 @@
 //! look-alikes and code. Each parameter is coerced to its schema type and
 //! sent as soon as it is complete.
 
+use crate::coerce::keyword;
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{
-    attr_text, find_tag, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body, Pat, Tag, MAX_TAG,
+    attr_text_into, find_tag, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body, Pat, Tag,
+    MAX_TAG,
 };
 use crate::protocol::{Failure, Outcome};
 use crate::scan::utf8::validate;
@@ -114,6 +116,8 @@ pub(crate) struct XmlCall {
     /// Where the search for a tag resumes inside a value.
     scan_from: usize,
     key: String,
+    /// The function name's buffer.
+    name: String,
     /// For a string value sent as it arrives: how far it has been sent.
     streamed: Option<usize>,
     args: ArgsWriter,
@@ -130,6 +134,7 @@ impl XmlCall {
             pos: 0,
             scan_from: 0,
             key: String::new(),
+            name: String::new(),
             streamed: None,
             args: ArgsWriter::default(),
             params: 0,
@@ -228,8 +233,10 @@ impl XmlCall {
                     };
                     match tag_at(&self.body, self.pos, &[Pat::Open(open)]) {
                         Tag::Found { end, attr, .. } => {
-                            let name = attr_text(&self.body[attr.0..attr.1]);
+                            let mut name = std::mem::take(&mut self.name);
+                            attr_text_into(&self.body[attr.0..attr.1], &mut name);
                             self.start(&name, end, cx);
+                            self.name = name;
                         }
                         Tag::Need { .. } if !eof => return Outcome::More,
                         _ if self.pos == len && !eof => return Outcome::More,
@@ -291,7 +298,7 @@ impl XmlCall {
                                 self.phase = Phase::Key { start: end };
                                 self.scan_from = end;
                             } else {
-                                self.key = attr_text(&self.body[attr.0..attr.1]);
+                                attr_text_into(&self.body[attr.0..attr.1], &mut self.key);
                                 self.open_value(end, cx);
                             }
                         }
@@ -330,7 +337,7 @@ impl XmlCall {
                     let horizon = len.min(start + MAX_TAG + CLOSE.len());
                     match find_tag(&self.body[..horizon], self.scan_from, &[Pat::Lit(CLOSE)]) {
                         Tag::Found { at, end, .. } => {
-                            self.key = attr_text(&self.body[start..at]);
+                            attr_text_into(&self.body[start..at], &mut self.key);
                             self.pos = end;
                             self.phase = Phase::ValueOpen;
                         }
@@ -564,7 +571,8 @@ impl XmlCall {
         let string_typed = match cx.param_schema(&self.key) {
             None => true,
             Some(schema) => {
-                schema.get("type").is_some_and(|t| t == "string") && schema.get("enum").is_none()
+                keyword(schema, "type").is_some_and(|t| t == "string")
+                    && keyword(schema, "enum").is_none()
             }
         };
         if self.rejected.is_none() && cx.started() && string_typed && !self.args.has(&self.key) {
@@ -703,9 +711,11 @@ impl XmlCall {
             );
             return self.reject(f);
         };
-        let key = std::mem::take(&mut self.key);
+        let mut key = std::mem::take(&mut self.key);
         self.args
             .add(&key, strip_one_newline(text), self.at(start), cx);
+        key.clear();
+        self.key = key;
         self.params += 1;
     }
 
