@@ -14,7 +14,7 @@ use crate::tool::Tool;
 
 /// Chunks up to this long take [`Parser::feed`]'s plain-text fast path;
 /// longer ones are cheaper through memchr and SIMD validation.
-const FAST_TEXT_MAX: usize = 32;
+const FAST_TEXT_MAX: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
