@@ -182,6 +182,35 @@ pub(crate) fn tag_at(body: &[u8], at: usize, pats: &[Pat]) -> Tag {
     }
 }
 
+/// After [`tag_at`] answered [`Tag::Need`] at `at`: the body length before
+/// which no tag can be found (the shortest of the patterns still in play,
+/// complete). A verdict is the same whenever it is taken (a miss stays a
+/// miss), so an automaton may wait for that many bytes instead of matching
+/// again on every small chunk; a miss is then seen at most that many bytes
+/// later, which only delays text that turns out not to be a tag.
+pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> usize {
+    let avail = &body[at.min(body.len())..];
+    pats.iter()
+        .filter_map(|&pat| {
+            let (lit, open) = match pat {
+                Pat::Lit(l) => (l, false),
+                Pat::Open(l) => (l, true),
+            };
+            let n = lit.len().min(avail.len());
+            if avail[..n] != lit[..n] {
+                return None;
+            }
+            Some(if n < lit.len() {
+                at + lit.len() + usize::from(open)
+            } else {
+                // An open tag's literal is there; its `>` may be the next byte.
+                body.len() + 1
+            })
+        })
+        .min()
+        .unwrap_or(body.len() + 1)
+}
+
 /// Finds the first of `pats` at or after `from`.
 ///
 /// # Complexity
@@ -424,6 +453,35 @@ mod tests {
             }
         );
         assert_eq!(find_tag(b"<parameter=a\nb>", 0, &pats), Tag::Miss);
+    }
+
+    #[test]
+    fn a_partly_received_tag_waits_for_its_shortest_completion() {
+        let pats = [Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")];
+        // `</f` can only complete as `</function>` (11 bytes from 2).
+        assert_eq!(need_until(b"\n\n</f", 2, &pats), 13);
+        // `<` may still be either: the shorter one decides.
+        assert_eq!(need_until(b"\n<", 1, &pats), 12);
+        // `<parameter=` is there but not its `>`: any next byte may end it.
+        assert_eq!(need_until(b"<parameter=ci", 0, &pats), 14);
+        // Waiting changes no verdict: no tag is found before the length
+        // waited for, and a miss seen earlier is still a miss there.
+        for tag in [&b"</function>"[..], b"<parameter=city>", b"</x>", b"<pa\n"] {
+            for cut in 1..tag.len() {
+                if !matches!(tag_at(&tag[..cut], 0, &pats), Tag::Need { .. }) {
+                    continue;
+                }
+                let wait = need_until(&tag[..cut], 0, &pats).min(tag.len());
+                let at_wait = tag_at(&tag[..wait], 0, &pats);
+                for len in cut..wait {
+                    match tag_at(&tag[..len], 0, &pats) {
+                        Tag::Found { .. } => panic!("{tag:?} found at {len} < {wait}"),
+                        Tag::Miss => assert_eq!(at_wait, Tag::Miss, "{tag:?} at {len}"),
+                        Tag::Need { .. } => {}
+                    }
+                }
+            }
+        }
     }
 
     #[test]

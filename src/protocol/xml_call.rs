@@ -19,8 +19,8 @@ use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{
-    attr_text_into, find_tag, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body, Pat, Tag,
-    MAX_TAG,
+    attr_text_into, find_tag, need_until, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body,
+    Pat, Tag, MAX_TAG,
 };
 use crate::protocol::{Failure, Outcome};
 use crate::scan::utf8::validate;
@@ -118,6 +118,9 @@ pub(crate) struct XmlCall {
     key: String,
     /// The function name's buffer.
     name: String,
+    /// Body length to wait for before matching a partly received
+    /// structural tag again (see [`need_until`]).
+    wait_until: usize,
     /// For a string value sent as it arrives: how far it has been sent.
     streamed: Option<usize>,
     args: ArgsWriter,
@@ -135,6 +138,7 @@ impl XmlCall {
             scan_from: 0,
             key: String::new(),
             name: String::new(),
+            wait_until: 0,
             streamed: None,
             args: ArgsWriter::default(),
             params: 0,
@@ -147,6 +151,7 @@ impl XmlCall {
         self.body.clear();
         self.pos = 0;
         self.scan_from = 0;
+        self.wait_until = 0;
         self.key.clear();
         self.streamed = None;
         self.args.reset();
@@ -205,6 +210,10 @@ impl XmlCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
         let before = self.body.append(bytes, cx.offset(0));
+        if self.body.len() < self.wait_until {
+            return (bytes.len(), Outcome::More);
+        }
+        self.wait_until = 0;
         let outcome = self.run(cx, false);
         self.body.settle(before, bytes.len(), outcome)
     }
@@ -214,6 +223,7 @@ impl XmlCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
         self.body.anchor(cx.offset(0));
+        self.wait_until = 0;
         self.run(cx, true)
     }
 
@@ -231,14 +241,18 @@ impl XmlCall {
                     let Some(open) = t.func_open else {
                         return self.glm_name(cx, eof);
                     };
-                    match tag_at(&self.body, self.pos, &[Pat::Open(open)]) {
+                    let pats = [Pat::Open(open)];
+                    match tag_at(&self.body, self.pos, &pats) {
                         Tag::Found { end, attr, .. } => {
                             let mut name = std::mem::take(&mut self.name);
                             attr_text_into(&self.body[attr.0..attr.1], &mut name);
                             self.start(&name, end, cx);
                             self.name = name;
                         }
-                        Tag::Need { .. } if !eof => return Outcome::More,
+                        Tag::Need { .. } if !eof => {
+                            self.wait_until = need_until(&self.body, self.pos, &pats);
+                            return Outcome::More;
+                        }
                         _ if self.pos == len && !eof => return Outcome::More,
                         _ if self.pos == len => {
                             return self.failed(
@@ -319,7 +333,10 @@ impl XmlCall {
                             self.pos = end;
                             return self.complete(cx, end);
                         }
-                        Tag::Need { .. } if !eof => return Outcome::More,
+                        Tag::Need { .. } if !eof => {
+                            self.wait_until = need_until(&self.body, self.pos, pats);
+                            return Outcome::More;
+                        }
                         _ if eof => return self.end_early(cx),
                         _ => {
                             return self.failed(
@@ -451,7 +468,10 @@ impl XmlCall {
                             self.pos = close_at + t.param_close.len();
                             self.phase = Phase::Params;
                         }
-                        Tag::Need { .. } if !eof => return Outcome::More,
+                        Tag::Need { .. } if !eof => {
+                            self.wait_until = need_until(&self.body, next, &follow);
+                            return Outcome::More;
+                        }
                         _ => {
                             // Not followed by a tag: the close was content.
                             self.phase = Phase::Value { start };
@@ -469,7 +489,8 @@ impl XmlCall {
                         };
                     }
                     let open = t.func_open.unwrap_or(t.end);
-                    match tag_at(&self.body, self.pos, &[Pat::Lit(t.end), Pat::Open(open)]) {
+                    let after = [Pat::Lit(t.end), Pat::Open(open)];
+                    match tag_at(&self.body, self.pos, &after) {
                         Tag::Found { index: 0, end, .. } => return self.complete(cx, end),
                         Tag::Found { at, .. } => {
                             // Another call in the same block.
@@ -478,7 +499,10 @@ impl XmlCall {
                             self.params = 0;
                             self.phase = Phase::Lead;
                         }
-                        Tag::Need { .. } if !eof => return Outcome::More,
+                        Tag::Need { .. } if !eof => {
+                            self.wait_until = need_until(&self.body, self.pos, &after);
+                            return Outcome::More;
+                        }
                         _ => return self.end_early(cx),
                     }
                 }
