@@ -272,6 +272,9 @@ pub(crate) struct CallCx<'p, 'c, S> {
     base: u64,
     /// That slice of the caller's chunk (empty at the end of the stream).
     chunk: &'c [u8],
+    /// Whether the slice brings the call to its size limit: no byte of it
+    /// will follow, so whatever is pending must be decided now.
+    at_limit: bool,
 }
 
 impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
@@ -286,6 +289,11 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     #[inline]
     pub(crate) fn in_chunk(&self, offset: u64, len: usize) -> Option<&'c [u8]> {
         chunk_bytes(self.chunk, self.base, offset, len)
+    }
+
+    /// Whether this slice brings the call to its size limit.
+    pub(crate) fn at_limit(&self) -> bool {
+        self.at_limit
     }
 
     pub(crate) fn limits(&self) -> &Limits {
@@ -688,6 +696,7 @@ impl Parser {
                 sink,
                 base: self.offset,
                 chunk: &[],
+                at_limit: false,
             };
             let outcome = self.automaton.finish(&mut cx);
             self.trim_delivered();
@@ -901,6 +910,7 @@ impl Parser {
             sink,
             base,
             chunk: slice,
+            at_limit: slice.len() == room,
         };
         let (used, outcome) = self.automaton.advance(slice, &mut cx);
         let used = used.min(slice.len());

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use toolsieve::contract::parser_for;
-use toolsieve::contract::{check, run_cuts, split_case};
+use toolsieve::contract::{check, run_cuts, run_str_cuts, split_case};
 use toolsieve::{Format, Parser};
 
 /// The `split_invariance` target.
@@ -19,6 +19,10 @@ fn split_invariance(data: &[u8]) {
     assert_eq!(run_cuts(&mut parser, input, &cuts), whole, "cuts {cuts:?}");
     let bytes: Vec<usize> = (1..input.len()).collect();
     assert_eq!(run_cuts(&mut parser, input, &bytes), whole, "1-byte chunks");
+    if let Ok(text) = std::str::from_utf8(input) {
+        let as_str = run_str_cuts(&mut parser, text, &cuts);
+        assert_eq!(as_str, whole, "str cuts {cuts:?}");
+    }
 }
 
 /// The `nothing_lost` target.

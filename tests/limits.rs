@@ -147,3 +147,33 @@ fn random_bytes_never_panic_and_keep_the_contract() {
         }
     }
 }
+
+#[test]
+fn every_call_size_limit_gives_the_same_events_at_every_chunking() {
+    // Partly received tags, text that is not a tag, values: wherever the
+    // limit falls among them, chunked runs must agree with one-shot.
+    let inputs = [
+        (Format::Glm, "a <tool_call>f\n</, \"x\n<arg_key>k</arg_key><arg_value>v</arg_value></tool_call> b"),
+        (Format::Qwen3Coder, "a <tool_call>\n<function=f>\n<parameter=k>\nv<w\n</parameter>\n</fu x</function>\n</tool_call> b"),
+        (Format::MiniMaxM2, "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"k\">v</parameter>\n</inv\n</invoke>\n</minimax:tool_call>"),
+        (Format::Hermes, "a <tool_call>{\"name\": \"f\", \"arguments\": {\"k\": \"v\\\"w\"}}</tool_call> b"),
+    ];
+    for (format, input) in inputs {
+        for max_call_bytes in 1..input.len() + 2 {
+            let limits = Limits {
+                max_call_bytes,
+                ..Limits::default()
+            };
+            let mut parser = Parser::builder(format).limits(limits).build().unwrap();
+            let whole = run_whole(&mut parser, input.as_bytes());
+            check_contract(input.as_bytes(), &whole, true);
+            for size in [1, 2, 3, 5] {
+                let chunked = run_chunked(&mut parser, input.as_bytes(), size);
+                assert_eq!(
+                    chunked, whole,
+                    "{format} limit {max_call_bytes} chunks of {size}"
+                );
+            }
+        }
+    }
+}

@@ -210,7 +210,7 @@ impl XmlCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
         let before = self.body.append(bytes, cx.offset(0));
-        if self.body.len() < self.wait_until {
+        if self.body.len() < self.wait_until && !cx.at_limit() {
             return (bytes.len(), Outcome::More);
         }
         self.wait_until = 0;
@@ -223,7 +223,14 @@ impl XmlCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
         self.body.anchor(cx.offset(0));
-        self.wait_until = 0;
+        if std::mem::take(&mut self.wait_until) > 0 {
+            // Bytes that arrived while waiting are first read as any chunk
+            // would have been: a miss among them is a failure, not the end.
+            match self.run(cx, false) {
+                Outcome::More => {}
+                done => return done,
+            }
+        }
         self.run(cx, true)
     }
 
