@@ -181,7 +181,7 @@ fn chunk_bytes(chunk: &[u8], base: u64, offset: u64, len: usize) -> Option<&[u8]
 /// [`chunk_bytes`] as text, for bytes known to be valid (re-checked: cheap
 /// for the short names it serves).
 #[inline]
-fn in_chunk(chunk: &[u8], base: u64, offset: u64, len: usize) -> Option<Cow<'_, str>> {
+fn text_in_chunk(chunk: &[u8], base: u64, offset: u64, len: usize) -> Option<Cow<'_, str>> {
     let bytes = chunk_bytes(chunk, base, offset, len)?;
     crate::scan::utf8::validate(bytes).ok().map(Cow::Borrowed)
 }
@@ -232,7 +232,7 @@ impl Core {
         sink(Event::ToolInputEnd { id });
         let tool_name = match self
             .name_origin
-            .and_then(|o| in_chunk(chunk, base, o, self.name.len()))
+            .and_then(|o| text_in_chunk(chunk, base, o, self.name.len()))
         {
             Some(name) => name,
             // Copies of exact size: the parser keeps its grown buffers for
@@ -353,7 +353,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         core.name.push_str(name);
         core.name_origin = origin;
         let tool_name = origin
-            .and_then(|o| in_chunk(self.chunk, self.base, o, name.len()))
+            .and_then(|o| text_in_chunk(self.chunk, self.base, o, name.len()))
             .unwrap_or_else(|| Cow::Owned(name.to_owned()));
         (self.sink)(Event::ToolInputStart { id, tool_name });
         Ok(())

@@ -14,11 +14,11 @@ use std::borrow::Cow;
 /// result, including `Err`, is the same; only speed differs).
 #[inline]
 pub(crate) fn validate(bytes: &[u8]) -> Result<&str, ()> {
-    if bytes.is_ascii() {
-        return Ok(ascii_str(bytes));
-    }
     if bytes.len() >= 32 {
+        // SIMD validation has its own ASCII fast path: one pass, not two.
         simdutf8::basic::from_utf8(bytes).map_err(|_| ())
+    } else if bytes.is_ascii() {
+        Ok(ascii_str(bytes))
     } else {
         std::str::from_utf8(bytes).map_err(|_| ())
     }
