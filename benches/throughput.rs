@@ -124,7 +124,7 @@ fn arguments(c: &mut Criterion) {
         let args = arguments_of(format, &input);
         // The whole call through the engine (markers, name, streaming deltas)…
         group.throughput(Throughput::Bytes(args.len() as u64));
-        let mut parser = Parser::new(Format::Hermes);
+        let mut parser = parser(format);
         group.bench_with_input(
             BenchmarkId::new("toolsieve-call", file),
             &input,

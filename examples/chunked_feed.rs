@@ -8,7 +8,8 @@
 //!     target/release/examples/chunked_feed mixed 4 hermes 5
 //! ```
 //!
-//! Arguments: corpus (`mixed`, `prose`, `big_arg`, `small_arg`), chunk size
+//! Arguments: corpus (`mixed`, `prose`, `big_arg`, `small_arg`, or a path
+//! to any file), chunk size
 //! in bytes (`0` for whole), format, and about how many 64 KiB of input to
 //! feed in all (default 50). The instruction count divided by that many
 //! times 65 536 is the cost per input byte.
@@ -50,6 +51,7 @@ fn run() -> Result<(), String> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
     let file = match corpus {
         "prose" => format!("{dir}/prose.txt"),
+        path if path.contains('/') => path.to_string(),
         other => format!("{dir}/{other}_{format}.txt"),
     };
     let input = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
