@@ -374,6 +374,20 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// not UTF-8.
     #[inline]
     pub(crate) fn delta(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
+        // The common case, kept small enough to inline: whole code points.
+        if self.core.delta_carry.is_empty() {
+            if let Ok(text) = crate::scan::utf8::validate(bytes) {
+                self.emit_delta(Cow::Borrowed(text));
+                return Ok(());
+            }
+        }
+        self.delta_split(bytes, offset)
+    }
+
+    /// [`delta`](Self::delta) of bytes that continue or end inside a code
+    /// point, or are not UTF-8.
+    #[inline(never)]
+    fn delta_split(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
         let mut carry = self.core.delta_carry;
         let mut bad = None;
         // Nothing after an invalid sequence is emitted: the call is over.
@@ -597,9 +611,9 @@ impl Parser {
         self.offset += chunk.len() as u64;
     }
 
-    /// A chunk that is all plain content of a string argument being
-    /// streamed (see [`Automaton::plain_prefix`]): emitted as one delta
-    /// without running the automaton. `false` (nothing done) otherwise.
+    /// A chunk that just continues the argument being streamed (see
+    /// [`Automaton::steady`]): emitted as one delta without the automaton's
+    /// machinery. `false` (and the chunk still to be run) otherwise.
     #[inline]
     fn plain_call_bytes<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> bool {
         let core = &mut self.core;
@@ -607,18 +621,13 @@ impl Parser {
             return false;
         };
         let fits = self.call_buf.len().saturating_add(chunk.len()) <= core.limits.max_call_bytes;
-        if chunk.is_empty()
-            || !fits
-            || !core.delta_carry.is_empty()
-            || !self.held.is_empty()
-            || self.automaton.plain_prefix(chunk) != chunk.len()
-        {
+        if chunk.is_empty() || !fits || !core.delta_carry.is_empty() || !self.held.is_empty() {
             return false;
         }
-        self.automaton.take_plain(chunk, self.offset);
+        let Some(text) = self.automaton.steady(chunk, self.offset) else {
+            return false;
+        };
         self.call_buf.extend_from_slice(chunk);
-        // Plain bytes are ASCII.
-        let text = crate::scan::utf8::ascii_str(chunk);
         core.input.push_str(text);
         sink(Event::ToolInputDelta {
             id,

@@ -74,6 +74,9 @@ pub(crate) struct JsonCall {
     /// Bytes consumed since the JSON ended (whitespace, part of the end
     /// marker); given back if the end marker does not follow.
     trail: usize,
+    /// What [`steady`](Self::steady) found scanning the start of the slice
+    /// that [`advance`](Self::advance) gets next.
+    prescanned: Option<(usize, Signal)>,
 }
 
 impl JsonCall {
@@ -92,6 +95,7 @@ impl JsonCall {
             rejected: None,
             repaired: false,
             trail: 0,
+            prescanned: None,
         }
     }
 
@@ -107,6 +111,7 @@ impl JsonCall {
         self.rejected = None;
         self.repaired = false;
         self.trail = 0;
+        self.prescanned = None;
     }
 
     fn reject(&mut self, failure: Failure) {
@@ -186,18 +191,26 @@ impl JsonCall {
         }
     }
 
-    /// See [`Automaton::plain_prefix`](super::Automaton::plain_prefix):
-    /// string content inside the arguments object.
+    /// See [`Automaton::steady`](super::Automaton::steady): bytes inside
+    /// the arguments object that end no member of the call object. When
+    /// they cannot be passed on whole, the scan is kept for
+    /// [`advance`](Self::advance), which comes next with the same bytes.
     #[inline]
-    pub(crate) fn plain_prefix(&self, bytes: &[u8]) -> usize {
-        if self.phase == Phase::Body
-            && self.capture == Capture::ArgsObject
-            && self.rejected.is_none()
+    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8]) -> Option<&'c str> {
+        if self.phase != Phase::Body
+            || self.capture != Capture::ArgsObject
+            || self.rejected.is_some()
         {
-            self.json.plain_string_prefix(bytes)
-        } else {
-            0
+            return None;
         }
+        let scan = self.json.advance(bytes);
+        if scan.1 == Signal::More {
+            if let Ok(text) = crate::scan::utf8::validate(bytes) {
+                return Some(text);
+            }
+        }
+        self.prescanned = Some(scan);
+        None
     }
 
     pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
@@ -224,7 +237,10 @@ impl JsonCall {
                     }
                 }
                 Phase::Body => {
-                    let (n, signal) = self.json.advance(&bytes[i..]);
+                    let (n, signal) = match self.prescanned.take() {
+                        Some(scan) => scan,
+                        None => self.json.advance(&bytes[i..]),
+                    };
                     let seg = &bytes[i..i + n];
                     let seg_offset = cx.offset(i);
                     i += n;

@@ -83,28 +83,19 @@ impl Automaton {
         }
     }
 
-    /// How many leading bytes of `bytes` are plain content of a string
-    /// argument being streamed: ASCII that the automaton would pass on
-    /// unchanged as one delta, and that changes nothing in it but its
-    /// position. The engine emits such bytes itself and reports them with
-    /// [`take_plain`](Self::take_plain), skipping the automaton's machinery
-    /// on the common token-sized chunk of a long argument.
+    /// The common token-sized chunk of an argument being streamed: if all
+    /// of `bytes` (at stream offset `offset`) continues the argument and the
+    /// automaton would pass it on unchanged as one delta and nothing else,
+    /// consumes it and returns it as text, which the engine emits itself —
+    /// skipping the automaton's machinery. `None` otherwise; the engine
+    /// must then hand the same `bytes` to [`advance`](Self::advance) at once
+    /// (an automaton may have scanned them already and keep the result).
     #[inline]
-    pub(crate) fn plain_prefix(&self, bytes: &[u8]) -> usize {
+    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Option<&'c str> {
         match self {
-            Automaton::Json(a) => a.plain_prefix(bytes),
-            Automaton::Xml(a) => a.plain_prefix(bytes),
-            Automaton::Morph(_) => 0,
-        }
-    }
-
-    /// `bytes` (all plain, per [`plain_prefix`](Self::plain_prefix)), which
-    /// start at stream offset `offset`, were emitted as a delta.
-    #[inline]
-    pub(crate) fn take_plain(&mut self, bytes: &[u8], offset: u64) {
-        match self {
-            Automaton::Json(_) | Automaton::Morph(_) => {}
-            Automaton::Xml(a) => a.take_plain(bytes, offset),
+            Automaton::Json(a) => a.steady(bytes),
+            Automaton::Xml(a) => a.steady(bytes, offset),
+            Automaton::Morph(_) => None,
         }
     }
 

@@ -178,30 +178,25 @@ impl XmlCall {
         self.phase = Phase::Skip;
     }
 
-    /// See [`Automaton::plain_prefix`](super::Automaton::plain_prefix):
-    /// inside a string value that is streamed and sent up to the last byte
-    /// (no newline held back, no tag in view), bytes that cannot begin a tag
-    /// or a newline and need no JSON escaping.
+    /// See [`Automaton::steady`](super::Automaton::steady): a string value
+    /// being streamed (no newline held back, no tag in view) continues with
+    /// bytes that cannot begin a tag or a newline and need no JSON escaping.
     #[inline]
-    pub(crate) fn plain_prefix(&self, bytes: &[u8]) -> usize {
-        match self.phase {
-            Phase::Value { .. }
-                if self.rejected.is_none() && self.streamed == Some(self.body.len()) =>
-            {
-                bytes
-                    .iter()
-                    .position(|&b| !(0x20..0x80).contains(&b) || matches!(b, b'<' | b'"' | b'\\'))
-                    .unwrap_or(bytes.len())
-            }
-            _ => 0,
+    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Option<&'c str> {
+        let streaming = matches!(self.phase, Phase::Value { .. })
+            && self.rejected.is_none()
+            && self.streamed == Some(self.body.len());
+        if !streaming
+            || !bytes
+                .iter()
+                .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'<' | b'"' | b'\\'))
+        {
+            return None;
         }
-    }
-
-    /// Takes plain bytes the engine emitted (see [`plain_prefix`](Self::plain_prefix)).
-    pub(crate) fn take_plain(&mut self, bytes: &[u8], offset: u64) {
         self.body.append(bytes, offset);
         self.scan_from = self.body.len();
         self.streamed = Some(self.body.len());
+        Some(crate::scan::utf8::ascii_str(bytes))
     }
 
     pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(

@@ -145,21 +145,6 @@ impl JsonScanner {
         }
     }
 
-    /// How many leading bytes of `bytes` are plain content of the string
-    /// the scanner is in (a value, not a key): ASCII, no quote, backslash or
-    /// control byte. Scanning them changes nothing but the position, so a
-    /// caller may pass them on without [`advance`](Self::advance).
-    #[inline]
-    pub(crate) fn plain_string_prefix(&self, bytes: &[u8]) -> usize {
-        if self.mode != (Mode::Str { key: false }) {
-            return 0;
-        }
-        bytes
-            .iter()
-            .position(|&b| STRING_STOP[b as usize] || b >= 0x80)
-            .unwrap_or(bytes.len())
-    }
-
     /// Whether the scanner is inside a string (where markers are data).
     pub(crate) fn in_string(&self) -> bool {
         matches!(
