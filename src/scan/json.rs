@@ -36,71 +36,272 @@ pub(crate) enum Signal {
     TooDeep,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Num {
-    Minus,
-    Zero,
-    Int,
-    Dot,
-    Frac,
-    Exp,
-    ExpSign,
-    ExpDigits,
-}
+// Byte classes: the columns of the transition table.
+const C_SPACE: u8 = 0;
+/// `\t`, `\n`, `\r`: whitespace between tokens, control bytes in strings.
+const C_WS_CONTROL: u8 = 1;
+const C_LBRACE: u8 = 2;
+const C_RBRACE: u8 = 3;
+const C_LBRACKET: u8 = 4;
+const C_RBRACKET: u8 = 5;
+const C_COLON: u8 = 6;
+const C_COMMA: u8 = 7;
+const C_QUOTE: u8 = 8;
+const C_BACKSLASH: u8 = 9;
+const C_SLASH: u8 = 10;
+const C_ZERO: u8 = 11;
+const C_DIGIT: u8 = 12;
+const C_MINUS: u8 = 13;
+const C_PLUS: u8 = 14;
+const C_DOT: u8 = 15;
+// Letters that some state needs to tell apart.
+const C_A: u8 = 16;
+const C_B: u8 = 17;
+const C_C: u8 = 18;
+const C_D: u8 = 19;
+const C_E: u8 = 20;
+const C_F: u8 = 21;
+const C_L: u8 = 22;
+const C_N: u8 = 23;
+const C_R: u8 = 24;
+const C_S: u8 = 25;
+const C_T: u8 = 26;
+const C_U: u8 = 27;
+const C_UPPER_E: u8 = 28;
+/// `A`–`D`, `F`: hex digits and nothing else.
+const C_UPPER_HEX: u8 = 29;
+const C_CONTROL: u8 = 30;
+const C_OTHER: u8 = 31;
+/// Bytes of multi-byte UTF-8 sequences (checked elsewhere).
+const C_HIGH: u8 = 32;
+const CLASSES: usize = 33;
 
-impl Num {
-    fn can_end(self) -> bool {
-        matches!(self, Num::Zero | Num::Int | Num::Frac | Num::ExpDigits)
+static CLASS: [u8; 256] = {
+    let mut t = [C_OTHER; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = match i as u8 {
+            b' ' => C_SPACE,
+            b'\t' | b'\n' | b'\r' => C_WS_CONTROL,
+            0..=0x1F => C_CONTROL,
+            b'{' => C_LBRACE,
+            b'}' => C_RBRACE,
+            b'[' => C_LBRACKET,
+            b']' => C_RBRACKET,
+            b':' => C_COLON,
+            b',' => C_COMMA,
+            b'"' => C_QUOTE,
+            b'\\' => C_BACKSLASH,
+            b'/' => C_SLASH,
+            b'0' => C_ZERO,
+            b'1'..=b'9' => C_DIGIT,
+            b'-' => C_MINUS,
+            b'+' => C_PLUS,
+            b'.' => C_DOT,
+            b'a' => C_A,
+            b'b' => C_B,
+            b'c' => C_C,
+            b'd' => C_D,
+            b'e' => C_E,
+            b'f' => C_F,
+            b'l' => C_L,
+            b'n' => C_N,
+            b'r' => C_R,
+            b's' => C_S,
+            b't' => C_T,
+            b'u' => C_U,
+            b'E' => C_UPPER_E,
+            b'A'..=b'D' | b'F' => C_UPPER_HEX,
+            0x80..=0xFF => C_HIGH,
+            _ => C_OTHER,
+        };
+        i += 1;
     }
-}
+    t
+};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// A value must come next.
-    Value,
-    /// After `{`: a key or `}`.
-    FirstKey,
-    /// After `,` in an object: a key.
-    Key,
-    /// After a key: `:`.
-    Colon,
-    /// After `[`: a value or `]`.
-    FirstItem,
-    /// After a value inside a container: `,` or the closer.
-    Comma,
-    Str {
-        key: bool,
-    },
-    Escape {
-        key: bool,
-    },
-    /// Inside `\uXXXX`: `left` hex digits to go, `unit` read so far, `low`
-    /// when this escape must be the low half of a surrogate pair.
-    Unicode {
-        key: bool,
-        left: u8,
-        unit: u16,
-        low: bool,
-    },
-    /// After a high surrogate escape: `\` of its low half must follow.
-    LowBackslash {
-        key: bool,
-    },
-    /// After that `\`: `u`.
-    LowU {
-        key: bool,
-    },
-    Literal {
-        which: u8,
-        at: u8,
-    },
-    Number(Num),
-    Done,
-}
+// States: the rows of the transition table.
+/// A value must come next.
+const VALUE: u8 = 0;
+/// After `[`: a value or `]`.
+const FIRST_ITEM: u8 = 1;
+/// After `{`: a key or `}`.
+const FIRST_KEY: u8 = 2;
+/// After `,` in an object: a key.
+const KEY: u8 = 3;
+/// After a key: `:`.
+const COLON: u8 = 4;
+/// After a value inside a container: `,` or the closer.
+const COMMA: u8 = 5;
+/// Inside a string (a key when `in_key`).
+const STR: u8 = 6;
+/// After `\` in a string.
+const ESCAPE: u8 = 7;
+/// The four hex digits of `\uXXXX`.
+const UNICODE_1: u8 = 8;
+const UNICODE_4: u8 = 11;
+/// After a high surrogate escape: the `\` and `u` of its low half.
+const LOW_BACKSLASH: u8 = 12;
+const LOW_U: u8 = 13;
+/// The four hex digits of the low half.
+const LOW_1: u8 = 14;
+const LOW_4: u8 = 17;
+// Literals, named by the letter they expect next.
+const TRUE_R: u8 = 18;
+const TRUE_U: u8 = 19;
+const TRUE_E: u8 = 20;
+const FALSE_A: u8 = 21;
+const FALSE_L: u8 = 22;
+const FALSE_S: u8 = 23;
+const FALSE_E: u8 = 24;
+const NULL_U: u8 = 25;
+const NULL_L: u8 = 26;
+const NULL_L2: u8 = 27;
+// Numbers, named by what was read last.
+const MINUS: u8 = 28;
+const ZERO: u8 = 29;
+const INT: u8 = 30;
+const DOT: u8 = 31;
+const FRAC: u8 = 32;
+const EXP: u8 = 33;
+const EXP_SIGN: u8 = 34;
+const EXP_DIGITS: u8 = 35;
+/// The root value is complete.
+const DONE: u8 = 36;
+const STATES: usize = 37;
 
-const LITERALS: [&[u8]; 3] = [b"true", b"false", b"null"];
+// Table entries below `ACTION` are the next state (the byte is consumed and
+// nothing else happens: the common case); the others name what to do.
+const ACTION: u8 = 64;
+/// Not JSON.
+const A_SYNTAX: u8 = ACTION;
+/// A raw control byte inside a string.
+const A_CONTROL: u8 = ACTION + 1;
+/// A byte after the root value.
+const A_AFTER_ROOT: u8 = ACTION + 2;
+/// The first byte of a value.
+const A_VALUE: u8 = ACTION + 3;
+/// The opening quote of a key.
+const A_KEY: u8 = ACTION + 4;
+/// The closing quote of a string.
+const A_STRING_END: u8 = ACTION + 5;
+const A_CLOSE_OBJECT: u8 = ACTION + 6;
+const A_CLOSE_ARRAY: u8 = ACTION + 7;
+/// `,` between members.
+const A_COMMA: u8 = ACTION + 8;
+/// A byte that ends a number (and belongs to what follows).
+const A_NUMBER_END: u8 = ACTION + 9;
+/// The last letter of a literal.
+const A_LITERAL_END: u8 = ACTION + 10;
+/// The `u` of `\u`.
+const A_UNICODE: u8 = ACTION + 11;
+/// A hex digit of a `\u` escape.
+const A_HEX: u8 = ACTION + 12;
 
-/// Bytes that end the fast path inside a string: `"`, `\` and controls.
+static TABLE: [[u8; CLASSES]; STATES] = {
+    let mut t = [[A_SYNTAX; CLASSES]; STATES];
+    const fn set(row: &mut [u8; CLASSES], classes: &[u8], to: u8) {
+        let mut i = 0;
+        while i < classes.len() {
+            row[classes[i] as usize] = to;
+            i += 1;
+        }
+    }
+    const WS: &[u8] = &[C_SPACE, C_WS_CONTROL];
+    const DIGITS: &[u8] = &[C_ZERO, C_DIGIT];
+    const HEX: &[u8] = &[
+        C_ZERO,
+        C_DIGIT,
+        C_A,
+        C_B,
+        C_C,
+        C_D,
+        C_E,
+        C_F,
+        C_UPPER_E,
+        C_UPPER_HEX,
+    ];
+    const VALUE_FIRST: &[u8] = &[
+        C_QUOTE, C_LBRACE, C_LBRACKET, C_T, C_F, C_N, C_MINUS, C_ZERO, C_DIGIT,
+    ];
+
+    set(&mut t[VALUE as usize], WS, VALUE);
+    set(&mut t[VALUE as usize], VALUE_FIRST, A_VALUE);
+    set(&mut t[FIRST_ITEM as usize], WS, FIRST_ITEM);
+    set(&mut t[FIRST_ITEM as usize], VALUE_FIRST, A_VALUE);
+    set(&mut t[FIRST_ITEM as usize], &[C_RBRACKET], A_CLOSE_ARRAY);
+    set(&mut t[FIRST_KEY as usize], WS, FIRST_KEY);
+    set(&mut t[FIRST_KEY as usize], &[C_QUOTE], A_KEY);
+    set(&mut t[FIRST_KEY as usize], &[C_RBRACE], A_CLOSE_OBJECT);
+    set(&mut t[KEY as usize], WS, KEY);
+    set(&mut t[KEY as usize], &[C_QUOTE], A_KEY);
+    set(&mut t[COLON as usize], WS, COLON);
+    set(&mut t[COLON as usize], &[C_COLON], VALUE);
+    set(&mut t[COMMA as usize], WS, COMMA);
+    set(&mut t[COMMA as usize], &[C_COMMA], A_COMMA);
+    set(&mut t[COMMA as usize], &[C_RBRACE], A_CLOSE_OBJECT);
+    set(&mut t[COMMA as usize], &[C_RBRACKET], A_CLOSE_ARRAY);
+
+    t[STR as usize] = [STR; CLASSES];
+    set(&mut t[STR as usize], &[C_WS_CONTROL, C_CONTROL], A_CONTROL);
+    set(&mut t[STR as usize], &[C_QUOTE], A_STRING_END);
+    set(&mut t[STR as usize], &[C_BACKSLASH], ESCAPE);
+    set(
+        &mut t[ESCAPE as usize],
+        &[C_QUOTE, C_BACKSLASH, C_SLASH, C_B, C_F, C_N, C_R, C_T],
+        STR,
+    );
+    set(&mut t[ESCAPE as usize], &[C_U], A_UNICODE);
+    let mut s = UNICODE_1;
+    while s <= UNICODE_4 {
+        set(&mut t[s as usize], HEX, A_HEX);
+        s += 1;
+    }
+    set(&mut t[LOW_BACKSLASH as usize], &[C_BACKSLASH], LOW_U);
+    set(&mut t[LOW_U as usize], &[C_U], A_UNICODE);
+    let mut s = LOW_1;
+    while s <= LOW_4 {
+        set(&mut t[s as usize], HEX, A_HEX);
+        s += 1;
+    }
+
+    set(&mut t[TRUE_R as usize], &[C_R], TRUE_U);
+    set(&mut t[TRUE_U as usize], &[C_U], TRUE_E);
+    set(&mut t[TRUE_E as usize], &[C_E], A_LITERAL_END);
+    set(&mut t[FALSE_A as usize], &[C_A], FALSE_L);
+    set(&mut t[FALSE_L as usize], &[C_L], FALSE_S);
+    set(&mut t[FALSE_S as usize], &[C_S], FALSE_E);
+    set(&mut t[FALSE_E as usize], &[C_E], A_LITERAL_END);
+    set(&mut t[NULL_U as usize], &[C_U], NULL_L);
+    set(&mut t[NULL_L as usize], &[C_L], NULL_L2);
+    set(&mut t[NULL_L2 as usize], &[C_L], A_LITERAL_END);
+
+    // A number ends at the first byte that cannot continue it, once it
+    // can end at all (`-`, `1.`, `1e`, `1e+` cannot).
+    t[ZERO as usize] = [A_NUMBER_END; CLASSES];
+    set(&mut t[ZERO as usize], &[C_DOT], DOT);
+    set(&mut t[ZERO as usize], &[C_E, C_UPPER_E], EXP);
+    t[INT as usize] = [A_NUMBER_END; CLASSES];
+    set(&mut t[INT as usize], DIGITS, INT);
+    set(&mut t[INT as usize], &[C_DOT], DOT);
+    set(&mut t[INT as usize], &[C_E, C_UPPER_E], EXP);
+    set(&mut t[MINUS as usize], &[C_ZERO], ZERO);
+    set(&mut t[MINUS as usize], &[C_DIGIT], INT);
+    set(&mut t[DOT as usize], DIGITS, FRAC);
+    t[FRAC as usize] = [A_NUMBER_END; CLASSES];
+    set(&mut t[FRAC as usize], DIGITS, FRAC);
+    set(&mut t[FRAC as usize], &[C_E, C_UPPER_E], EXP);
+    set(&mut t[EXP as usize], &[C_PLUS, C_MINUS], EXP_SIGN);
+    set(&mut t[EXP as usize], DIGITS, EXP_DIGITS);
+    set(&mut t[EXP_SIGN as usize], DIGITS, EXP_DIGITS);
+    t[EXP_DIGITS as usize] = [A_NUMBER_END; CLASSES];
+    set(&mut t[EXP_DIGITS as usize], DIGITS, EXP_DIGITS);
+
+    t[DONE as usize] = [A_AFTER_ROOT; CLASSES];
+    t
+};
+
+/// Bytes that end the fast loop inside a string: `"`, `\` and controls.
 static STRING_STOP: [bool; 256] = {
     let mut t = [false; 256];
     let mut i = 0;
@@ -113,9 +314,15 @@ static STRING_STOP: [bool; 256] = {
     t
 };
 
+/// A table-driven JSON validator (the states and byte classes above); a
+/// byte that only moves to the next state costs two table loads.
 #[derive(Debug, Clone)]
 pub(crate) struct JsonScanner {
-    mode: Mode,
+    state: u8,
+    /// Whether the string being read is a key.
+    in_key: bool,
+    /// The `\u` escape being read: its value so far.
+    unit: u16,
     /// Open containers: `{` or `[`.
     stack: SmallVec<[u8; 32]>,
     max_depth: usize,
@@ -124,55 +331,42 @@ pub(crate) struct JsonScanner {
 impl JsonScanner {
     pub(crate) fn new(max_depth: usize) -> JsonScanner {
         JsonScanner {
-            mode: Mode::Value,
+            state: VALUE,
+            in_key: false,
+            unit: 0,
             stack: SmallVec::new(),
             max_depth,
         }
     }
 
     pub(crate) fn reset(&mut self) {
-        self.mode = Mode::Value;
+        self.state = VALUE;
+        self.in_key = false;
         self.stack.clear();
     }
 
     /// Whether the root value is complete (a root number needs no terminator
     /// at the end of input).
     pub(crate) fn is_complete(&self) -> bool {
-        match self.mode {
-            Mode::Done => true,
-            Mode::Number(n) => self.stack.is_empty() && n.can_end(),
+        match self.state {
+            DONE => true,
+            ZERO | INT | FRAC | EXP_DIGITS => self.stack.is_empty(),
             _ => false,
         }
     }
 
     /// Whether the scanner is inside a string (where markers are data).
     pub(crate) fn in_string(&self) -> bool {
-        matches!(
-            self.mode,
-            Mode::Str { .. }
-                | Mode::Escape { .. }
-                | Mode::Unicode { .. }
-                | Mode::LowBackslash { .. }
-                | Mode::LowU { .. }
-        )
+        (STR..=LOW_4).contains(&self.state)
     }
 
-    /// A value just ended: where does that leave us?
+    /// A value just ended: the state that follows, and the signal, if any.
     #[inline]
-    fn end_value(&mut self) -> Option<Signal> {
+    fn end_value(&self) -> (u8, Option<Signal>) {
         match self.stack.len() {
-            0 => {
-                self.mode = Mode::Done;
-                Some(Signal::RootEnd)
-            }
-            1 => {
-                self.mode = Mode::Comma;
-                Some(Signal::ValueEnd)
-            }
-            _ => {
-                self.mode = Mode::Comma;
-                None
-            }
+            0 => (DONE, Some(Signal::RootEnd)),
+            1 => (COMMA, Some(Signal::ValueEnd)),
+            _ => (COMMA, None),
         }
     }
 
@@ -182,238 +376,139 @@ impl JsonScanner {
     ///
     /// # Complexity
     ///
-    /// O(consumed bytes); string contents go through a table-driven fast loop.
+    /// O(consumed bytes): one table step per byte, and string contents go
+    /// through a tighter loop still.
     pub(crate) fn advance(&mut self, bytes: &[u8]) -> (usize, Signal) {
+        let mut state = self.state;
         let mut i = 0;
         let len = bytes.len();
-        while i < len {
-            let b = bytes[i];
-            match self.mode {
-                Mode::Str { key } => {
-                    while i < len && !STRING_STOP[bytes[i] as usize] {
-                        i += 1;
-                    }
-                    if i == len {
-                        break;
-                    }
-                    match bytes[i] {
-                        b'"' => {
-                            i += 1;
-                            if key {
-                                self.mode = Mode::Colon;
-                                if self.stack.len() == 1 {
-                                    return (i, Signal::KeyEnd);
-                                }
-                            } else if let Some(signal) = self.end_value() {
-                                return (i, signal);
-                            }
-                        }
-                        b'\\' => {
-                            i += 1;
-                            self.mode = Mode::Escape { key };
-                        }
-                        _ => return (i, Signal::Control),
-                    }
-                }
-                Mode::Escape { key } => {
-                    self.mode = match b {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Mode::Str { key },
-                        b'u' => Mode::Unicode {
-                            key,
-                            left: 4,
-                            unit: 0,
-                            low: false,
-                        },
-                        _ => return (i, Signal::Syntax),
-                    };
+        let signal = loop {
+            if state == STR {
+                while i < len && !STRING_STOP[bytes[i] as usize] {
                     i += 1;
                 }
-                Mode::Unicode {
-                    key,
-                    left,
-                    unit,
-                    low,
-                } => {
-                    let Some(digit) = (b as char).to_digit(16) else {
-                        return (i, Signal::Syntax);
-                    };
-                    let unit = unit << 4 | digit as u16;
-                    if left > 1 {
-                        self.mode = Mode::Unicode {
-                            key,
-                            left: left - 1,
-                            unit,
-                            low,
-                        };
-                    } else {
-                        // Surrogates must pair up, as serde_json requires.
-                        let is_high = (0xD800..0xDC00).contains(&unit);
-                        let is_low = (0xDC00..0xE000).contains(&unit);
-                        self.mode = match (low, is_high, is_low) {
-                            (false, true, _) => Mode::LowBackslash { key },
-                            (false, false, false) | (true, _, true) => Mode::Str { key },
-                            _ => return (i, Signal::Syntax),
-                        };
-                    }
-                    i += 1;
-                }
-                Mode::LowBackslash { key } => {
-                    if b != b'\\' {
-                        return (i, Signal::Syntax);
-                    }
-                    self.mode = Mode::LowU { key };
-                    i += 1;
-                }
-                Mode::LowU { key } => {
-                    if b != b'u' {
-                        return (i, Signal::Syntax);
-                    }
-                    self.mode = Mode::Unicode {
-                        key,
-                        left: 4,
-                        unit: 0,
-                        low: true,
-                    };
-                    i += 1;
-                }
-                Mode::Value | Mode::FirstItem => {
-                    if super::is_ws(b) {
-                        i += 1;
-                        continue;
-                    }
-                    if b == b']' && self.mode == Mode::FirstItem {
-                        i += 1;
-                        self.stack.pop();
-                        if let Some(signal) = self.end_value() {
-                            return (i, signal);
-                        }
-                        continue;
-                    }
+            }
+            let Some(&b) = bytes.get(i) else {
+                break Signal::More;
+            };
+            let step = TABLE[state as usize][CLASS[b as usize] as usize];
+            if step < ACTION {
+                state = step;
+                i += 1;
+                continue;
+            }
+            let ended = match step {
+                A_VALUE => {
                     let member = self.stack.len() == 1;
-                    self.mode = match b {
-                        b'"' => Mode::Str { key: false },
+                    state = match b {
+                        b'"' => {
+                            self.in_key = false;
+                            STR
+                        }
                         b'{' | b'[' => {
                             if self.stack.len() >= self.max_depth {
-                                return (i, Signal::TooDeep);
+                                break Signal::TooDeep;
                             }
                             self.stack.push(b);
                             if b == b'{' {
-                                Mode::FirstKey
+                                FIRST_KEY
                             } else {
-                                Mode::FirstItem
+                                FIRST_ITEM
                             }
                         }
-                        b't' => Mode::Literal { which: 0, at: 1 },
-                        b'f' => Mode::Literal { which: 1, at: 1 },
-                        b'n' => Mode::Literal { which: 2, at: 1 },
-                        b'-' => Mode::Number(Num::Minus),
-                        b'0' => Mode::Number(Num::Zero),
-                        b'1'..=b'9' => Mode::Number(Num::Int),
-                        _ => return (i, Signal::Syntax),
+                        b't' => TRUE_R,
+                        b'f' => FALSE_A,
+                        b'n' => NULL_U,
+                        b'-' => MINUS,
+                        b'0' => ZERO,
+                        _ => INT,
                     };
                     i += 1;
                     if member {
-                        return (i, Signal::ValueStart);
+                        break Signal::ValueStart;
                     }
+                    continue;
                 }
-                Mode::FirstKey | Mode::Key => {
-                    if super::is_ws(b) {
-                        i += 1;
+                A_KEY => {
+                    i += 1;
+                    state = STR;
+                    self.in_key = true;
+                    if self.stack.len() == 1 {
+                        break Signal::KeyStart;
+                    }
+                    continue;
+                }
+                A_STRING_END => {
+                    i += 1;
+                    if self.in_key {
+                        state = COLON;
+                        if self.stack.len() == 1 {
+                            break Signal::KeyEnd;
+                        }
                         continue;
                     }
-                    match b {
-                        b'"' => {
-                            i += 1;
-                            self.mode = Mode::Str { key: true };
-                            if self.stack.len() == 1 {
-                                return (i, Signal::KeyStart);
-                            }
-                        }
-                        b'}' if self.mode == Mode::FirstKey => {
-                            i += 1;
-                            self.stack.pop();
-                            if let Some(signal) = self.end_value() {
-                                return (i, signal);
-                            }
-                        }
-                        _ => return (i, Signal::Syntax),
-                    }
+                    self.end_value()
                 }
-                Mode::Colon => {
+                A_COMMA => {
                     i += 1;
-                    match b {
-                        b':' => self.mode = Mode::Value,
-                        _ if super::is_ws(b) => {}
-                        _ => return (i - 1, Signal::Syntax),
-                    }
-                }
-                Mode::Comma => {
-                    if super::is_ws(b) {
-                        i += 1;
-                        continue;
-                    }
-                    let top = self.stack.last().copied();
-                    match (b, top) {
-                        (b',', Some(b'{')) => self.mode = Mode::Key,
-                        (b',', Some(_)) => self.mode = Mode::Value,
-                        (b'}', Some(b'{')) | (b']', Some(b'[')) => {
-                            i += 1;
-                            self.stack.pop();
-                            if let Some(signal) = self.end_value() {
-                                return (i, signal);
-                            }
-                            continue;
-                        }
-                        _ => return (i, Signal::Syntax),
-                    }
-                    i += 1;
-                }
-                Mode::Literal { which, at } => {
-                    let lit = LITERALS[which as usize];
-                    if b != lit[at as usize] {
-                        return (i, Signal::Syntax);
-                    }
-                    i += 1;
-                    if at as usize + 1 == lit.len() {
-                        if let Some(signal) = self.end_value() {
-                            return (i, signal);
-                        }
+                    state = if self.stack.last() == Some(&b'{') {
+                        KEY
                     } else {
-                        self.mode = Mode::Literal { which, at: at + 1 };
-                    }
-                }
-                Mode::Number(n) => {
-                    let next = match (n, b) {
-                        (Num::Minus, b'0') => Some(Num::Zero),
-                        (Num::Minus, b'1'..=b'9') => Some(Num::Int),
-                        (Num::Int, b'0'..=b'9') => Some(Num::Int),
-                        (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
-                        (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
-                        (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::Exp),
-                        (Num::Exp, b'+' | b'-') => Some(Num::ExpSign),
-                        (Num::Exp | Num::ExpSign | Num::ExpDigits, b'0'..=b'9') => {
-                            Some(Num::ExpDigits)
-                        }
-                        _ => None,
+                        VALUE
                     };
-                    match next {
-                        Some(n) => {
-                            self.mode = Mode::Number(n);
-                            i += 1;
-                        }
-                        None if n.can_end() => {
-                            // The terminator belongs to what follows.
-                            if let Some(signal) = self.end_value() {
-                                return (i, signal);
-                            }
-                        }
-                        None => return (i, Signal::Syntax),
-                    }
+                    continue;
                 }
-                Mode::Done => return (i, Signal::RootEnd),
+                A_CLOSE_OBJECT | A_CLOSE_ARRAY => {
+                    let open = if step == A_CLOSE_OBJECT { b'{' } else { b'[' };
+                    if self.stack.last() != Some(&open) {
+                        break Signal::Syntax;
+                    }
+                    i += 1;
+                    self.stack.pop();
+                    self.end_value()
+                }
+                // The terminator belongs to what follows: not consumed.
+                A_NUMBER_END => self.end_value(),
+                A_LITERAL_END => {
+                    i += 1;
+                    self.end_value()
+                }
+                A_UNICODE => {
+                    i += 1;
+                    self.unit = 0;
+                    state = if state == ESCAPE { UNICODE_1 } else { LOW_1 };
+                    continue;
+                }
+                A_HEX => {
+                    let digit = (b as char).to_digit(16).unwrap_or(0) as u16;
+                    self.unit = self.unit << 4 | digit;
+                    state = match state {
+                        // Surrogates must pair up, as serde_json requires.
+                        UNICODE_4 => match self.unit {
+                            0xD800..=0xDBFF => LOW_BACKSLASH,
+                            0xDC00..=0xDFFF => break Signal::Syntax,
+                            _ => STR,
+                        },
+                        LOW_4 => match self.unit {
+                            0xDC00..=0xDFFF => STR,
+                            _ => break Signal::Syntax,
+                        },
+                        s => s + 1,
+                    };
+                    i += 1;
+                    continue;
+                }
+                A_CONTROL => break Signal::Control,
+                A_AFTER_ROOT => break Signal::RootEnd,
+                _ => break Signal::Syntax,
+            };
+            state = ended.0;
+            if let Some(signal) = ended.1 {
+                break signal;
             }
-        }
-        (i, Signal::More)
+        };
+        self.state = state;
+        (i, signal)
     }
 }
 
@@ -471,6 +566,110 @@ mod tests {
             let ours = is_complete_value(case.as_bytes(), 64);
             let theirs = serde_json::from_str::<serde_json::Value>(case).is_ok();
             assert_eq!(ours, theirs, "{case}");
+        }
+    }
+
+    /// Every signal with the byte position where it came, feeding `text` in
+    /// pieces cut at `cuts`.
+    fn signals(text: &[u8], cuts: &[usize]) -> Vec<(usize, Signal)> {
+        let mut s = JsonScanner::new(16);
+        let mut seen = Vec::new();
+        let mut from = 0;
+        for &to in cuts.iter().chain([&text.len()]) {
+            let mut at = from;
+            while at < to {
+                let (n, signal) = s.advance(&text[at..to]);
+                at += n;
+                match signal {
+                    Signal::More => {}
+                    Signal::Control => {
+                        seen.push((at, signal));
+                        at += 1;
+                    }
+                    other => {
+                        seen.push((at, other));
+                        if matches!(other, Signal::RootEnd | Signal::Syntax | Signal::TooDeep) {
+                            return seen;
+                        }
+                    }
+                }
+            }
+            from = to;
+        }
+        seen.push((text.len(), Signal::More));
+        seen
+    }
+
+    /// JSON values, written compactly or pretty, with numbers, escapes and
+    /// nesting of every kind.
+    fn json_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just("null".to_string()),
+            any::<bool>().prop_map(|b| b.to_string()),
+            any::<i64>().prop_map(|n| n.to_string()),
+            proptest::sample::select(&["0", "-0", "0.5", "-12.25e-3", "1E+9", "6.02e23"][..])
+                .prop_map(str::to_string),
+            "[a-zé\\\\\"/\\n\\t\u{1F600}\\x00 ]{0,6}"
+                .prop_map(|s| serde_json::to_string(&s).unwrap()),
+            Just(r#""\ud83d\ude00\u00E9\/""#.to_string()),
+        ];
+        leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|items| format!("[{}]", items.join(","))),
+                proptest::collection::vec(("[a-z]{0,3}", inner), 0..4).prop_map(|members| {
+                    let members: Vec<String> = members
+                        .into_iter()
+                        .map(|(k, v)| format!("{}: {v}", serde_json::to_string(&k).unwrap()))
+                        .collect();
+                    format!("{{ {} }}", members.join(", "))
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Valid JSON, and JSON with one token put in place of a few bytes:
+        /// the verdict is serde_json's, and the signals do not depend on
+        /// where the input was cut.
+        #[test]
+        fn agrees_with_serde_json_and_any_chunking(
+            valid in json_text(),
+            edit in proptest::option::of((0usize..512, 0usize..3, proptest::sample::select(&[
+                "{", "}", "[", "]", ":", ",", " ", "\n", "\"", "\\", "\\u", "\\ud800",
+                "0", "1", "-", ".", "e", "+", "t", "x", "é", "\u{1}",
+            ][..]))),
+            cut in 0usize..512,
+        ) {
+            let mut text = valid;
+            if let Some((at, removed, inserted)) = edit {
+                let mut at = at % (text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                let mut end = (at + removed).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end += 1;
+                }
+                text.replace_range(at..end, inserted);
+            }
+            let bytes = text.as_bytes();
+            let ours = is_complete_value(bytes, 16);
+            let theirs = match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(_) => true,
+                // A number out of f64's range is still JSON.
+                Err(e) if e.to_string().contains("out of range") => {
+                    serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok()
+                }
+                Err(_) => false,
+            };
+            proptest::prop_assert_eq!(ours, theirs, "{}", text);
+            let whole = signals(bytes, &[]);
+            let cut = cut % (bytes.len() + 1);
+            proptest::prop_assert_eq!(&signals(bytes, &[cut]), &whole, "cut at {}", cut);
+            let ones: Vec<usize> = (1..bytes.len()).collect();
+            proptest::prop_assert_eq!(&signals(bytes, &ones), &whole, "1-byte pieces");
         }
     }
 
