@@ -76,7 +76,7 @@ const C_OTHER: u8 = 31;
 const C_HIGH: u8 = 32;
 const CLASSES: usize = 33;
 
-static CLASS: [u8; 256] = {
+const CLASS: [u8; 256] = {
     let mut t = [C_OTHER; 256];
     let mut i = 0;
     while i < 256 {
@@ -198,7 +198,7 @@ const A_UNICODE: u8 = ACTION + 11;
 /// A hex digit of a `\u` escape.
 const A_HEX: u8 = ACTION + 12;
 
-static TABLE: [[u8; CLASSES]; STATES] = {
+const TABLE: [[u8; CLASSES]; STATES] = {
     let mut t = [[A_SYNTAX; CLASSES]; STATES];
     const fn set(row: &mut [u8; CLASSES], classes: &[u8], to: u8) {
         let mut i = 0;
@@ -301,16 +301,19 @@ static TABLE: [[u8; CLASSES]; STATES] = {
     t
 };
 
-/// Bytes that end the fast loop inside a string: `"`, `\` and controls.
-static STRING_STOP: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        t[i] = true;
-        i += 1;
+/// [`TABLE`] indexed by the byte itself, one row per state (64 rows, so
+/// that a state masked to 6 bits needs no bounds check): one load per byte.
+static STEP: [[u8; 256]; 64] = {
+    let mut t = [[A_SYNTAX; 256]; 64];
+    let mut state = 0;
+    while state < STATES {
+        let mut b = 0;
+        while b < 256 {
+            t[state][b] = TABLE[state][CLASS[b] as usize];
+            b += 1;
+        }
+        state += 1;
     }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
     t
 };
 
@@ -376,27 +379,26 @@ impl JsonScanner {
     ///
     /// # Complexity
     ///
-    /// O(consumed bytes): one table step per byte, and string contents go
-    /// through a tighter loop still.
+    /// O(consumed bytes): one table load per byte.
     pub(crate) fn advance(&mut self, bytes: &[u8]) -> (usize, Signal) {
         let mut state = self.state;
         let mut i = 0;
         let len = bytes.len();
         let signal = loop {
-            if state == STR {
-                while i < len && !STRING_STOP[bytes[i] as usize] {
-                    i += 1;
+            // The common case: bytes that only move the state on.
+            let mut step = A_SYNTAX;
+            while i < len {
+                step = STEP[usize::from(state & 63)][usize::from(bytes[i])];
+                if step >= ACTION {
+                    break;
                 }
-            }
-            let Some(&b) = bytes.get(i) else {
-                break Signal::More;
-            };
-            let step = TABLE[state as usize][CLASS[b as usize] as usize];
-            if step < ACTION {
                 state = step;
                 i += 1;
-                continue;
             }
+            if i == len {
+                break Signal::More;
+            }
+            let b = bytes[i];
             let ended = match step {
                 A_VALUE => {
                     let member = self.stack.len() == 1;
