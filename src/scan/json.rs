@@ -385,20 +385,21 @@ impl JsonScanner {
         let mut i = 0;
         let len = bytes.len();
         let signal = loop {
-            // The common case: bytes that only move the state on.
-            let mut step = A_SYNTAX;
-            while i < len {
-                step = STEP[usize::from(state & 63)][usize::from(bytes[i])];
-                if step >= ACTION {
-                    break;
-                }
-                state = step;
+            let row = &STEP[usize::from(state & 63)];
+            // Runs of bytes that keep the state: string contents, digits,
+            // whitespace.
+            while i < len && row[usize::from(bytes[i])] == state {
                 i += 1;
             }
-            if i == len {
+            let Some(&b) = bytes.get(i) else {
                 break Signal::More;
+            };
+            let step = row[usize::from(b)];
+            if step < ACTION {
+                state = step;
+                i += 1;
+                continue;
             }
-            let b = bytes[i];
             let ended = match step {
                 A_VALUE => {
                     let member = self.stack.len() == 1;
