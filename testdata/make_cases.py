@@ -62,6 +62,17 @@ w(H, "name_not_string", '<tool_call>{"name": 42, "arguments": {}}</tool_call>')
 w(H, "arguments_array", '<tool_call>{"name": "f", "arguments": [1, 2]}</tool_call>')
 w(H, "many_calls", "".join(hermes('{"i": %d}' % i, "step") for i in range(12)))
 w(H, "escaped_name", '<tool_call>{"name": "get\\u005fweather", "arguments": {"city": "Paris"}}</tool_call>')
+def call_obj(name, args_json):
+    return '{"name": "%s", "arguments": %s}' % (name, args_json)
+# Several calls in one block, as some models write them.
+w(H, "two_objects_in_one_block", "Both:\n<tool_call>\n" + call_obj("get_weather", '{"city": "Paris"}') + "\n" + call_obj("get_time", "{}") + "\n</tool_call>\nDone.")
+w(H, "array_of_calls", "<tool_call>\n[" + call_obj("get_weather", '{"city": "Paris"}') + ", " + call_obj("get_time", "{}") + "]\n</tool_call>")
+w(H, "array_unclosed_at_eof", "<tool_call>[" + call_obj("get_weather", '{"city": "Paris"}') + ",\n " + call_obj("get_time", "{}"))
+w(H, "array_ends_early", "<tool_call>[" + call_obj("get_time", "{}") + " oops]</tool_call> after")
+w(H, "array_empty", "<tool_call>[]</tool_call> after")
+w(H, "array_not_objects", "<tool_call>[" + call_obj("get_time", "{}") + ", 42]</tool_call>")
+w(H, "second_object_unknown_tool", "<tool_call>\n" + call_obj("get_time", "{}") + "\n" + call_obj("launch_rockets", '{"n": 3}') + "\n</tool_call>\nafter", WEATHER_TOOLS)
+w(H, "first_object_unknown_tool", "<tool_call>\n" + call_obj("launch_rockets", '{"n": 3}') + "\n" + call_obj("get_time", "{}") + "\n</tool_call>\nafter", WEATHER_TOOLS)
 w(H, "raw_newline_in_string", '<tool_call>{"name": "write", "arguments": {"text": "line1\nline2"}}</tool_call>')
 
 G = "gemma"
@@ -97,6 +108,8 @@ w(G, "tag_like_prose", "a ``` b `` c ` d ```tool e <tool_call> f\n" + fence('{"c
 w(G, "not_json_in_fence", "```tool_call\nget_weather(city=\"Paris\")\n```\nthen")
 w(G, "custom_tag_untouched", "```tool_code\nprint(get_weather(city='Paris'))\n```\n")
 w(G, "invalid_utf8_prose", b"bad \xe2\x82 bytes \xc0\xaf\n" + fence('{"city": "Paris"}').encode())
+w(G, "array_of_calls", "```tool_call\n[" + call_obj("get_weather", '{"city": "Lima"}') + ",\n " + call_obj("get_time", "{}") + "]\n```\nok")
+w(G, "two_objects_in_fence", "```tool_call\n" + call_obj("get_weather", '{"city": "Lima"}') + "\n" + call_obj("get_time", "{}") + "\n```")
 w(G, "nested_arguments", fence('{"a": {"b": [1, {"c": [true, null, -1.5e-3]}]}}', "deep"))
 print("ok")
 
@@ -219,3 +232,20 @@ print("ok morph")
 w(Q, "new_call_inside_unclosed_call", "<tool_call>\n<function=get_time>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>", TYPED_TOOLS)
 w(X, "unclosed_root_tag_then_call", "<get_time " + "x" * 600 + "\n<get_weather><city>Oslo</city></get_weather>", MT)
 w(L, "new_call_inside_unclosed_call", "<tool_call>get_time\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>", TYPED_TOOLS)
+
+def write_index():
+    """Rewrites the case tables of testdata/README.md from the files."""
+    readme = open("testdata/README.md").read()
+    head, _, rest = readme.partition("\n## hermes")
+    bench = rest[rest.index("\n## bench"):]
+    parts = [head.rstrip("\n") + "\n"]
+    for fmt in ["hermes", "gemma", "qwen3-coder", "minimax-m2", "glm", "morph-xml"]:
+        cases = sorted(f[:-4] for f in os.listdir(f"testdata/{fmt}") if f.endswith(".txt"))
+        rows = ["| case | what it covers | tools |", "|---|---|---|"]
+        for c in cases:
+            tools = "yes" if os.path.exists(f"testdata/{fmt}/{c}.tools.json") else ""
+            rows.append(f"| `{c}` | {c.replace('_', ' ')} | {tools} |")
+        parts.append(f"\n## {fmt} ({len(cases)} cases)\n\n" + "\n".join(rows) + "\n")
+    open("testdata/README.md", "w").write("".join(parts) + bench)
+
+write_index()

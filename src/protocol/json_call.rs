@@ -6,6 +6,10 @@
 //! with [`JsonScanner`], so an end marker inside a string is data; it stops at
 //! each member of the root object to learn which bytes are the name, the
 //! arguments, or something to skip.
+//!
+//! One block may hold several calls, as models write them: call objects one
+//! after another (`{…}\n{…}`), or a JSON array of them (`[{…}, {…}]`). Each
+//! is delivered as soon as the next one begins.
 
 use std::borrow::Cow;
 
@@ -18,11 +22,15 @@ use crate::scan::skip_ws;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
-    /// Whitespace before the `{`.
+    /// Whitespace before the `{` (or the `[` of an array of calls).
     Lead,
     /// Inside the JSON object.
     Body,
-    /// Whitespace after the `}`.
+    /// In an array of calls, after `[` or `,`: the next call object.
+    ArrayNext,
+    /// In an array of calls, after a call object: `,` or `]`.
+    ArrayAfter,
+    /// Whitespace after the `}` (or the `]`).
     Trail,
     /// Matching the end marker; `matched` bytes of it so far.
     End { matched: usize },
@@ -74,6 +82,10 @@ pub(crate) struct JsonCall {
     /// Bytes consumed since the JSON ended (whitespace, part of the end
     /// marker); given back if the end marker does not follow.
     trail: usize,
+    /// Whether the block is a JSON array of calls.
+    array: bool,
+    /// Stream offset just past the last call object read.
+    json_end: u64,
     /// What [`steady`](Self::steady) found scanning the start of the slice
     /// that [`advance`](Self::advance) gets next.
     prescanned: Option<(usize, Signal)>,
@@ -95,12 +107,21 @@ impl JsonCall {
             rejected: None,
             repaired: false,
             trail: 0,
+            array: false,
+            json_end: 0,
             prescanned: None,
         }
     }
 
     pub(crate) fn begin(&mut self, _marker: usize) {
         self.phase = Phase::Lead;
+        self.rejected = None;
+        self.array = false;
+        self.begin_object();
+    }
+
+    /// Readies the per-call state for the next call object of the block.
+    fn begin_object(&mut self) {
         self.json.reset();
         self.capture = Capture::None;
         self.member = Member::Other;
@@ -108,10 +129,22 @@ impl JsonCall {
         self.has_name = false;
         self.seen_args = false;
         self.pending.clear();
-        self.rejected = None;
         self.repaired = false;
         self.trail = 0;
         self.prescanned = None;
+    }
+
+    /// Another call object follows in the same block: delivers the one just
+    /// read (unless the block was rejected: then all of it comes back as
+    /// text at its end) and starts on the next.
+    fn next_object<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        if self.rejected.is_none() {
+            if !self.seen_args {
+                cx.delta_static("{}");
+            }
+            cx.deliver(self.json_end);
+        }
+        self.begin_object();
     }
 
     fn reject(&mut self, failure: Failure) {
@@ -226,6 +259,11 @@ impl JsonCall {
                     match bytes.get(i) {
                         None => return (i, Outcome::More),
                         Some(b'{') => self.phase = Phase::Body,
+                        Some(b'[') => {
+                            i += 1;
+                            self.array = true;
+                            self.phase = Phase::ArrayNext;
+                        }
                         Some(_) => {
                             let f = Failure::new(
                                 DiagnosticKind::MalformedCall,
@@ -271,7 +309,12 @@ impl JsonCall {
                                     "the call object has no \"name\"",
                                 ));
                             }
-                            self.phase = Phase::Trail;
+                            self.json_end = cx.offset(i);
+                            self.phase = if self.array {
+                                Phase::ArrayAfter
+                            } else {
+                                Phase::Trail
+                            };
                         }
                         Signal::Control => {
                             self.take(seg, seg_offset, cx);
@@ -294,6 +337,43 @@ impl JsonCall {
                         }
                     }
                 }
+                Phase::ArrayNext => {
+                    i += skip_ws(&bytes[i..]);
+                    match bytes.get(i) {
+                        None => return (i, Outcome::More),
+                        Some(b'{') => self.phase = Phase::Body,
+                        Some(_) => {
+                            let f = Failure::new(
+                                DiagnosticKind::MalformedCall,
+                                cx.offset(i),
+                                "expected a call object in the array of calls",
+                            );
+                            return (i, Outcome::failed(self.rejected.take().unwrap_or(f)));
+                        }
+                    }
+                }
+                Phase::ArrayAfter => {
+                    let ws = skip_ws(&bytes[i..]);
+                    i += ws;
+                    self.trail += ws;
+                    match bytes.get(i) {
+                        None => return (i, Outcome::More),
+                        Some(b',') => {
+                            i += 1;
+                            self.next_object(cx);
+                            self.phase = Phase::ArrayNext;
+                        }
+                        Some(b']') => {
+                            i += 1;
+                            self.trail = 0;
+                            self.array = false;
+                            self.json_end = cx.offset(i);
+                            self.phase = Phase::Trail;
+                        }
+                        // The array ends early: so does the call.
+                        Some(_) => return (i, self.conclude(cx, Some(self.json_end))),
+                    }
+                }
                 Phase::Trail if self.end.is_empty() => {
                     // A bare call: it ends with its JSON.
                     return (i, self.conclude(cx, None));
@@ -302,10 +382,15 @@ impl JsonCall {
                     let ws = skip_ws(&bytes[i..]);
                     i += ws;
                     self.trail += ws;
-                    if i == bytes.len() {
-                        return (i, Outcome::More);
+                    match bytes.get(i) {
+                        None => return (i, Outcome::More),
+                        // The next call object of the block.
+                        Some(b'{') => {
+                            self.next_object(cx);
+                            self.phase = Phase::Body;
+                        }
+                        Some(_) => self.phase = Phase::End { matched: 0 },
                     }
-                    self.phase = Phase::End { matched: 0 };
                 }
                 Phase::End { matched } => {
                     let want = &self.end[matched..];
@@ -337,7 +422,7 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
         match self.phase {
-            Phase::Lead | Phase::Body => {
+            Phase::Lead | Phase::Body | Phase::ArrayNext => {
                 let what = if self.json.in_string() {
                     "the stream ended inside a string of the call's JSON"
                 } else {
@@ -349,6 +434,7 @@ impl JsonCall {
                     what,
                 ))
             }
+            Phase::ArrayAfter => self.conclude(cx, Some(self.json_end)),
             Phase::Trail if self.end.is_empty() => self.conclude(cx, None),
             Phase::Trail | Phase::End { .. } => {
                 let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
