@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::limits::Limits;
 use crate::protocol::json_call::JsonCall;
 use crate::protocol::morph_xml::MorphXml;
-use crate::protocol::xml_call::{Dialect, XmlCall};
+use crate::protocol::xml_call::{Dialect, XmlCall, BARE_FUNCTION};
 use crate::protocol::Automaton;
 use crate::scan::marker::{Boundary, Marker};
 use crate::tool::Tool;
@@ -153,11 +153,18 @@ impl Format {
                 (Boundary::None, Automaton::Xml(XmlCall::new(dialect)))
             }
         };
-        let marker = Marker {
+        let mut markers = vec![Marker {
             bytes: start,
             boundary,
-        };
-        Ok((vec![marker], automaton))
+        }];
+        if self == Format::Qwen3Coder {
+            // Qwen3-Coder also writes calls without the `<tool_call>` wrapper.
+            markers.push(Marker {
+                bytes: Cow::Borrowed(BARE_FUNCTION.as_bytes()),
+                boundary: Boundary::None,
+            });
+        }
+        Ok((markers, automaton))
     }
 }
 

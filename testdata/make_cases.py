@@ -233,6 +233,17 @@ w(Q, "new_call_inside_unclosed_call", "<tool_call>\n<function=get_time>\n<tool_c
 w(X, "unclosed_root_tag_then_call", "<get_time " + "x" * 600 + "\n<get_weather><city>Oslo</city></get_weather>", MT)
 w(L, "new_call_inside_unclosed_call", "<tool_call>get_time\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>", TYPED_TOOLS)
 
+# Qwen3-Coder calls without the <tool_call> wrapper.
+Q = "qwen3-coder"
+def bare_fn(name, params):
+    ps = "".join("<parameter=%s>\n%s\n</parameter>\n" % (k, v) for k, v in params)
+    return "<function=%s>\n%s</function>" % (name, ps)
+w(Q, "bare_function_call", "Checking.\n" + bare_fn("get_weather", [("city", "Paris"), ("days", "2")]) + "\nDone.", TYPED_TOOLS)
+w(Q, "bare_function_parallel", bare_fn("get_weather", [("city", "Paris")]) + "\n" + bare_fn("get_time", []), TYPED_TOOLS)
+w(Q, "bare_function_unknown_is_prose", "Write <function=helper> like this:\n" + bare_fn("get_time", []), TYPED_TOOLS)
+w(Q, "bare_function_eof_unclosed", bare_fn("get_weather", [("city", "Oslo")])[: -len("</function>")], TYPED_TOOLS)
+w(Q, "bare_function_no_tools", "a <function=f> b\n" + bare_fn("get_weather", [("city", "Rome")]))
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()

@@ -1,7 +1,8 @@
 //! Structured round trip, per format: arbitrary prose and calls with
 //! arbitrary arguments for an arbitrary schema, rendered with
-//! `format_tool_call`, parse back to exactly those calls (after coercion to
-//! the schema), and the prose comes back as text.
+//! `format_tool_call` (and, for the JSON formats, several calls in one block:
+//! objects one after another or an array), parse back to exactly those
+//! calls (after coercion to the schema), and the prose comes back as text.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -15,6 +16,7 @@ use toolsieve::{Event, Format, Parser, Tool};
 enum Piece {
     Prose(String),
     Call { tool: u8, args: Vec<(u8, Arg)> },
+    Block { calls: Vec<(u8, Vec<(u8, Arg)>)>, array: bool },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -65,6 +67,29 @@ fn valid_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// A call to tool `tool` with those of `args` that fit the schema built so
+/// far (one type per key and tool: the first one seen).
+fn call(
+    tool: u8,
+    args: &[(u8, Arg)],
+    names: &[String],
+    schemas: &mut [Map<String, Value>],
+    xml: bool,
+) -> (String, Value) {
+    let t = tool as usize % names.len();
+    let mut obj = Map::new();
+    for (k, arg) in args {
+        let key = format!("p{}", k % 16);
+        let Some((v, schema)) = value(arg, xml) else { continue };
+        let declared = schemas[t].entry(key.clone()).or_insert(schema.clone());
+        if *declared != schema || obj.contains_key(&key) {
+            continue;
+        }
+        obj.insert(key, v);
+    }
+    (names[t].clone(), Value::Object(obj))
+}
+
 fuzz_target!(|input: Input| {
     let format = Format::ALL[input.format as usize % Format::ALL.len()];
     let xml = !matches!(format, Format::Hermes | Format::Gemma);
@@ -92,21 +117,34 @@ fuzz_target!(|input: Input| {
                 want_text.push_str(p);
             }
             Piece::Call { tool, args } => {
-                let t = *tool as usize % names.len();
-                let mut obj = Map::new();
-                for (k, arg) in args {
-                    let key = format!("p{}", k % 16);
-                    let Some((v, schema)) = value(arg, xml) else { continue };
-                    // One schema per key and tool: keep the first type seen.
-                    let declared = schemas[t].entry(key.clone()).or_insert(schema.clone());
-                    if *declared != schema || obj.contains_key(&key) {
-                        continue;
-                    }
-                    obj.insert(key, v);
+                let (name, args) = call(*tool, args, &names, &mut schemas, xml);
+                text.push_str(&format_tool_call(format, &name, &args));
+                calls.push((name, args));
+            }
+            Piece::Block { calls: block, array } => {
+                let block: Vec<(String, Value)> =
+                    block.iter().map(|(tool, args)| call(*tool, args, &names, &mut schemas, xml)).collect();
+                if block.is_empty() {
+                    continue;
                 }
-                let args = Value::Object(obj);
-                text.push_str(&format_tool_call(format, &names[t], &args));
-                calls.push((names[t].clone(), args));
+                if xml {
+                    for (name, args) in &block {
+                        text.push_str(&format_tool_call(format, name, args));
+                    }
+                } else {
+                    let objects: Vec<String> = block
+                        .iter()
+                        .map(|(name, args)| json!({"name": name, "arguments": args}).to_string())
+                        .collect();
+                    let body = if *array {
+                        format!("[{}]", objects.join(",\n "))
+                    } else {
+                        objects.join("\n")
+                    };
+                    let (start, end) = format.default_delimiters();
+                    text.push_str(&format!("{start}\n{body}\n{end}"));
+                }
+                calls.extend(block);
             }
         }
     }

@@ -6,6 +6,10 @@
 //! - `glm`: `<tool_call>NAME\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n</tool_call>`
 //!   (GLM-4.5/4.6; GLM-4.7 writes the same without newlines)
 //!
+//! Qwen3-Coder also writes a bare `<function=NAME>…</function>` without the
+//! `<tool_call>` wrapper: the engine starts such a call at `<function=`
+//! (marker 1), and it ends with `</function>`.
+//!
 //! The call body is buffered (it is needed anyway to give a failed call back
 //! as text) and scanned once, from where the last step stopped. Values are
 //! raw text: one newline after the opening tag and one before the closing
@@ -126,7 +130,13 @@ pub(crate) struct XmlCall {
     args: ArgsWriter,
     params: usize,
     rejected: Option<Failure>,
+    /// A Qwen3-Coder call that began at a bare `<function=`: it ends with
+    /// `</function>`, and its name comes first thing.
+    bare: bool,
 }
+
+/// The start marker of a Qwen3-Coder call without its `<tool_call>`.
+pub(crate) const BARE_FUNCTION: &str = "<function=";
 
 impl XmlCall {
     pub(crate) fn new(dialect: Dialect) -> XmlCall {
@@ -143,10 +153,12 @@ impl XmlCall {
             args: ArgsWriter::default(),
             params: 0,
             rejected: None,
+            bare: false,
         }
     }
 
-    pub(crate) fn begin(&mut self, _marker: usize) {
+    pub(crate) fn begin(&mut self, marker: usize) {
+        self.bare = marker == 1;
         self.phase = Phase::Lead;
         self.body.clear();
         self.pos = 0;
@@ -157,6 +169,14 @@ impl XmlCall {
         self.args.reset();
         self.params = 0;
         self.rejected = None;
+    }
+
+    /// The tag that ends the call.
+    fn end_tag(&self) -> &'static [u8] {
+        match self.tags.func_close {
+            Some(close) if self.bare => close,
+            _ => self.tags.end,
+        }
     }
 
     fn at(&self, i: usize) -> u64 {
@@ -243,13 +263,22 @@ impl XmlCall {
                     let Some(open) = t.func_open else {
                         return self.glm_name(cx, eof);
                     };
-                    let pats = [Pat::Open(open)];
+                    // A bare call's `<function=` was its start marker.
+                    let pats = [Pat::Open(if self.bare { b"" } else { open })];
                     match tag_at(&self.body, self.pos, &pats) {
                         Tag::Found { end, attr, .. } => {
                             let mut name = std::mem::take(&mut self.name);
                             attr_text_into(&self.body[attr.0..attr.1], &mut name);
                             self.start(&name, end, cx);
                             self.name = name;
+                            // `<function=x>` naming no tool is more likely
+                            // prose than a call: only the tag is given up.
+                            if self.bare {
+                                if let Some(mut f) = self.rejected.take() {
+                                    f.give_back = self.give_back(end);
+                                    return Outcome::failed(f);
+                                }
+                            }
                         }
                         Tag::Need { .. } if !eof => {
                             self.wait_until = need_until(&self.body, self.pos, &pats);
@@ -317,6 +346,10 @@ impl XmlCall {
                                 attr_text_into(&self.body[attr.0..attr.1], &mut self.key);
                                 self.open_value(end, cx);
                             }
+                        }
+                        Tag::Found { index: 1, end, .. } if self.bare => {
+                            self.pos = end;
+                            return self.complete(cx, end);
                         }
                         Tag::Found { index: 1, end, .. } if t.func_close.is_some() => {
                             self.pos = end;
@@ -512,7 +545,8 @@ impl XmlCall {
                     let reason = self.rejected.clone().unwrap_or_else(|| {
                         Failure::new(DiagnosticKind::MalformedCall, self.at(self.pos), "rejected")
                     });
-                    match find_tag(&self.body, self.scan_from.max(self.pos), &[Pat::Lit(t.end)]) {
+                    let end = Pat::Lit(self.end_tag());
+                    match find_tag(&self.body, self.scan_from.max(self.pos), &[end]) {
                         Tag::Found { end, .. } => {
                             let mut f = reason;
                             f.give_back = self.give_back(end);
@@ -770,7 +804,7 @@ impl XmlCall {
                 "the call ended before naming a function",
             );
         }
-        let end = String::from_utf8_lossy(self.tags.end).into_owned();
+        let end = String::from_utf8_lossy(self.end_tag()).into_owned();
         cx.recovered(
             DiagnosticKind::MissingEndMarker,
             self.at(self.pos),
