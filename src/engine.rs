@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::error::{Diagnostic, DiagnosticKind, OnInvalid};
 use crate::event::{CallId, Event, Span, TextId};
 use crate::limits::Limits;
-use crate::protocol::{Automaton, Failure, Outcome};
+use crate::protocol::{Automaton, Failure, Outcome, Steady};
 use crate::scan::marker::{Found, MarkerSet, SMALL_MARKER};
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 use crate::tool::Tool;
@@ -611,28 +611,33 @@ impl Parser {
         self.offset += chunk.len() as u64;
     }
 
-    /// A chunk that just continues the argument being streamed (see
-    /// [`Automaton::steady`]): emitted as one delta without the automaton's
-    /// machinery. `false` (and the chunk still to be run) otherwise.
+    /// A chunk in the middle of a call that needs none of the automaton's
+    /// machinery (see [`Automaton::steady`]): consumed here, emitted as one
+    /// delta if it is one. `false` (and the chunk still to be run) otherwise.
     #[inline]
     fn plain_call_bytes<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> bool {
         let core = &mut self.core;
-        let Some(id) = core.call else {
-            return false;
-        };
-        let fits = self.call_buf.len().saturating_add(chunk.len()) <= core.limits.max_call_bytes;
-        if chunk.is_empty() || !fits || !core.delta_carry.is_empty() || !self.held.is_empty() {
+        // A chunk that reaches the size limit must be decided by the
+        // automaton (`CallCx::at_limit`).
+        let below_limit =
+            self.call_buf.len().saturating_add(chunk.len()) < core.limits.max_call_bytes;
+        if chunk.is_empty() || !below_limit || !core.delta_carry.is_empty() || !self.held.is_empty() {
             return false;
         }
-        let Some(text) = self.automaton.steady(chunk, self.offset) else {
-            return false;
-        };
+        match self.automaton.steady(chunk, self.offset, core.call.is_some()) {
+            Steady::No => return false,
+            Steady::Quiet => {}
+            Steady::Delta(text) => {
+                if let Some(id) = core.call {
+                    core.input.push_str(text);
+                    sink(Event::ToolInputDelta {
+                        id,
+                        delta: Cow::Borrowed(text),
+                    });
+                }
+            }
+        }
         self.call_buf.extend_from_slice(chunk);
-        core.input.push_str(text);
-        sink(Event::ToolInputDelta {
-            id,
-            delta: Cow::Borrowed(text),
-        });
         true
     }
 

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
-use crate::protocol::{Failure, Outcome};
+use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::json::{is_complete_value, JsonScanner, Signal};
 use crate::scan::skip_ws;
 
@@ -224,26 +224,35 @@ impl JsonCall {
         }
     }
 
-    /// See [`Automaton::steady`](super::Automaton::steady): bytes inside
-    /// the arguments object that end no member of the call object. When
-    /// they cannot be passed on whole, the scan is kept for
-    /// [`advance`](Self::advance), which comes next with the same bytes.
+    /// See [`Automaton::steady`](super::Automaton::steady): bytes of the
+    /// call object that end no member of it. When they do, the scan is kept
+    /// for [`advance`](Self::advance), which comes next with the same bytes.
     #[inline]
-    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8]) -> Option<&'c str> {
-        if self.phase != Phase::Body
-            || self.capture != Capture::ArgsObject
-            || self.rejected.is_some()
-        {
-            return None;
+    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], started: bool) -> Steady<'c> {
+        if self.phase != Phase::Body || self.rejected.is_some() {
+            return Steady::No;
         }
         let scan = self.json.advance(bytes);
         if scan.1 == Signal::More {
-            if let Ok(text) = crate::scan::utf8::validate(bytes) {
-                return Some(text);
+            match self.capture {
+                Capture::ArgsObject if started => {
+                    if let Ok(text) = crate::scan::utf8::validate(bytes) {
+                        return Steady::Delta(text);
+                    }
+                }
+                Capture::ArgsObject => {
+                    self.pending.extend_from_slice(bytes);
+                    return Steady::Quiet;
+                }
+                Capture::Key | Capture::Name | Capture::ArgsString => {
+                    self.buf.extend_from_slice(bytes);
+                    return Steady::Quiet;
+                }
+                Capture::None | Capture::Skip => return Steady::Quiet,
             }
         }
         self.prescanned = Some(scan);
-        None
+        Steady::No
     }
 
     pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(

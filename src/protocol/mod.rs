@@ -65,6 +65,17 @@ impl Failure {
     }
 }
 
+/// What [`Automaton::steady`] made of a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Steady<'c> {
+    /// Not a steady chunk: run the automaton on it.
+    No,
+    /// Consumed; nothing to emit.
+    Quiet,
+    /// Consumed; the chunk is the next argument delta, as it stands.
+    Delta(&'c str),
+}
+
 /// The per-format automata, dispatched by `match` (no vtable on the hot path).
 #[derive(Debug, Clone)]
 pub(crate) enum Automaton {
@@ -83,19 +94,20 @@ impl Automaton {
         }
     }
 
-    /// The common token-sized chunk of an argument being streamed: if all
-    /// of `bytes` (at stream offset `offset`) continues the argument and the
-    /// automaton would pass it on unchanged as one delta and nothing else,
-    /// consumes it and returns it as text, which the engine emits itself —
-    /// skipping the automaton's machinery. `None` otherwise; the engine
-    /// must then hand the same `bytes` to [`advance`](Self::advance) at once
-    /// (an automaton may have scanned them already and keep the result).
+    /// The common token-sized chunk in the middle of a call: if all of
+    /// `bytes` (at stream offset `offset`) leaves the automaton with no
+    /// event to emit but at most one delta of exactly those bytes, consumes
+    /// them and says which ([`Steady`]), skipping the automaton's machinery.
+    /// `started` is whether the call's `tool-input-start` was emitted. On
+    /// [`Steady::No`] the engine must hand the same `bytes` to
+    /// [`advance`](Self::advance) at once (an automaton may have scanned
+    /// them already and keep the result).
     #[inline]
-    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Option<&'c str> {
+    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
         match self {
-            Automaton::Json(a) => a.steady(bytes),
+            Automaton::Json(a) => a.steady(bytes, started),
             Automaton::Xml(a) => a.steady(bytes, offset),
-            Automaton::Morph(_) => None,
+            Automaton::Morph(_) => Steady::No,
         }
     }
 

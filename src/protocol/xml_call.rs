@@ -26,7 +26,7 @@ use crate::protocol::xml::{
     attr_text_into, find_tag, need_until, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body,
     Pat, Tag, MAX_TAG,
 };
-use crate::protocol::{Failure, Outcome};
+use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::utf8::validate;
 
 /// Which of the three layouts.
@@ -200,9 +200,15 @@ impl XmlCall {
 
     /// See [`Automaton::steady`](super::Automaton::steady): a string value
     /// being streamed (no newline held back, no tag in view) continues with
-    /// bytes that cannot begin a tag or a newline and need no JSON escaping.
+    /// bytes that cannot begin a tag or a newline and need no JSON escaping;
+    /// or a partly received tag still lacks more bytes than these (see
+    /// [`need_until`]).
     #[inline]
-    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Option<&'c str> {
+    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Steady<'c> {
+        if self.body.len() + bytes.len() < self.wait_until {
+            self.body.append(bytes, offset);
+            return Steady::Quiet;
+        }
         let streaming = matches!(self.phase, Phase::Value { .. })
             && self.rejected.is_none()
             && self.streamed == Some(self.body.len());
@@ -211,12 +217,12 @@ impl XmlCall {
                 .iter()
                 .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'<' | b'"' | b'\\'))
         {
-            return None;
+            return Steady::No;
         }
         self.body.append(bytes, offset);
         self.scan_from = self.body.len();
         self.streamed = Some(self.body.len());
-        Some(crate::scan::utf8::ascii_str(bytes))
+        Steady::Delta(crate::scan::utf8::ascii_str(bytes))
     }
 
     pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
