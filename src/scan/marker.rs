@@ -77,11 +77,15 @@ pub(crate) struct MarkerSet {
     /// bytes ≥ 0x80: what the small-chunk fast path must know.
     small_table: [u8; 256],
     longest: usize,
-    /// For a set of one marker (every format but morph-xml): a substring
-    /// searcher, which skips the first byte's frequent false hits (`<` in
-    /// prose) with a SIMD prefilter on the marker's rarer bytes.
-    single: Option<memchr::memmem::Finder<'static>>,
+    /// For a set of a few markers (every format but morph-xml): one
+    /// substring searcher per marker, which skip the first byte's frequent
+    /// false hits (`<` in prose) with a SIMD prefilter on rarer bytes.
+    finders: Vec<memchr::memmem::Finder<'static>>,
 }
+
+/// Most markers searched for with one memmem pass each; larger sets (one
+/// marker per tool) take the memchr path.
+const MAX_FINDERS: usize = 3;
 
 impl MarkerSet {
     /// Builds the set.
@@ -124,14 +128,16 @@ impl MarkerSet {
                 None => second_table = [true; 256],
             }
         }
-        let single = match markers.as_slice() {
-            [only] if only.bytes.len() >= 2 => {
-                Some(memchr::memmem::Finder::new(&only.bytes[..]).into_owned())
-            }
-            _ => None,
+        let finders = if markers.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2) {
+            markers
+                .iter()
+                .map(|m| memchr::memmem::Finder::new(&m.bytes[..]).into_owned())
+                .collect()
+        } else {
+            Vec::new()
         };
         Ok(MarkerSet {
-            single,
+            finders,
             markers,
             firsts,
             small_table: small_table(&first_table),
@@ -150,7 +156,7 @@ impl MarkerSet {
             second_table: [false; 256],
             small_table: small_table(&[false; 256]),
             longest: 0,
-            single: None,
+            finders: Vec::new(),
         }
     }
 
@@ -220,10 +226,8 @@ impl MarkerSet {
     /// candidate byte (a `<` in prose costs one short comparison).
     #[inline]
     pub(crate) fn find(&self, hay: &[u8]) -> Found {
-        if let Some(finder) = &self.single {
-            if hay.len() >= 64 {
-                return self.find_single(finder, hay);
-            }
+        if !self.finders.is_empty() && hay.len() >= 64 {
+            return self.find_with_memmem(hay);
         }
         let mut from = 0;
         while let Some(rel) = self.next_candidate(&hay[from..]) {
@@ -244,30 +248,48 @@ impl MarkerSet {
         Found::None
     }
 
-    /// [`find`](Self::find) for a one-marker set: the same answer, found
-    /// with memmem. A full match comes first; otherwise only the last
-    /// `len - 1` bytes can hold a partial one.
-    fn find_single(&self, finder: &memchr::memmem::Finder<'_>, hay: &[u8]) -> Found {
-        let marker = &self.markers[0];
-        let mut from = 0;
-        while let Some(rel) = finder.find(&hay[from..]) {
-            let at = from + rel;
-            match check(marker, &hay[at..], &[]) {
-                Check::Full => return Found::Marker { at, index: 0 },
-                Check::Prefix => return Found::Partial { at },
-                Check::Mismatch => from = at + 1,
+    /// [`find`](Self::find) with one memmem pass per marker: the same
+    /// answer. The first full match wins; a partial one can only lie in the
+    /// last `longest - 1` bytes, and counts if it comes first.
+    fn find_with_memmem(&self, hay: &[u8]) -> Found {
+        let mut first: Option<(usize, usize)> = None;
+        for (index, (finder, marker)) in self.finders.iter().zip(&self.markers).enumerate() {
+            // Only a match before the best so far matters.
+            let limit = first.map_or(hay.len(), |(at, _)| at);
+            let mut from = 0;
+            while from < limit {
+                let end = hay.len().min(limit + marker.bytes.len());
+                let Some(rel) = finder.find(&hay[from..end]) else {
+                    break;
+                };
+                let at = from + rel;
+                match check(marker, &hay[at..], &[]) {
+                    Check::Full => {
+                        first = Some((at, index));
+                        break;
+                    }
+                    // Its boundary byte is still to come: a partial match.
+                    Check::Prefix => break,
+                    Check::Mismatch => from = at + 1,
+                }
             }
         }
-        let tail = hay.len().saturating_sub(marker.bytes.len()).max(from);
-        let mut k = tail;
-        while let Some(rel) = self.next_candidate(&hay[k..]) {
+        let limit = first.map_or(hay.len(), |(at, _)| at);
+        let mut k = hay.len().saturating_sub(self.longest);
+        while k < limit {
+            let Some(rel) = self.next_candidate(&hay[k..limit]) else {
+                break;
+            };
             let at = k + rel;
-            if check(marker, &hay[at..], &[]) == Check::Prefix {
+            if self.check_all(&hay[at..], &[]) == Err(Check::Prefix) {
                 return Found::Partial { at };
             }
             k = at + 1;
         }
-        Found::None
+        match first {
+            Some((at, index)) => Found::Marker { at, index },
+            None => Found::None,
+        }
     }
 
     /// Decides the bytes `held` (which start with a possible marker) given
@@ -355,13 +377,20 @@ mod tests {
 
     #[test]
     fn memmem_path_agrees_with_the_byte_path() {
-        for (m, b) in [
-            ("<tool_call>", Boundary::None),
-            ("```tool_call", Boundary::Whitespace),
-        ] {
-            let fast = set(&[(m, b)]);
+        let sets: [&[(&str, Boundary)]; 4] = [
+            &[("<tool_call>", Boundary::None)],
+            &[("```tool_call", Boundary::Whitespace)],
+            &[("<tool_call>", Boundary::None), ("<function=", Boundary::None)],
+            &[
+                ("```tool_call", Boundary::Whitespace),
+                ("<tool_call>", Boundary::None),
+                ("<fn", Boundary::TagNameEnd),
+            ],
+        ];
+        for markers in sets {
+            let fast = set(markers);
             let mut slow = fast.clone();
-            slow.single = None;
+            slow.finders.clear();
             let pieces = [
                 "a < b ",
                 "<tool_call>",
@@ -369,6 +398,11 @@ mod tests {
                 "```tool_calls",
                 "<tool_",
                 "```tool_cal",
+                "<function=",
+                "<functio",
+                "<fn>",
+                "<fn",
+                "<fnx",
                 "x",
                 "<<",
                 "``",
