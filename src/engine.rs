@@ -603,7 +603,7 @@ impl Parser {
         text: Option<&'c str>,
         sink: &mut S,
     ) {
-        if self.state == State::Call && self.plain_call_bytes(chunk, sink) {
+        if self.state == State::Call && self.steady_call_bytes(chunk, sink) {
             self.offset += chunk.len() as u64;
             return;
         }
@@ -615,7 +615,7 @@ impl Parser {
     /// machinery (see [`Automaton::steady`]): consumed here, emitted as one
     /// delta if it is one. `false` (and the chunk still to be run) otherwise.
     #[inline]
-    fn plain_call_bytes<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> bool {
+    fn steady_call_bytes<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> bool {
         let core = &mut self.core;
         // A chunk that reaches the size limit must be decided by the
         // automaton (`CallCx::at_limit`).

@@ -380,6 +380,7 @@ impl JsonScanner {
     /// # Complexity
     ///
     /// O(consumed bytes): one table load per byte.
+    #[inline]
     pub(crate) fn advance(&mut self, bytes: &[u8]) -> (usize, Signal) {
         let mut state = self.state;
         let mut i = 0;
