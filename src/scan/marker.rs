@@ -338,24 +338,35 @@ fn small_table(first_table: &[bool; 256]) -> [u8; 256] {
 #[inline]
 fn check(marker: &Marker, head: &[u8], tail: &[u8]) -> Check {
     let m = &marker.bytes[..];
-    // Byte loops, not slice equality: markers are short and a libc memcmp
-    // call costs more than the comparison.
-    let mut seen = head.iter().chain(tail.iter());
-    for &want in m {
-        match seen.next() {
-            None => return Check::Prefix,
-            Some(&b) if b != want => return Check::Mismatch,
-            Some(_) => {}
-        }
+    let from_head = head.len().min(m.len());
+    let from_tail = tail.len().min(m.len() - from_head);
+    if !same(&head[..from_head], &m[..from_head])
+        || !same(&tail[..from_tail], &m[from_head..from_head + from_tail])
+    {
+        return Check::Mismatch;
+    }
+    if from_head + from_tail < m.len() {
+        return Check::Prefix;
     }
     if marker.boundary == Boundary::None {
         return Check::Full;
     }
-    match seen.next() {
+    let next = match head.get(m.len()) {
+        Some(&b) => Some(b),
+        None => tail.get(m.len() - head.len()).copied(),
+    };
+    match next {
         None => Check::Prefix,
-        Some(&b) if marker.boundary.accepts(b) => Check::Full,
+        Some(b) if marker.boundary.accepts(b) => Check::Full,
         Some(_) => Check::Mismatch,
     }
+}
+
+/// Slice equality as a byte loop: markers are short, and a libc memcmp
+/// call costs more than the comparison.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && (0..a.len()).all(|i| a[i] == b[i])
 }
 
 #[cfg(test)]
