@@ -458,6 +458,7 @@ impl XmlCall {
                         }
                         Tag::Need { at } if !eof => {
                             self.scan_from = at;
+                            self.wait_until = need_until(&self.body, at, &pats);
                             return Outcome::More;
                         }
                         _ if !eof => {
