@@ -274,34 +274,55 @@ pub(crate) fn param_schema<'t>(tool: &'t Tool, key: &str) -> Option<&'t Value> {
     properties.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
 }
 
+/// Bytes that JSON strings escape: `"`, `\\` and the controls.
+static NEEDS_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 /// Whether [`escape_json_into`] would change `text`.
 #[inline]
 fn needs_json_escape(text: &[u8]) -> bool {
-    text.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20)
+    text.iter().any(|&b| NEEDS_ESCAPE[b as usize])
 }
 
 /// Appends `text` JSON-escaped (without quotes), as serde_json writes it.
 pub(crate) fn escape_json_into(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len());
     let mut plain = 0;
-    for (i, b) in text.bytes().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(&text[plain..i]);
-        if escape.is_empty() {
-            out.push_str(&format!("\\u{b:04x}"));
-        } else {
-            out.push_str(escape);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !NEEDS_ESCAPE[b as usize] {
+            i += 1;
+            continue;
         }
-        plain = i + 1;
+        out.push_str(&text[plain..i]);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 15)]));
+            }
+        }
+        i += 1;
+        plain = i;
     }
     out.push_str(&text[plain..]);
 }
@@ -487,12 +508,14 @@ mod tests {
 
     #[test]
     fn escaping_matches_serde_json() {
+        let ascii: String = (0u8..0x80).map(char::from).collect();
         for text in [
             "plain",
             "q\"b\\s",
             "\n\r\t\u{8}\u{c}\u{1}\u{1f}",
             "é世😀</x>",
             "",
+            &ascii,
         ] {
             let mut ours = String::new();
             escape_json_into(&mut ours, text);
