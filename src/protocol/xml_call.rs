@@ -57,32 +57,38 @@ impl Dialect {
         }
     }
 
-    fn tags(self) -> Tags {
+    fn tags(self) -> &'static Tags {
         match self {
-            Dialect::Qwen3Coder => Tags {
-                end: b"</tool_call>",
-                func_open: Some(b"<function="),
-                func_close: Some(b"</function>"),
-                param_open: Pat::Open(b"<parameter="),
-                param_close: b"</parameter>",
-            },
-            Dialect::MiniMaxM2 => Tags {
-                end: b"</minimax:tool_call>",
-                func_open: Some(b"<invoke name="),
-                func_close: Some(b"</invoke>"),
-                param_open: Pat::Open(b"<parameter name="),
-                param_close: b"</parameter>",
-            },
-            Dialect::Glm => Tags {
-                end: b"</tool_call>",
-                func_open: None,
-                func_close: None,
-                param_open: Pat::Lit(b"<arg_key>"),
-                param_close: b"</arg_value>",
-            },
+            Dialect::Qwen3Coder => &QWEN3_CODER,
+            Dialect::MiniMaxM2 => &MINIMAX_M2,
+            Dialect::Glm => &GLM,
         }
     }
 }
+
+static QWEN3_CODER: Tags = Tags {
+    end: b"</tool_call>",
+    func_open: Some(b"<function="),
+    func_close: Some(b"</function>"),
+    param_open: Pat::Open(b"<parameter="),
+    param_close: b"</parameter>",
+};
+
+static MINIMAX_M2: Tags = Tags {
+    end: b"</minimax:tool_call>",
+    func_open: Some(b"<invoke name="),
+    func_close: Some(b"</invoke>"),
+    param_open: Pat::Open(b"<parameter name="),
+    param_close: b"</parameter>",
+};
+
+static GLM: Tags = Tags {
+    end: b"</tool_call>",
+    func_open: None,
+    func_close: None,
+    param_open: Pat::Lit(b"<arg_key>"),
+    param_close: b"</arg_value>",
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -111,7 +117,7 @@ enum Phase {
 
 #[derive(Debug, Clone)]
 pub(crate) struct XmlCall {
-    tags: Tags,
+    tags: &'static Tags,
     phase: Phase,
     /// The call's bytes after the start marker.
     body: Body,
