@@ -615,16 +615,24 @@ impl Parser {
     /// machinery (see [`Automaton::steady`]): consumed here, emitted as one
     /// delta if it is one. `false` (and the chunk still to be run) otherwise.
     #[inline]
-    fn steady_call_bytes<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> bool {
+    fn steady_call_bytes<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        chunk: &'c [u8],
+        sink: &mut S,
+    ) -> bool {
         let core = &mut self.core;
         // A chunk that reaches the size limit must be decided by the
         // automaton (`CallCx::at_limit`).
         let below_limit =
             self.call_buf.len().saturating_add(chunk.len()) < core.limits.max_call_bytes;
-        if chunk.is_empty() || !below_limit || !core.delta_carry.is_empty() || !self.held.is_empty() {
+        if chunk.is_empty() || !below_limit || !core.delta_carry.is_empty() || !self.held.is_empty()
+        {
             return false;
         }
-        match self.automaton.steady(chunk, self.offset, core.call.is_some()) {
+        match self
+            .automaton
+            .steady(chunk, self.offset, core.call.is_some())
+        {
             Steady::No => return false,
             Steady::Quiet => {}
             Steady::Delta(text) => {

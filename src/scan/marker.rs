@@ -128,7 +128,8 @@ impl MarkerSet {
                 None => second_table = [true; 256],
             }
         }
-        let finders = if markers.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2) {
+        let finders = if markers.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2)
+        {
             markers
                 .iter()
                 .map(|m| memchr::memmem::Finder::new(&m.bytes[..]).into_owned())
@@ -391,7 +392,10 @@ mod tests {
         let sets: [&[(&str, Boundary)]; 4] = [
             &[("<tool_call>", Boundary::None)],
             &[("```tool_call", Boundary::Whitespace)],
-            &[("<tool_call>", Boundary::None), ("<function=", Boundary::None)],
+            &[
+                ("<tool_call>", Boundary::None),
+                ("<function=", Boundary::None),
+            ],
             &[
                 ("```tool_call", Boundary::Whitespace),
                 ("<tool_call>", Boundary::None),
