@@ -66,6 +66,8 @@ def call_obj(name, args_json):
     return '{"name": "%s", "arguments": %s}' % (name, args_json)
 # Several calls in one block, as some models write them.
 w(H, "two_objects_in_one_block", "Both:\n<tool_call>\n" + call_obj("get_weather", '{"city": "Paris"}') + "\n" + call_obj("get_time", "{}") + "\n</tool_call>\nDone.")
+w(H, "objects_with_commas", "<tool_call>\n" + call_obj("get_weather", '{"city": "Paris"}') + ",\n" + call_obj("get_time", "{}") + ",\n</tool_call>")
+w(H, "comma_then_junk", '<tool_call>{"name": "get_time", "arguments": {}}, x</tool_call>')
 w(H, "array_of_calls", "<tool_call>\n[" + call_obj("get_weather", '{"city": "Paris"}') + ", " + call_obj("get_time", "{}") + "]\n</tool_call>")
 w(H, "array_unclosed_at_eof", "<tool_call>[" + call_obj("get_weather", '{"city": "Paris"}') + ",\n " + call_obj("get_time", "{}"))
 w(H, "array_ends_early", "<tool_call>[" + call_obj("get_time", "{}") + " oops]</tool_call> after")

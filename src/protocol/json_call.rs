@@ -84,6 +84,8 @@ pub(crate) struct JsonCall {
     trail: usize,
     /// Whether the block is a JSON array of calls.
     array: bool,
+    /// Whether a `,` came after the last call object (outside an array).
+    comma: bool,
     /// Stream offset just past the last call object read.
     json_end: u64,
     /// What [`steady`](Self::steady) found scanning the start of the slice
@@ -108,6 +110,7 @@ impl JsonCall {
             repaired: false,
             trail: 0,
             array: false,
+            comma: false,
             json_end: 0,
             prescanned: None,
         }
@@ -131,6 +134,7 @@ impl JsonCall {
         self.pending.clear();
         self.repaired = false;
         self.trail = 0;
+        self.comma = false;
         self.prescanned = None;
     }
 
@@ -397,6 +401,13 @@ impl JsonCall {
                         Some(b'{') => {
                             self.next_object(cx);
                             self.phase = Phase::Body;
+                        }
+                        // Objects separated by commas, without the brackets
+                        // of an array.
+                        Some(b',') if !self.comma => {
+                            i += 1;
+                            self.trail += 1;
+                            self.comma = true;
                         }
                         Some(_) => self.phase = Phase::End { matched: 0 },
                     }
