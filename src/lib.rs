@@ -33,9 +33,9 @@
 //!
 //! | [`Format`] | what the model writes |
 //! |---|---|
-//! | `hermes` | `<tool_call>{"name": …, "arguments": {…}}</tool_call>` (delimiters configurable) |
-//! | `gemma` | a ```` ```tool_call ```` fence holding `{"name", "arguments"}` |
-//! | `qwen3-coder` | `<tool_call><function=NAME><parameter=KEY>…</parameter></function></tool_call>` |
+//! | `hermes` | `<tool_call>{"name": …, "arguments": {…}}</tool_call>` (delimiters configurable; several call objects, or an array of them, per block) |
+//! | `gemma` | a ```` ```tool_call ```` fence holding `{"name", "arguments"}` (or several, as for `hermes`) |
+//! | `qwen3-coder` | `<tool_call><function=NAME><parameter=KEY>…</parameter></function></tool_call>`, or the `<function=…>` element alone |
 //! | `minimax-m2` | `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">…</parameter></invoke></minimax:tool_call>` |
 //! | `glm` | `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>…</arg_value></tool_call>` |
 //! | `morph-xml` | `<NAME><KEY>…</KEY></NAME>` for the tools in the tool list |
