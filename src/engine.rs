@@ -636,6 +636,8 @@ impl Parser {
             Steady::No => return false,
             Steady::Quiet => {}
             Steady::Delta(text) => {
+                // Automata stream arguments only once the call has started.
+                debug_assert!(core.call.is_some());
                 if let Some(id) = core.call {
                     core.input.push_str(text);
                     sink(Event::ToolInputDelta {

@@ -9,6 +9,7 @@ use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::{Failure, Outcome};
+use crate::scan::same_bytes;
 use crate::tool::Tool;
 
 /// The buffered bytes of a call after its start marker, as the XML-format
@@ -124,8 +125,7 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
     };
     let avail = &body[at..];
     let n = lit.len().min(avail.len());
-    // A byte loop: tags are short and a memcmp call costs more.
-    if avail[..n].iter().zip(&lit[..n]).any(|(a, b)| a != b) {
+    if !same_bytes(&avail[..n], &lit[..n]) {
         return Tag::Miss;
     }
     if n < lit.len() {
@@ -197,8 +197,7 @@ pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> usize {
                 Pat::Open(l) => (l, true),
             };
             let n = lit.len().min(avail.len());
-            // A byte loop: a memcmp call costs more on a few bytes.
-            if (0..n).any(|k| avail[k] != lit[k]) {
+            if !same_bytes(&avail[..n], &lit[..n]) {
                 return None;
             }
             Some(if n < lit.len() {

@@ -7,6 +7,8 @@
 
 use std::borrow::Cow;
 
+use super::same_bytes;
+
 /// What must follow a marker for it to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Boundary {
@@ -341,8 +343,8 @@ fn check(marker: &Marker, head: &[u8], tail: &[u8]) -> Check {
     let m = &marker.bytes[..];
     let from_head = head.len().min(m.len());
     let from_tail = tail.len().min(m.len() - from_head);
-    if !same(&head[..from_head], &m[..from_head])
-        || !same(&tail[..from_tail], &m[from_head..from_head + from_tail])
+    if !same_bytes(&head[..from_head], &m[..from_head])
+        || !same_bytes(&tail[..from_tail], &m[from_head..from_head + from_tail])
     {
         return Check::Mismatch;
     }
@@ -361,13 +363,6 @@ fn check(marker: &Marker, head: &[u8], tail: &[u8]) -> Check {
         Some(b) if marker.boundary.accepts(b) => Check::Full,
         Some(_) => Check::Mismatch,
     }
-}
-
-/// Slice equality as a byte loop: markers are short, and a libc memcmp
-/// call costs more than the comparison.
-#[inline]
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && (0..a.len()).all(|i| a[i] == b[i])
 }
 
 #[cfg(test)]

@@ -16,3 +16,10 @@ pub(crate) fn is_ws(b: u8) -> bool {
 pub(crate) fn skip_ws(bytes: &[u8]) -> usize {
     bytes.iter().position(|&b| !is_ws(b)).unwrap_or(bytes.len())
 }
+
+/// Slice equality as a byte loop: markers and tags are short, and a libc
+/// memcmp call costs more than the comparison.
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && (0..a.len()).all(|i| a[i] == b[i])
+}
