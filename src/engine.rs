@@ -652,7 +652,9 @@ impl Parser {
     }
 
     /// Processes `chunk`, which starts at stream offset `self.offset` (and
-    /// is `text`, if known to be UTF-8).
+    /// is `text`, if known to be UTF-8). Out of line, so that the steady path
+    /// of [`feed_general`](Self::feed_general) stays small.
+    #[inline(never)]
     fn run<'c, S: FnMut(Event<'c>)>(
         &mut self,
         chunk: &'c [u8],

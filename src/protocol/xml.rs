@@ -182,33 +182,82 @@ pub(crate) fn tag_at(body: &[u8], at: usize, pats: &[Pat]) -> Tag {
     }
 }
 
-/// After [`tag_at`] answered [`Tag::Need`] at `at`: the body length before
-/// which no tag can be found (the shortest of the patterns still in play,
-/// complete). A verdict is the same whenever it is taken (a miss stays a
-/// miss), so an automaton may wait for that many bytes instead of matching
-/// again on every small chunk; a miss is then seen at most that many bytes
-/// later, which only delays text that turns out not to be a tag.
-pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> usize {
+/// How long an automaton may wait before matching a partly received tag
+/// again (see [`need_until`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Wait {
+    /// No verdict changes while the body is shorter than this…
+    pub(crate) until: usize,
+    /// …and, when set, no byte that can end a tag's attribute (`>`, a
+    /// newline, `<`) has arrived.
+    pub(crate) for_close: bool,
+}
+
+impl Wait {
+    /// Whether `bytes`, appended to a body that then is `len` long, still
+    /// leave every verdict as it was.
+    #[inline]
+    pub(crate) fn holds(&self, len: usize, bytes: &[u8]) -> bool {
+        len < self.until && !(self.for_close && bytes.iter().any(|&b| ends_attr(b)))
+    }
+}
+
+/// A byte that ends the attribute of an open tag, one way or the other.
+#[inline]
+fn ends_attr(b: u8) -> bool {
+    matches!(b, b'>' | b'\n' | b'<')
+}
+
+/// After [`tag_at`] answered [`Tag::Need`] at `at`: how long no tag can be
+/// found (the shortest of the patterns still in play, complete; or, when
+/// every pattern in play is an open tag waiting for its `>`, the first byte
+/// that can end its attribute). A verdict is the same whenever it is taken
+/// (a miss stays a miss), so an automaton may wait that long instead of
+/// matching again on every small chunk; a miss is then seen at most that
+/// many bytes later, which only delays text that turns out not to be a tag.
+pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     let avail = &body[at.min(body.len())..];
-    pats.iter()
-        .filter_map(|&pat| {
-            let (lit, open) = match pat {
-                Pat::Lit(l) => (l, false),
-                Pat::Open(l) => (l, true),
-            };
-            let n = lit.len().min(avail.len());
-            if !same_bytes(&avail[..n], &lit[..n]) {
-                return None;
-            }
-            Some(if n < lit.len() {
-                at + lit.len() + usize::from(open)
-            } else {
-                // An open tag's literal is there; its `>` may be the next byte.
+    // Nothing in play: the next byte may decide.
+    let mut soonest = usize::MAX;
+    // The same, reading an open tag's complete literal as a wait for its
+    // closing byte.
+    let mut for_close = Some(usize::MAX);
+    for &pat in pats {
+        let (lit, open) = match pat {
+            Pat::Lit(l) => (l, false),
+            Pat::Open(l) => (l, true),
+        };
+        let n = lit.len().min(avail.len());
+        if !same_bytes(&avail[..n], &lit[..n]) {
+            continue;
+        }
+        if n < lit.len() {
+            let until = at + lit.len() + usize::from(open);
+            soonest = soonest.min(until);
+            for_close = None;
+        } else if open {
+            // The literal is there; its `>` may be the next byte, or the
+            // window may fill up without one.
+            soonest = soonest.min(body.len() + 1);
+            for_close = for_close.map(|u| u.min(at + lit.len() + MAX_TAG));
+        } else {
+            for_close = None;
+        }
+    }
+    match for_close {
+        Some(until) if until != usize::MAX => Wait {
+            until,
+            for_close: true,
+        },
+        _ => Wait {
+            until: if soonest == usize::MAX {
                 body.len() + 1
-            })
-        })
-        .min()
-        .unwrap_or(body.len() + 1)
+            } else {
+                soonest
+            },
+            for_close: false,
+        },
+    }
 }
 
 /// Finds the first of `pats` at or after `from`.
@@ -479,26 +528,82 @@ mod tests {
     #[test]
     fn a_partly_received_tag_waits_for_its_shortest_completion() {
         let pats = [Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")];
+        let wait = |body: &[u8], at| need_until(body, at, &pats);
         // `</f` can only complete as `</function>` (11 bytes from 2).
-        assert_eq!(need_until(b"\n\n</f", 2, &pats), 13);
+        assert_eq!(
+            wait(b"\n\n</f", 2),
+            Wait {
+                until: 13,
+                for_close: false
+            }
+        );
         // `<` may still be either: the shorter one decides.
-        assert_eq!(need_until(b"\n<", 1, &pats), 12);
-        // `<parameter=` is there but not its `>`: any next byte may end it.
-        assert_eq!(need_until(b"<parameter=ci", 0, &pats), 14);
-        // Waiting changes no verdict: no tag is found before the length
-        // waited for, and a miss seen earlier is still a miss there.
-        for tag in [&b"</function>"[..], b"<parameter=city>", b"</x>", b"<pa\n"] {
-            for cut in 1..tag.len() {
-                if !matches!(tag_at(&tag[..cut], 0, &pats), Tag::Need { .. }) {
-                    continue;
-                }
-                let wait = need_until(&tag[..cut], 0, &pats).min(tag.len());
-                let at_wait = tag_at(&tag[..wait], 0, &pats);
-                for len in cut..wait {
-                    match tag_at(&tag[..len], 0, &pats) {
-                        Tag::Found { .. } => panic!("{tag:?} found at {len} < {wait}"),
-                        Tag::Miss => assert_eq!(at_wait, Tag::Miss, "{tag:?} at {len}"),
-                        Tag::Need { .. } => {}
+        assert_eq!(
+            wait(b"\n<", 1),
+            Wait {
+                until: 12,
+                for_close: false
+            }
+        );
+        // `<parameter=` is there but not its `>`: the next byte that can
+        // end the attribute decides, or the window filling up.
+        assert_eq!(
+            wait(b"<parameter=ci", 0),
+            Wait {
+                until: 11 + MAX_TAG,
+                for_close: true
+            }
+        );
+        // An open tag's literal next to a literal tag still in play: the
+        // next byte may decide.
+        let mixed = [Pat::Open(b"<a="), Pat::Lit(b"<a=b>")];
+        assert_eq!(
+            need_until(b"<a=", 0, &mixed),
+            Wait {
+                until: 4,
+                for_close: false
+            }
+        );
+    }
+
+    /// Waiting changes no verdict: no tag is found while a wait holds, and a
+    /// miss seen during it is still a miss where it ends.
+    #[test]
+    fn waiting_changes_no_verdict() {
+        let long_attr = format!("<parameter={}>", "x".repeat(MAX_TAG + 3));
+        let sets: [&[Pat]; 3] = [
+            &[Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")],
+            &[Pat::Open(b"<a="), Pat::Lit(b"<a=b>")],
+            &[Pat::Open(b"<function=")],
+        ];
+        let tags: [&[u8]; 8] = [
+            b"</function>",
+            b"<parameter=city>",
+            b"</x>",
+            b"<pa\n",
+            b"<parameter=ci\nty>",
+            b"<parameter=a<b>",
+            b"<a=b>x",
+            long_attr.as_bytes(),
+        ];
+        for pats in sets {
+            for tag in tags {
+                for cut in 1..tag.len() {
+                    if !matches!(tag_at(&tag[..cut], 0, pats), Tag::Need { .. }) {
+                        continue;
+                    }
+                    let wait = need_until(&tag[..cut], 0, pats);
+                    let waits = |len: usize| wait.holds(len, &tag[cut..len]);
+                    let Some(stop) = (cut + 1..=tag.len()).find(|&len| !waits(len)) else {
+                        continue;
+                    };
+                    let at_stop = tag_at(&tag[..stop], 0, pats);
+                    for len in cut..stop {
+                        match tag_at(&tag[..len], 0, pats) {
+                            Tag::Found { .. } => panic!("{tag:?} found at {len} < {stop}"),
+                            Tag::Miss => assert_eq!(at_stop, Tag::Miss, "{tag:?} at {len}"),
+                            Tag::Need { .. } => {}
+                        }
                     }
                 }
             }

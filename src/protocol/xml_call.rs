@@ -24,7 +24,7 @@ use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{
     attr_text_into, find_tag, need_until, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body,
-    Pat, Tag, MAX_TAG,
+    Pat, Tag, Wait, MAX_TAG,
 };
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::utf8::validate;
@@ -128,9 +128,9 @@ pub(crate) struct XmlCall {
     key: String,
     /// The function name's buffer.
     name: String,
-    /// Body length to wait for before matching a partly received
-    /// structural tag again (see [`need_until`]).
-    wait_until: usize,
+    /// How long to wait before matching a partly received structural tag
+    /// again (see [`need_until`]).
+    wait: Wait,
     /// For a string value sent as it arrives: how far it has been sent.
     streamed: Option<usize>,
     args: ArgsWriter,
@@ -154,7 +154,7 @@ impl XmlCall {
             scan_from: 0,
             key: String::new(),
             name: String::new(),
-            wait_until: 0,
+            wait: Wait::default(),
             streamed: None,
             args: ArgsWriter::default(),
             params: 0,
@@ -169,7 +169,7 @@ impl XmlCall {
         self.body.clear();
         self.pos = 0;
         self.scan_from = 0;
-        self.wait_until = 0;
+        self.wait = Wait::default();
         self.key.clear();
         self.streamed = None;
         self.args.reset();
@@ -211,7 +211,7 @@ impl XmlCall {
     /// [`need_until`]).
     #[inline]
     pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Steady<'c> {
-        if self.body.len() + bytes.len() < self.wait_until {
+        if self.wait.holds(self.body.len() + bytes.len(), bytes) {
             self.body.append(bytes, offset);
             return Steady::Quiet;
         }
@@ -237,10 +237,10 @@ impl XmlCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
         let before = self.body.append(bytes, cx.offset(0));
-        if self.body.len() < self.wait_until && !cx.at_limit() {
+        if self.wait.holds(self.body.len(), bytes) && !cx.at_limit() {
             return (bytes.len(), Outcome::More);
         }
-        self.wait_until = 0;
+        self.wait = Wait::default();
         let outcome = self.run(cx, false);
         self.body.settle(before, bytes.len(), outcome)
     }
@@ -250,7 +250,7 @@ impl XmlCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
         self.body.anchor(cx.offset(0));
-        if std::mem::take(&mut self.wait_until) > 0 {
+        if std::mem::take(&mut self.wait).until > 0 {
             // Bytes that arrived while waiting are first read as any chunk
             // would have been: a miss among them is a failure, not the end.
             match self.run(cx, false) {
@@ -293,7 +293,7 @@ impl XmlCall {
                             }
                         }
                         Tag::Need { .. } if !eof => {
-                            self.wait_until = need_until(&self.body, self.pos, &pats);
+                            self.wait = need_until(&self.body, self.pos, &pats);
                             return Outcome::More;
                         }
                         _ if self.pos == len && !eof => return Outcome::More,
@@ -381,7 +381,7 @@ impl XmlCall {
                             return self.complete(cx, end);
                         }
                         Tag::Need { .. } if !eof => {
-                            self.wait_until = need_until(&self.body, self.pos, pats);
+                            self.wait = need_until(&self.body, self.pos, pats);
                             return Outcome::More;
                         }
                         _ if eof => return self.end_early(cx),
@@ -464,7 +464,7 @@ impl XmlCall {
                         }
                         Tag::Need { at } if !eof => {
                             self.scan_from = at;
-                            self.wait_until = need_until(&self.body, at, &pats);
+                            self.wait = need_until(&self.body, at, &pats);
                             return Outcome::More;
                         }
                         _ if !eof => {
@@ -517,7 +517,7 @@ impl XmlCall {
                             self.phase = Phase::Params;
                         }
                         Tag::Need { .. } if !eof => {
-                            self.wait_until = need_until(&self.body, next, &follow);
+                            self.wait = need_until(&self.body, next, &follow);
                             return Outcome::More;
                         }
                         _ => {
@@ -548,7 +548,7 @@ impl XmlCall {
                             self.phase = Phase::Lead;
                         }
                         Tag::Need { .. } if !eof => {
-                            self.wait_until = need_until(&self.body, self.pos, &after);
+                            self.wait = need_until(&self.body, self.pos, &after);
                             return Outcome::More;
                         }
                         _ => return self.end_early(cx),
