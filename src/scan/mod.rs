@@ -17,9 +17,43 @@ pub(crate) fn skip_ws(bytes: &[u8]) -> usize {
     bytes.iter().position(|&b| !is_ws(b)).unwrap_or(bytes.len())
 }
 
-/// Slice equality as a byte loop: markers and tags are short, and a libc
-/// memcmp call costs more than the comparison.
+/// Slice equality without a libc memcmp call, which costs more than the
+/// comparison for markers and tags: up to 16 bytes are two overlapping word
+/// compares, anything longer a byte loop.
 #[inline]
 pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && (0..a.len()).all(|i| a[i] == b[i])
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    fn word<const W: usize>(s: &[u8], at: usize) -> [u8; W] {
+        let mut w = [0; W];
+        w.copy_from_slice(&s[at..at + W]);
+        w
+    }
+    match n {
+        8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        _ => (0..n).all(|i| a[i] == b[i]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_bytes;
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        let base: Vec<u8> = (0..40).collect();
+        for len in 0..40 {
+            let a = &base[..len];
+            assert!(same_bytes(a, a));
+            assert!(!same_bytes(a, &base[..len + 1]));
+            for flip in 0..len {
+                let mut b = a.to_vec();
+                b[flip] ^= 0x20;
+                assert!(!same_bytes(a, &b), "len {len}, byte {flip}");
+            }
+        }
+    }
 }
