@@ -646,6 +646,18 @@ impl Parser {
                     });
                 }
             }
+            Steady::Escaped(text) => {
+                debug_assert!(core.call.is_some());
+                if let Some(id) = core.call {
+                    let from = core.input.len();
+                    crate::protocol::xml::escape_json_into(&mut core.input, text);
+                    let delta = core.input[from..].to_owned();
+                    sink(Event::ToolInputDelta {
+                        id,
+                        delta: Cow::Owned(delta),
+                    });
+                }
+            }
         }
         self.call_buf.extend_from_slice(chunk);
         true

@@ -74,6 +74,9 @@ pub(crate) enum Steady<'c> {
     Quiet,
     /// Consumed; the chunk is the next argument delta, as it stands.
     Delta(&'c str),
+    /// Consumed; the chunk is the next part of a JSON string value: the
+    /// delta is it JSON-escaped.
+    Escaped(&'c str),
 }
 
 /// The per-format automata, dispatched by `match` (no vtable on the hot path).

@@ -285,7 +285,10 @@ pub(crate) fn skip_ws(body: &[u8], from: usize) -> usize {
 /// An attribute value, trimmed and with surrounding quotes removed, written
 /// into `out` (cleared first, its allocation reused).
 pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
-    let t = String::from_utf8_lossy(raw);
+    let t = match crate::scan::utf8::validate(raw) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(()) => String::from_utf8_lossy(raw),
+    };
     let t = t.trim();
     let unq = t
         .strip_prefix('"')
@@ -337,7 +340,7 @@ static NEEDS_ESCAPE: [bool; 256] = {
 
 /// Whether [`escape_json_into`] would change `text`.
 #[inline]
-fn needs_json_escape(text: &[u8]) -> bool {
+pub(crate) fn needs_json_escape(text: &[u8]) -> bool {
     text.iter().any(|&b| NEEDS_ESCAPE[b as usize])
 }
 

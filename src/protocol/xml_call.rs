@@ -23,8 +23,8 @@ use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{
-    attr_text_into, find_tag, need_until, skip_ws, strip_one_newline, tag_at, ArgsWriter, Body,
-    Pat, Tag, Wait, MAX_TAG,
+    attr_text_into, find_tag, need_until, needs_json_escape, skip_ws, strip_one_newline, tag_at,
+    ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
 };
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::utf8::validate;
@@ -206,9 +206,8 @@ impl XmlCall {
 
     /// See [`Automaton::steady`](super::Automaton::steady): a string value
     /// being streamed (no newline held back, no tag in view) continues with
-    /// bytes that cannot begin a tag or a newline and need no JSON escaping;
-    /// or a partly received tag still lacks more bytes than these (see
-    /// [`need_until`]).
+    /// whole characters that cannot begin a tag or a newline; or a partly
+    /// received tag still waits for more (see [`need_until`]).
     #[inline]
     pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Steady<'c> {
         if self.wait.holds(self.body.len() + bytes.len(), bytes) {
@@ -218,17 +217,28 @@ impl XmlCall {
         let streaming = matches!(self.phase, Phase::Value { .. })
             && self.rejected.is_none()
             && self.streamed == Some(self.body.len());
-        if !streaming
-            || !bytes
-                .iter()
-                .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'<' | b'"' | b'\\'))
-        {
+        if !streaming {
             return Steady::No;
         }
+        let steady = if bytes
+            .iter()
+            .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'<' | b'"' | b'\\'))
+        {
+            Steady::Delta(crate::scan::utf8::ascii_str(bytes))
+        } else if bytes.iter().any(|&b| matches!(b, b'<' | b'\n' | b'\r')) {
+            return Steady::No;
+        } else {
+            match crate::scan::utf8::validate(bytes) {
+                Ok(text) if needs_json_escape(bytes) => Steady::Escaped(text),
+                Ok(text) => Steady::Delta(text),
+                // Part of a character: the automaton holds it back.
+                Err(()) => return Steady::No,
+            }
+        };
         self.body.append(bytes, offset);
         self.scan_from = self.body.len();
         self.streamed = Some(self.body.len());
-        Steady::Delta(crate::scan::utf8::ascii_str(bytes))
+        steady
     }
 
     pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
