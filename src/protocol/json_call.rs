@@ -233,6 +233,18 @@ impl JsonCall {
     /// for [`advance`](Self::advance), which comes next with the same bytes.
     #[inline]
     pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], started: bool) -> Steady<'c> {
+        if let Phase::End { matched } = self.phase {
+            // More of the end marker, not yet all of it.
+            let want = &self.end[matched..];
+            if bytes.len() < want.len() && crate::scan::same_bytes(bytes, &want[..bytes.len()]) {
+                self.phase = Phase::End {
+                    matched: matched + bytes.len(),
+                };
+                self.trail += bytes.len();
+                return Steady::Quiet;
+            }
+            return Steady::No;
+        }
         if self.phase != Phase::Body || self.rejected.is_some() {
             return Steady::No;
         }
