@@ -56,11 +56,6 @@ pub struct Parser {
     state: State,
     /// Bytes at the end of the last chunk that may begin a marker.
     held: Vec<u8>,
-    /// Raw bytes of the call in progress since the last delivered call
-    /// (given back as text if it fails).
-    call_buf: Vec<u8>,
-    /// Stream offset of `call_buf[0]`.
-    call_start: u64,
     /// Stream offset of the next byte to be fed.
     offset: u64,
     /// The state a stream starts in: `Call` for a parser that reads one bare
@@ -86,7 +81,18 @@ pub(crate) struct Core {
     /// Stream offset where `name` stands verbatim in the input, if it does
     /// (no escapes): events can then borrow it from the chunk.
     name_origin: Option<u64>,
+    /// The call's arguments so far, when they are not `raw_input`.
     input: String,
+    /// Where the call's arguments stand verbatim in the stream, while they
+    /// do (JSON formats stream the model's own bytes): they are then read
+    /// from `call_buf` or the chunk when the call is delivered, not copied
+    /// delta by delta, and a call lying in one chunk borrows them.
+    raw_input: Option<(u64, u64)>,
+    /// Raw bytes of the call in progress since the last delivered call
+    /// (given back as text if it fails).
+    call_buf: Vec<u8>,
+    /// Stream offset of `call_buf[0]`.
+    call_start: u64,
     delta_carry: Utf8Carry,
     /// Where the raw span of the call in progress starts.
     span_start: u64,
@@ -211,6 +217,9 @@ impl Core {
             name: String::new(),
             name_origin: None,
             input: String::new(),
+            raw_input: None,
+            call_buf: Vec::new(),
+            call_start: 0,
             delta_carry: Utf8Carry::default(),
             span_start: 0,
             delivered_to: None,
@@ -239,10 +248,14 @@ impl Core {
             // the next call instead of growing new ones from nothing.
             None => Cow::Owned(self.name.as_str().to_owned()),
         };
+        let input = match self.raw_input {
+            Some(span) => self.raw_text(span, (chunk, base)),
+            None => Cow::Owned(self.input.as_str().to_owned()),
+        };
         sink(Event::ToolCall {
             tool_call_id: id,
             tool_name,
-            input: Cow::Owned(self.input.as_str().to_owned()),
+            input,
             raw_span: Span {
                 start: self.span_start,
                 end,
@@ -254,7 +267,68 @@ impl Core {
         true
     }
 
+    /// Records a delta that is the stream's own bytes at `offset` (see
+    /// `raw_input`). `chunk` (at stream offset `base`) is the chunk in hand.
+    #[inline]
+    fn note_verbatim(&mut self, text: &str, offset: u64, chunk: (&[u8], u64)) {
+        let end = offset + text.len() as u64;
+        match &mut self.raw_input {
+            Some((_, to)) if *to == offset => *to = end,
+            None if self.input.is_empty() => self.raw_input = Some((offset, end)),
+            _ => self.note_built(text, chunk),
+        }
+    }
+
+    /// Records a delta the automaton built.
+    #[inline]
+    fn note_built(&mut self, text: &str, chunk: (&[u8], u64)) {
+        if self.raw_input.is_some() {
+            self.materialize(chunk);
+        }
+        self.input.push_str(text);
+    }
+
+    /// The arguments stop being verbatim: copies what they were so far.
+    #[cold]
+    #[inline(never)]
+    fn materialize(&mut self, chunk: (&[u8], u64)) {
+        if let Some(span) = self.raw_input.take() {
+            let raw = self.raw_text(span, chunk);
+            self.input.push_str(&raw);
+        }
+    }
+
+    /// The arguments standing verbatim at stream offsets `from..to`: borrowed
+    /// when they lie in `chunk` (at stream offset `base`), else read from the
+    /// call buffer and the chunk. Every byte of the call is in one of the
+    /// two: `call_buf` holds it up to where the chunk in hand continues it.
+    fn raw_text<'c>(&self, (from, to): (u64, u64), (chunk, base): (&'c [u8], u64)) -> Cow<'c, str> {
+        let len = usize::try_from(to - from).unwrap_or(usize::MAX);
+        if let Some(text) = text_in_chunk(chunk, base, from, len) {
+            return text;
+        }
+        let mut bytes = Vec::with_capacity(len);
+        let buf = &self.call_buf;
+        let buffered_to = self.call_start + buf.len() as u64;
+        if from < buffered_to {
+            let at = |o: u64| usize::try_from(o.saturating_sub(self.call_start)).unwrap_or(0);
+            bytes.extend_from_slice(&buf[at(from).min(buf.len())..at(to.min(buffered_to))]);
+        }
+        let rest = from.max(buffered_to);
+        if rest < to {
+            let tail = usize::try_from(to - rest).unwrap_or(usize::MAX);
+            bytes.extend_from_slice(chunk_bytes(chunk, base, rest, tail).unwrap_or_default());
+        }
+        debug_assert_eq!(bytes.len(), len, "verbatim arguments out of reach");
+        // Each delta was UTF-8; the lossy branch never runs.
+        Cow::Owned(
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        )
+    }
+
     fn reset_call(&mut self) {
+        self.raw_input = None;
         self.call = None;
         self.tool = None;
         self.name.clear();
@@ -359,25 +433,39 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         Ok(())
     }
 
+    /// Emits a delta that is the stream's own bytes at `offset`.
     #[inline]
-    fn emit_delta(&mut self, delta: Cow<'c, str>) {
+    fn emit_verbatim(&mut self, delta: Cow<'c, str>, offset: u64) {
         if delta.is_empty() {
             return;
         }
         if let Some(id) = self.core.call {
-            self.core.input.push_str(&delta);
+            self.core
+                .note_verbatim(&delta, offset, (self.chunk, self.base));
             (self.sink)(Event::ToolInputDelta { id, delta });
         }
     }
 
-    /// Arguments text lying in the current chunk. `Err(offset)` when it is
-    /// not UTF-8.
+    /// Emits a delta the automaton built.
+    #[inline]
+    fn emit_built(&mut self, delta: Cow<'c, str>) {
+        if delta.is_empty() {
+            return;
+        }
+        if let Some(id) = self.core.call {
+            self.core.note_built(&delta, (self.chunk, self.base));
+            (self.sink)(Event::ToolInputDelta { id, delta });
+        }
+    }
+
+    /// Arguments text standing verbatim in the current chunk at stream
+    /// offset `offset`. `Err(offset)` when it is not UTF-8.
     #[inline]
     pub(crate) fn delta(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
         // The common case, kept small enough to inline: whole code points.
         if self.core.delta_carry.is_empty() {
             if let Ok(text) = crate::scan::utf8::validate(bytes) {
-                self.emit_delta(Cow::Borrowed(text));
+                self.emit_verbatim(Cow::Borrowed(text), offset);
                 return Ok(());
             }
         }
@@ -390,9 +478,16 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     fn delta_split(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
         let mut carry = self.core.delta_carry;
         let mut bad = None;
+        // The pieces are the stream's bytes one after another, from the
+        // carried start of a code point if there is one.
+        let mut at = carry.pending_offset().unwrap_or(offset);
         // Nothing after an invalid sequence is emitted: the call is over.
         carry.push(bytes, offset, &mut |p| match p {
-            Utf8Piece::Text(t) if bad.is_none() => self.emit_delta(t),
+            Utf8Piece::Text(t) if bad.is_none() => {
+                let len = t.len() as u64;
+                self.emit_verbatim(t, at);
+                at += len;
+            }
             Utf8Piece::Text(_) => {}
             Utf8Piece::Invalid(o) => bad = bad.or(Some(o)),
         });
@@ -400,10 +495,21 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         bad.map_or(Ok(()), Err)
     }
 
+    /// Arguments text that lies in the current chunk but is not the
+    /// arguments verbatim (a part of a string value the automaton quotes).
+    pub(crate) fn delta_in_chunk(&mut self, bytes: &'c [u8]) {
+        match crate::scan::utf8::validate(bytes) {
+            Ok(text) => self.emit_built(Cow::Borrowed(text)),
+            Err(()) => {
+                let _ = self.delta_owned(bytes, self.base);
+            }
+        }
+    }
+
     /// Arguments text that is part of the format's syntax.
     #[inline]
     pub(crate) fn delta_static(&mut self, text: &'static str) {
-        self.emit_delta(Cow::Borrowed(text));
+        self.emit_built(Cow::Borrowed(text));
     }
 
     /// Arguments text the automaton built or held; `offset` is where it
@@ -412,7 +518,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         let mut carry = self.core.delta_carry;
         let mut bad = None;
         carry.push(bytes, offset, &mut |p| match p {
-            Utf8Piece::Text(t) if bad.is_none() => self.emit_delta(Cow::Owned(t.into_owned())),
+            Utf8Piece::Text(t) if bad.is_none() => self.emit_built(Cow::Owned(t.into_owned())),
             Utf8Piece::Text(_) => {}
             // Built bytes have no stream position of their own.
             Utf8Piece::Invalid(_) => bad = bad.or(Some(offset)),
@@ -508,8 +614,6 @@ impl ParserBuilder {
             core: Core::new(self.tools, self.limits, self.on_invalid),
             state: State::Text,
             held,
-            call_buf: Vec::new(),
-            call_start: 0,
             offset: 0,
             initial: State::Text,
         })
@@ -550,7 +654,7 @@ impl Parser {
     /// Bytes currently held back (a possible marker prefix, or a call in
     /// progress).
     pub fn held_back(&self) -> usize {
-        self.held.len() + self.call_buf.len()
+        self.held.len() + self.core.call_buf.len()
     }
 
     /// Feeds the next chunk of the stream; `sink` receives the events it
@@ -624,7 +728,7 @@ impl Parser {
         // A chunk that reaches the size limit must be decided by the
         // automaton (`CallCx::at_limit`).
         let below_limit =
-            self.call_buf.len().saturating_add(chunk.len()) < core.limits.max_call_bytes;
+            core.call_buf.len().saturating_add(chunk.len()) < core.limits.max_call_bytes;
         if chunk.is_empty() || !below_limit || !core.delta_carry.is_empty() || !self.held.is_empty()
         {
             return false;
@@ -639,7 +743,7 @@ impl Parser {
                 // Automata stream arguments only once the call has started.
                 debug_assert!(core.call.is_some());
                 if let Some(id) = core.call {
-                    core.input.push_str(text);
+                    core.note_verbatim(text, self.offset, (chunk, self.offset));
                     sink(Event::ToolInputDelta {
                         id,
                         delta: Cow::Borrowed(text),
@@ -649,9 +753,9 @@ impl Parser {
             Steady::Escaped(text) => {
                 debug_assert!(core.call.is_some());
                 if let Some(id) = core.call {
-                    let from = core.input.len();
-                    crate::protocol::xml::escape_json_into(&mut core.input, text);
-                    let delta = core.input[from..].to_owned();
+                    let mut delta = String::new();
+                    crate::protocol::xml::escape_json_into(&mut delta, text);
+                    core.note_built(&delta, (chunk, self.offset));
                     sink(Event::ToolInputDelta {
                         id,
                         delta: Cow::Owned(delta),
@@ -659,7 +763,7 @@ impl Parser {
                 }
             }
         }
-        self.call_buf.extend_from_slice(chunk);
+        core.call_buf.extend_from_slice(chunk);
         true
     }
 
@@ -773,7 +877,7 @@ impl Parser {
         self.core.next_call = 0;
         self.core.delivered = 0;
         self.offset = 0;
-        self.call_start = 0;
+        self.core.call_start = 0;
         if self.initial == State::Call {
             self.enter_bare_call();
         }
@@ -793,8 +897,6 @@ impl Parser {
             core: Core::new(tools, limits, OnInvalid::KeepAsText),
             state: State::Text,
             held: Vec::new(),
-            call_buf: Vec::new(),
-            call_start: 0,
             offset: 0,
             initial: State::Call,
         };
@@ -812,7 +914,7 @@ impl Parser {
     }
 
     fn enter_bare_call(&mut self) {
-        self.call_buf.clear();
+        self.core.call_buf.clear();
         self.core.span_start = 0;
         self.core.delivered_to = None;
         self.automaton.begin(0);
@@ -847,10 +949,10 @@ impl Parser {
                     // belong to this one.
                     debug_assert!(self.held.len() <= len);
                     let from_chunk = len.saturating_sub(self.held.len());
-                    self.call_start = tail_offset - self.held.len() as u64;
-                    self.call_buf.clear();
-                    self.call_buf.extend_from_slice(&self.held);
-                    self.call_buf.extend_from_slice(&chunk[..from_chunk]);
+                    self.core.call_start = tail_offset - self.held.len() as u64;
+                    self.core.call_buf.clear();
+                    self.core.call_buf.extend_from_slice(&self.held);
+                    self.core.call_buf.extend_from_slice(&chunk[..from_chunk]);
                     self.held.clear();
                     self.begin_call(index, sink);
                     return from_chunk;
@@ -911,9 +1013,9 @@ impl Parser {
             Found::Marker { at, index } => {
                 emit(&mut self.core, at, sink);
                 let len = self.markers.marker(index).bytes.len();
-                self.call_start = base + at as u64;
-                self.call_buf.clear();
-                self.call_buf.extend_from_slice(&rest[at..at + len]);
+                self.core.call_start = base + at as u64;
+                self.core.call_buf.clear();
+                self.core.call_buf.extend_from_slice(&rest[at..at + len]);
                 self.begin_call(index, sink);
                 i + at + len
             }
@@ -923,7 +1025,7 @@ impl Parser {
     fn begin_call<'c, S: FnMut(Event<'c>)>(&mut self, marker: usize, sink: &mut S) {
         // A code point cannot continue across a marker.
         self.core.text.flush_carry(sink);
-        self.core.span_start = self.call_start;
+        self.core.span_start = self.core.call_start;
         self.core.delivered_to = None;
         self.automaton.begin(marker);
         self.state = State::Call;
@@ -939,7 +1041,7 @@ impl Parser {
             .core
             .limits
             .max_call_bytes
-            .saturating_sub(self.call_buf.len());
+            .saturating_sub(self.core.call_buf.len());
         let end = chunk.len().min(i.saturating_add(room));
         let slice = &chunk[i..end];
         let base = self.offset + i as u64;
@@ -952,7 +1054,7 @@ impl Parser {
         };
         let (used, outcome) = self.automaton.advance(slice, &mut cx);
         let used = used.min(slice.len());
-        self.call_buf.extend_from_slice(&slice[..used]);
+        self.core.call_buf.extend_from_slice(&slice[..used]);
         self.trim_delivered();
         let at = base + used as u64;
         match outcome {
@@ -987,18 +1089,18 @@ impl Parser {
     /// Forgets the raw bytes of calls delivered in the middle of a block.
     fn trim_delivered(&mut self) {
         if let Some(to) = self.core.delivered_to.take() {
-            let cut = usize::try_from(to.saturating_sub(self.call_start))
+            let cut = usize::try_from(to.saturating_sub(self.core.call_start))
                 .unwrap_or(usize::MAX)
-                .min(self.call_buf.len());
-            self.call_buf.drain(..cut);
-            self.call_start += cut as u64;
+                .min(self.core.call_buf.len());
+            self.core.call_buf.drain(..cut);
+            self.core.call_start += cut as u64;
         }
     }
 
     /// Splits off the last `n` bytes of the call buffer.
     fn take_back(&mut self, n: usize) -> Vec<u8> {
-        let keep = self.call_buf.len().saturating_sub(n);
-        self.call_buf.split_off(keep)
+        let keep = self.core.call_buf.len().saturating_sub(n);
+        self.core.call_buf.split_off(keep)
     }
 
     /// `chunk` (at stream offset `base`) is the caller's chunk in hand.
@@ -1012,7 +1114,7 @@ impl Parser {
             let f = Failure::new(DiagnosticKind::MissingName, end, "the call names no tool");
             return self.fail_call(f, sink);
         }
-        self.call_buf.clear();
+        self.core.call_buf.clear();
         self.state = State::Text;
     }
 
@@ -1027,8 +1129,8 @@ impl Parser {
                 .or_else(|| call.map(|_| self.core.name.clone())),
             message: failure.message,
             span: Some(Span {
-                start: self.call_start,
-                end: self.call_start + self.call_buf.len() as u64,
+                start: self.core.call_start,
+                end: self.core.call_start + self.core.call_buf.len() as u64,
             }),
         }));
         if let Some(id) = call {
@@ -1038,9 +1140,9 @@ impl Parser {
         if self.core.on_invalid == OnInvalid::KeepAsText {
             self.core
                 .text
-                .push_owned(&self.call_buf, self.call_start, sink);
+                .push_owned(&self.core.call_buf, self.core.call_start, sink);
         }
-        self.call_buf.clear();
+        self.core.call_buf.clear();
         self.state = State::Text;
     }
 }

@@ -482,8 +482,7 @@ impl ArgsWriter {
     ) {
         if let Some(raw) = raw {
             if !needs_json_escape(text.as_bytes()) {
-                // The same bytes as `text`, which is UTF-8: cannot fail.
-                let _ = cx.delta(raw, 0);
+                cx.delta_in_chunk(raw);
                 return;
             }
         }

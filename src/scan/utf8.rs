@@ -67,6 +67,11 @@ impl Utf8Carry {
         self.len == 0
     }
 
+    /// Stream offset of the incomplete sequence kept, if any.
+    pub(crate) fn pending_offset(&self) -> Option<u64> {
+        (self.len > 0).then_some(self.offset)
+    }
+
     #[inline]
     pub(crate) fn push<'c>(
         &mut self,
