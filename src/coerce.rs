@@ -212,18 +212,25 @@ fn structured(t: &str, max_depth: usize) -> Option<String> {
     if crate::scan::json::is_complete_value(t.as_bytes(), max_depth) {
         return Some(t.to_owned());
     }
+    relaxed_value(t, max_depth).map(|value| value.to_string())
+}
+
+/// `text` read as relaxed JSON (see [`Relaxed`]): one value, whitespace
+/// around it allowed.
+pub(crate) fn relaxed_value(text: &str, max_depth: usize) -> Option<Value> {
     let mut p = Relaxed {
-        s: t.as_bytes(),
+        s: text.as_bytes(),
         i: 0,
         max_depth,
     };
     let value = p.value(0)?;
     p.ws();
-    (p.i == p.s.len()).then(|| value.to_string())
+    (p.i == p.s.len()).then_some(value)
 }
 
-/// A small relaxed-JSON reader: single-quoted strings, trailing commas,
-/// Python `True` / `False` / `None`. Depth-bounded recursion.
+/// A small relaxed-JSON reader: single-quoted strings, unquoted keys,
+/// trailing commas, Python `True` / `False` / `None`. Depth-bounded
+/// recursion.
 struct Relaxed<'a> {
     s: &'a [u8],
     i: usize,

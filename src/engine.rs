@@ -386,6 +386,39 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         self.core.call.is_some()
     }
 
+    /// The name of the call in progress, once started.
+    pub(crate) fn started_name(&self) -> Option<&str> {
+        self.core.call.map(|_| self.core.name.as_str())
+    }
+
+    /// The argument deltas emitted so far for the call in progress.
+    pub(crate) fn input_text(&self) -> Cow<'c, str> {
+        match self.core.raw_input {
+            Some(span) => self.core.raw_text(span, (self.chunk, self.base)),
+            None => Cow::Owned(self.core.input.clone()),
+        }
+    }
+
+    /// The call's bytes from stream offset `from` up to the byte of the
+    /// slice being advanced at stream offset `to` (copied: they may lie
+    /// partly in the call buffer).
+    pub(crate) fn call_bytes(&self, from: u64, to: u64) -> Vec<u8> {
+        let core = &*self.core;
+        let buffered_to = core.call_start + core.call_buf.len() as u64;
+        let at = |o: u64| usize::try_from(o.saturating_sub(core.call_start)).unwrap_or(0);
+        let mut bytes = Vec::new();
+        if from < buffered_to {
+            let (a, b) = (at(from), at(to.min(buffered_to)));
+            bytes.extend_from_slice(&core.call_buf[a.min(b)..b.min(core.call_buf.len())]);
+        }
+        let rest = from.max(buffered_to);
+        if rest < to {
+            let len = usize::try_from(to - rest).unwrap_or(usize::MAX);
+            bytes.extend_from_slice(self.in_chunk(rest, len).unwrap_or_default());
+        }
+        bytes
+    }
+
     /// The tool name is known: checks it and emits `tool-input-start`.
     pub(crate) fn start(&mut self, name: &str, offset: u64) -> Result<(), Failure> {
         self.start_at(name, None, offset)

@@ -26,8 +26,10 @@ pub enum DiagnosticKind {
     DuplicateKey,
     /// A tool list was given and the call names a tool that is not in it.
     UnknownTool,
-    /// The call's JSON had raw control characters (newlines, tabs) inside
-    /// strings; they were escaped and the call was delivered.
+    /// The call's JSON was repaired and the call delivered: raw control
+    /// characters (newlines, tabs) inside strings were escaped, or a body in
+    /// relaxed JSON (single quotes, Python literals, trailing commas,
+    /// unquoted keys) was read as JSON.
     RepairedJson,
     /// A closing tag (`</parameter>`, `</function>`, …) was missing; the
     /// element was closed by the next structural tag or the end of the call.

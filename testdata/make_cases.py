@@ -237,6 +237,21 @@ w(X, "unclosed_root_tag_then_call", "<get_time " + "x" * 600 + "\n<get_weather><
 w(L, "new_call_inside_unclosed_call", "<tool_call>get_time\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>", TYPED_TOOLS)
 
 # Qwen3-Coder calls without the <tool_call> wrapper.
+# Relaxed JSON bodies: Python dicts (as Hermes 2 Pro was trained to write
+# them), Python literals, trailing commas, unquoted keys.
+w(H, "relaxed_python_dict", "Let me look that up.\n<tool_call>\n{'arguments': {'symbol': 'TSLA', 'exact': True, 'limit': None}, 'name': 'get_stock_fundamentals'}\n</tool_call>\nDone.")
+w(H, "relaxed_single_quoted_arguments", "<tool_call>{\"name\": \"get_weather\", \"arguments\": {'city': 'Paris', \"note\": 'it\\'s \"sunny\"'}}</tool_call> ok")
+w(H, "relaxed_python_literals", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "metric": True, "alerts": None}}</tool_call> ok')
+w(H, "relaxed_trailing_comma_after_arguments", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"},}</tool_call> ok')
+w(H, "relaxed_unquoted_keys", "<tool_call>{name: 'get_weather', arguments: {city: 'Oslo', days: 2,},}</tool_call>")
+w(H, "relaxed_arguments_string", "<tool_call>{'name': 'get_weather', 'arguments': '{\"city\": \"Lima\"}'}</tool_call>")
+w(H, "relaxed_at_eof_without_end", "Sure.\n<tool_call>\n{'name': 'get_time', 'arguments': {}}\n")
+w(H, "relaxed_unknown_tool", "<tool_call>{'name': 'launch_rockets', 'arguments': {'n': 3}}</tool_call>\n" + hermes('{"city": "Nice"}'), WEATHER_TOOLS)
+w(H, "relaxed_trailing_comma_in_streamed_arguments", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris",}}</tool_call> ok')
+w(H, "relaxed_not_even_relaxed_then_call", '<tool_call>{bad stuff here</tool_call> then ' + hermes('{"city": "Rome"}', nl=False))
+w(H, "relaxed_end_marker_in_single_quotes", "<tool_call>{'name': 'echo', 'arguments': {'text': 'a </tool_call> b'}}</tool_call> after")
+w(G, "relaxed_python_dict", "Calling.\n```tool_call\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': False}}\n```\nDone.")
+
 Q = "qwen3-coder"
 def bare_fn(name, params):
     ps = "".join("<parameter=%s>\n%s\n</parameter>\n" % (k, v) for k, v in params)

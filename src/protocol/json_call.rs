@@ -34,6 +34,72 @@ enum Phase {
     Trail,
     /// Matching the end marker; `matched` bytes of it so far.
     End { matched: usize },
+    /// The call object is not JSON: read on to the end marker, to try it as
+    /// relaxed JSON (see [`RelaxedBody`]).
+    Relaxed,
+}
+
+/// A call object that turned out not to be JSON before any of its
+/// arguments streamed, kept whole up to the end marker: models write Python
+/// dicts (`{'name': 'f', 'arguments': {'x': True}}`), trailing commas and
+/// unquoted keys. If it reads as relaxed JSON, the call is delivered with its
+/// arguments as JSON; if not, it fails as it would have at once, and what was
+/// read after the failure goes back to be read as text.
+#[derive(Debug, Clone)]
+struct RelaxedBody {
+    /// The object's bytes, from its `{`.
+    bytes: Vec<u8>,
+    /// Why it is not JSON (the offset is where it stopped being JSON).
+    failure: Failure,
+    /// How far `bytes` were searched for the end marker…
+    searched: usize,
+    /// …and the string open there (its quote), if any, and whether a
+    /// backslash came last in it.
+    quote: Option<u8>,
+    escaped: bool,
+}
+
+impl RelaxedBody {
+    fn new(bytes: Vec<u8>, failure: Failure) -> RelaxedBody {
+        RelaxedBody {
+            bytes,
+            failure,
+            searched: 0,
+            quote: None,
+            escaped: false,
+        }
+    }
+
+    /// Where `end` first stands outside a string (single- or double-quoted)
+    /// in the bytes so far, searching on from where the last search
+    /// stopped: one pass over the body, and the same answer however it
+    /// arrived. A partial `end` at the very end is searched again next time.
+    fn find_end(&mut self, end: &[u8]) -> Option<usize> {
+        let mut i = self.searched;
+        while let Some(&b) = self.bytes.get(i) {
+            match self.quote {
+                Some(_) if self.escaped => self.escaped = false,
+                Some(_) if b == b'\\' => self.escaped = true,
+                Some(q) if b == q => self.quote = None,
+                Some(_) => {}
+                None if b == b'"' || b == b'\'' => self.quote = Some(b),
+                None if b == end[0] => {
+                    let rest = &self.bytes[i..];
+                    if rest.starts_with(end) {
+                        self.searched = i;
+                        return Some(i);
+                    }
+                    if end.starts_with(rest) {
+                        break;
+                    }
+                }
+                None => {}
+            }
+            i += 1;
+        }
+        self.searched = i;
+        None
+    }
 }
 
 /// What the bytes of the current root member are being collected for.
@@ -91,6 +157,10 @@ pub(crate) struct JsonCall {
     /// What [`steady`](Self::steady) found scanning the start of the slice
     /// that [`advance`](Self::advance) gets next.
     prescanned: Option<(usize, Signal)>,
+    /// Stream offset of the current call object's `{`.
+    object_at: u64,
+    /// The call object read on as relaxed JSON ([`Phase::Relaxed`]).
+    relaxed: Option<RelaxedBody>,
 }
 
 impl JsonCall {
@@ -113,6 +183,8 @@ impl JsonCall {
             comma: false,
             json_end: 0,
             prescanned: None,
+            object_at: 0,
+            relaxed: None,
         }
     }
 
@@ -136,6 +208,7 @@ impl JsonCall {
         self.trail = 0;
         self.comma = false;
         self.prescanned = None;
+        self.relaxed = None;
     }
 
     /// Another call object follows in the same block: delivers the one just
@@ -283,7 +356,7 @@ impl JsonCall {
                     i += skip_ws(&bytes[i..]);
                     match bytes.get(i) {
                         None => return (i, Outcome::More),
-                        Some(b'{') => self.phase = Phase::Body,
+                        Some(b'{') => self.open_object(cx.offset(i)),
                         Some(b'[') => {
                             i += 1;
                             self.array = true;
@@ -358,6 +431,19 @@ impl JsonCall {
                                 cx.offset(i),
                                 format!("{what} in the call body at byte {}", cx.offset(i)),
                             );
+                            // The body may still be relaxed JSON.
+                            let relaxable = signal == Signal::Syntax
+                                && self.rejected.is_none()
+                                && !self.array
+                                && !self.end.is_empty();
+                            if relaxable {
+                                self.relaxed = Some(RelaxedBody::new(
+                                    cx.call_bytes(self.object_at, cx.offset(i)),
+                                    f,
+                                ));
+                                self.phase = Phase::Relaxed;
+                                continue;
+                            }
                             return (i, Outcome::failed(self.rejected.take().unwrap_or(f)));
                         }
                     }
@@ -366,7 +452,7 @@ impl JsonCall {
                     i += skip_ws(&bytes[i..]);
                     match bytes.get(i) {
                         None => return (i, Outcome::More),
-                        Some(b'{') => self.phase = Phase::Body,
+                        Some(b'{') => self.open_object(cx.offset(i)),
                         Some(_) => {
                             let f = Failure::new(
                                 DiagnosticKind::MalformedCall,
@@ -412,7 +498,7 @@ impl JsonCall {
                         // The next call object of the block.
                         Some(b'{') => {
                             self.next_object(cx);
-                            self.phase = Phase::Body;
+                            self.open_object(cx.offset(i));
                         }
                         // Objects separated by commas, without the brackets
                         // of an array.
@@ -423,6 +509,25 @@ impl JsonCall {
                         }
                         Some(_) => self.phase = Phase::End { matched: 0 },
                     }
+                }
+                Phase::Relaxed => {
+                    let Some(relaxed) = self.relaxed.as_mut() else {
+                        return (i, self.relaxed_end(cx.offset(i), false, cx));
+                    };
+                    relaxed.bytes.extend_from_slice(&bytes[i..]);
+                    if let Some(k) = relaxed.find_end(&self.end) {
+                        relaxed.bytes.truncate(k);
+                        let end_at = self.object_at + (k + self.end.len()) as u64;
+                        // Not found before: the marker ends in this slice.
+                        let used = usize::try_from(end_at.saturating_sub(cx.offset(0)))
+                            .map_or(bytes.len(), |n| n.min(bytes.len()));
+                        return (used, self.relaxed_end(end_at, false, cx));
+                    }
+                    i = bytes.len();
+                    if cx.at_limit() {
+                        return (i, self.relaxed_failed(cx.offset(i)));
+                    }
+                    return (i, Outcome::More);
                 }
                 Phase::End { matched } => {
                     let want = &self.end[matched..];
@@ -467,6 +572,7 @@ impl JsonCall {
                 ))
             }
             Phase::ArrayAfter => self.conclude(cx, Some(self.json_end)),
+            Phase::Relaxed => self.relaxed_end(cx.offset(0), true, cx),
             Phase::Trail if self.end.is_empty() => self.conclude(cx, None),
             Phase::Trail | Phase::End { .. } => {
                 let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
@@ -500,6 +606,86 @@ impl JsonCall {
             cx.delta_static("{}");
         }
         Outcome::Complete { give_back }
+    }
+
+    /// A call object begins with the `{` at stream offset `at`.
+    fn open_object(&mut self, at: u64) {
+        self.object_at = at;
+        self.phase = Phase::Body;
+    }
+
+    /// The relaxed call object ended at stream offset `end_at` (past its end
+    /// marker, or the end of the stream when `missing_end`): delivered if it
+    /// reads as relaxed JSON, failed as it first failed if not.
+    fn relaxed_end<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        end_at: u64,
+        missing_end: bool,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Outcome {
+        let Some(relaxed) = self.relaxed.as_ref() else {
+            return self.relaxed_failed(end_at);
+        };
+        let max_depth = cx.limits().max_depth;
+        let Some((name, args)) = std::str::from_utf8(&relaxed.bytes)
+            .ok()
+            .and_then(|text| relaxed_call(text, max_depth))
+        else {
+            return self.relaxed_failed(end_at);
+        };
+        let at = relaxed.failure.offset;
+        // Arguments that streamed before the body stopped being JSON must
+        // be where the rewritten arguments begin.
+        let streamed = cx.input_text();
+        let Some(rest) = args.strip_prefix(streamed.as_ref()) else {
+            return self.relaxed_failed(end_at);
+        };
+        let rest = rest.to_owned();
+        match cx.started_name() {
+            Some(started) if started != name => return self.relaxed_failed(end_at),
+            Some(_) => {}
+            // A tool refused here fails the whole call, as it would in JSON.
+            None => {
+                if let Err(f) = cx.start_at(&name, None, at) {
+                    self.relaxed = None;
+                    return Outcome::failed(f.with_name(&name));
+                }
+            }
+        }
+        self.relaxed = None;
+        cx.recovered(
+            DiagnosticKind::RepairedJson,
+            at,
+            "the call's body is relaxed JSON (single quotes, Python literals, trailing commas or unquoted keys); read as JSON".into(),
+        );
+        if missing_end {
+            let end = String::from_utf8_lossy(&self.end).into_owned();
+            cx.recovered(
+                DiagnosticKind::MissingEndMarker,
+                end_at,
+                format!("the call's body is complete but its end marker {end:?} is missing; call recovered"),
+            );
+        }
+        let _ = cx.delta_owned(rest.as_bytes(), end_at);
+        self.seen_args = true;
+        self.phase = Phase::Trail;
+        Outcome::Complete { give_back: 0 }
+    }
+
+    /// The relaxed call object is not relaxed JSON either: it fails as it
+    /// first failed, and what was read after that (up to stream offset
+    /// `end_at`) goes back to be read as text.
+    fn relaxed_failed(&mut self, end_at: u64) -> Outcome {
+        let Some(relaxed) = self.relaxed.take() else {
+            return Outcome::failed(Failure::new(
+                DiagnosticKind::MalformedCall,
+                end_at,
+                "malformed JSON in the call body",
+            ));
+        };
+        let mut f = relaxed.failure;
+        f.give_back = usize::try_from(end_at.saturating_sub(f.offset)).unwrap_or(usize::MAX);
+        Outcome::failed(f)
     }
 
     fn value_start<'c, S: FnMut(Event<'c>)>(
@@ -625,6 +811,72 @@ impl JsonCall {
             Capture::None | Capture::Key | Capture::ArgsObject | Capture::Skip => {}
         }
     }
+}
+
+/// A call object in relaxed JSON: its name, and its arguments as JSON text
+/// (the rewritten text itself, so that arguments streamed before the body
+/// turned out to be relaxed are a prefix of it; `{}` when absent or `null`;
+/// a string holding an object is decoded).
+fn relaxed_call(body: &str, max_depth: usize) -> Option<(String, String)> {
+    let json = crate::scan::relaxed::relax_to_json(body)?;
+    let json = json.trim();
+    if !is_complete_value(json.as_bytes(), max_depth) || !json.starts_with('{') {
+        return None;
+    }
+    let (mut name, mut args) = (None, None);
+    for (key, value) in root_members(json.as_bytes(), max_depth) {
+        let slot = match decode_str(&json.as_bytes()[key])?.as_ref() {
+            "name" => &mut name,
+            "arguments" | "parameters" => &mut args,
+            _ => continue,
+        };
+        if slot.replace(&json[value]).is_some() {
+            // A key given twice, as JSON refuses it.
+            return None;
+        }
+    }
+    let name = decode_str(name?.as_bytes())?.into_owned();
+    let args = match args.map(|a| (a, a.as_bytes()[0])) {
+        None | Some((_, b'n')) => "{}".to_owned(),
+        Some((object, b'{')) => object.to_owned(),
+        Some((string, b'"')) => {
+            let decoded = decode_string(string.as_bytes())?;
+            let text = decoded.trim();
+            if text.is_empty() {
+                "{}".to_owned()
+            } else if text.starts_with('{') && is_complete_value(text.as_bytes(), max_depth) {
+                text.to_owned()
+            } else {
+                return None;
+            }
+        }
+        Some(_) => return None,
+    };
+    (!name.is_empty()).then_some((name, args))
+}
+
+/// The members of the JSON object `json` (known to be complete): the byte
+/// ranges of each raw key (quotes included) and of its value.
+fn root_members(
+    json: &[u8],
+    max_depth: usize,
+) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let mut scanner = JsonScanner::new(max_depth);
+    let mut members = Vec::new();
+    let (mut key, mut value) = (0..0, 0);
+    let mut at = 0;
+    while at < json.len() {
+        let (n, signal) = scanner.advance(&json[at..]);
+        at += n;
+        match signal {
+            Signal::KeyStart => key.start = at - 1,
+            Signal::KeyEnd => key.end = at,
+            Signal::ValueStart => value = at - 1,
+            Signal::ValueEnd => members.push((key.clone(), value..at)),
+            _ => break,
+        }
+    }
+    members
 }
 
 fn invalid_utf8(offset: u64) -> Failure {

@@ -3,6 +3,7 @@
 
 pub(crate) mod json;
 pub(crate) mod marker;
+pub(crate) mod relaxed;
 pub(crate) mod utf8;
 
 /// JSON whitespace.

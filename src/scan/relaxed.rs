@@ -1,0 +1,179 @@
+//! Relaxed JSON, as models write it in call bodies, rewritten as JSON.
+//!
+//! The rewrite goes token by token and keeps every byte that is already JSON
+//! as it stands, so JSON text that streamed before the body turned out to be
+//! relaxed is still a prefix of the rewritten text.
+
+/// Rewrites relaxed JSON as JSON: single-quoted strings become
+/// double-quoted, Python `True` / `False` / `None` become `true` / `false` /
+/// `null`, unquoted keys are quoted, a comma just before a closing bracket is
+/// dropped, and raw control characters inside strings are escaped. Nothing
+/// else changes. `None` when a string is not closed; the result is not
+/// checked to be JSON (the caller does that).
+pub(crate) fn relax_to_json(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 16);
+    // Open containers, and whether a key may come next.
+    let mut open = Vec::new();
+    let mut key_next = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' | b'\'' => {
+                let end = string_end(bytes, i)?;
+                write_string(&mut out, &text[i + 1..end], b);
+                i = end + 1;
+                key_next = false;
+            }
+            b'{' | b'[' => {
+                open.push(b);
+                key_next = b == b'{';
+                out.push(char::from(b));
+                i += 1;
+            }
+            b'}' | b']' => {
+                open.pop();
+                key_next = false;
+                out.push(char::from(b));
+                i += 1;
+            }
+            b',' => {
+                i += 1;
+                let next = i + super::skip_ws(&bytes[i..]);
+                if !matches!(bytes.get(next), Some(b'}' | b']')) {
+                    out.push(',');
+                    key_next = open.last() == Some(&b'{');
+                }
+            }
+            b':' => {
+                out.push(':');
+                key_next = false;
+                i += 1;
+            }
+            _ if is_word_byte(b) => {
+                let end = i + bytes[i..].iter().take_while(|&&c| is_word_byte(c)).count();
+                let word = &text[i..end];
+                if key_next {
+                    out.push('"');
+                    out.push_str(word);
+                    out.push('"');
+                } else {
+                    out.push_str(match word {
+                        "True" => "true",
+                        "False" => "false",
+                        "None" => "null",
+                        other => other,
+                    });
+                }
+                i = end;
+            }
+            _ => {
+                // Whitespace, or a character JSON has no use for here (the
+                // check of the result refuses it): copied.
+                let len = text[i..].chars().next().map_or(1, char::len_utf8);
+                out.push_str(&text[i..i + len]);
+                i += len;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Bytes of a bare word: a number, a literal, an unquoted key.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'.' | b'$')
+}
+
+/// Index of the quote that closes the string opening at `start`.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let quote = bytes[start];
+    let mut i = start + 1;
+    loop {
+        match *bytes.get(i)? {
+            b'\\' => i += 2,
+            b if b == quote => return Some(i),
+            _ => i += 1,
+        }
+    }
+}
+
+/// Writes the content of a string quoted with `quote` as a JSON string.
+fn write_string(out: &mut String, content: &str, quote: u8) {
+    out.push('"');
+    let mut chars = content.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                // `\'` only means something in single quotes.
+                Some('\'') => out.push('\''),
+                // Python's `\xHH`.
+                Some('x') => {
+                    let hex: String = chars.clone().take(2).collect();
+                    if hex.len() == 2 && hex.chars().all(|h| h.is_ascii_hexdigit()) {
+                        out.push_str("\\u00");
+                        out.push_str(&hex);
+                        chars.nth(1);
+                    } else {
+                        out.push_str("\\x");
+                    }
+                }
+                Some(e) => {
+                    out.push('\\');
+                    out.push(e);
+                }
+                None => out.push_str("\\\\"),
+            },
+            '"' if quote == b'\'' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::relax_to_json;
+
+    #[test]
+    fn python_dicts_become_json() {
+        let cases = [
+            (
+                "{'arguments': {'symbol': 'TSLA', 'exact': True, 'limit': None}, 'name': 'f'}",
+                r#"{"arguments": {"symbol": "TSLA", "exact": true, "limit": null}, "name": "f"}"#,
+            ),
+            ("{'q': 'it\\'s \"x\"'}", r#"{"q": "it's \"x\""}"#),
+            (
+                "{name: 'f', arguments: {a: [1, 2,],},}",
+                r#"{"name": "f", "arguments": {"a": [1, 2]}}"#,
+            ),
+            ("{\"a\": \"line\nbreak\"}", r#"{"a": "line\nbreak"}"#),
+            ("{'a': False, 'b': -1.5e3}", r#"{"a": false, "b": -1.5e3}"#),
+            ("{'c': 'a\\x01b\\\\'}", r#"{"c": "a\u0001b\\"}"#),
+        ];
+        for (relaxed, json) in cases {
+            assert_eq!(relax_to_json(relaxed).as_deref(), Some(json), "{relaxed}");
+            assert!(serde_json::from_str::<serde_json::Value>(json).is_ok());
+        }
+    }
+
+    #[test]
+    fn json_stays_byte_for_byte() {
+        for json in [
+            r#"{"name": "f", "arguments": {"x": [1, {"y": null}], "s": "a\"b\\c\u00e9"}}"#,
+            "{ \"a\" :\n\t true }",
+            "[]",
+        ] {
+            assert_eq!(relax_to_json(json).as_deref(), Some(json));
+        }
+    }
+
+    #[test]
+    fn unclosed_strings_are_refused() {
+        assert_eq!(relax_to_json("{'a': 'b}"), None);
+        assert_eq!(relax_to_json("{\"a\": \"b\\\"}"), None);
+    }
+}

@@ -1,0 +1,113 @@
+//! Call bodies in relaxed JSON: arbitrary arguments written as a Python dict
+//! (`repr`, as Hermes 2 Pro writes calls) come out as the same JSON, at any
+//! chunking, with the contract kept.
+
+mod common;
+
+use common::{check_contract, run_chunked, run_cuts, run_whole};
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+use toolsieve::{DiagnosticKind, Event, Format, Parser};
+
+/// A value as Python's `repr` writes it.
+fn python_repr(value: &Value) -> String {
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            let mut out = String::from("'");
+            for c in s.chars() {
+                match c {
+                    '\'' => out.push_str("\\'"),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\t' => out.push_str("\\t"),
+                    c if u32::from(c) < 0x20 => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+                    c => out.push(c),
+                }
+            }
+            out.push('\'');
+            out
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(python_repr).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(members) => {
+            let members: Vec<String> = members
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}: {}",
+                        python_repr(&Value::String(k.clone())),
+                        python_repr(v)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", members.join(", "))
+        }
+    }
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        "[a-z '\"\\\\\n\t\u{1}é世]{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::vec(("[a-z_]{1,6}", inner), 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+fn arguments() -> impl Strategy<Value = Value> {
+    proptest::collection::vec(("[a-z_]{1,6}", json_value()), 0..4)
+        .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn python_dict_bodies_read_as_json(
+        args in arguments(),
+        name_first in any::<bool>(),
+        size in 1usize..24,
+        cuts in proptest::collection::vec(0usize..400, 0..6),
+    ) {
+        let call = if name_first {
+            format!("{{'name': 'f', 'arguments': {}}}", python_repr(&args))
+        } else {
+            format!("{{'arguments': {}, 'name': 'f'}}", python_repr(&args))
+        };
+        let text = format!("Sure.\n<tool_call>\n{call}\n</tool_call>\nDone.");
+        let input = text.as_bytes();
+        let mut parser = Parser::new(Format::Hermes);
+        let whole = run_whole(&mut parser, input);
+        check_contract(input, &whole, true);
+        let calls: Vec<(&str, &str)> = whole
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolCall { tool_name, input, .. } => Some((tool_name.as_ref(), input.as_ref())),
+                _ => None,
+            })
+            .collect();
+        prop_assert_eq!(calls.len(), 1, "{}", text);
+        prop_assert_eq!(calls[0].0, "f");
+        let read: Value = serde_json::from_str(calls[0].1).expect("the input is JSON");
+        prop_assert_eq!(&read, &args, "{}", text);
+        let repaired = whole.iter().any(|e| matches!(e, Event::Diagnostic(d) if d.kind == DiagnosticKind::RepairedJson));
+        prop_assert!(repaired);
+        prop_assert_eq!(&run_chunked(&mut parser, input, size), &whole);
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
+        cuts.sort_unstable();
+        prop_assert_eq!(&run_cuts(&mut parser, input, &cuts), &whole);
+    }
+}
