@@ -619,6 +619,29 @@ impl ParserBuilder {
     /// `</tool_call>` for [`Format::Hermes`](crate::Format::Hermes); for
     /// [`Format::Gemma`](crate::Format::Gemma) the start is the fence opener
     /// (`` ```tool_call ``) and the end the closer (`` ``` ``).
+    ///
+    /// The end may be empty: a call then ends with its JSON object (or
+    /// array of objects), as models with only a start token write them.
+    ///
+    /// ```
+    /// use toolsieve::{Event, Format, Parser};
+    ///
+    /// // Mistral: `[TOOL_CALLS]` and an array of calls, no end marker.
+    /// let mut parser = Parser::builder(Format::Hermes)
+    ///     .delimiters("[TOOL_CALLS]", "")
+    ///     .build()?;
+    /// let text = r#"[TOOL_CALLS][{"name": "now", "arguments": {}}, {"name": "now", "arguments": {"tz": "UTC"}}] done"#;
+    /// let calls: Vec<String> = parser
+    ///     .parse(text.as_bytes())
+    ///     .into_iter()
+    ///     .filter_map(|e| match e {
+    ///         Event::ToolCall { input, .. } => Some(input.into_owned()),
+    ///         _ => None,
+    ///     })
+    ///     .collect();
+    /// assert_eq!(calls, ["{}", r#"{"tz": "UTC"}"#]);
+    /// # Ok::<(), toolsieve::Error>(())
+    /// ```
     pub fn delimiters(mut self, start: impl Into<String>, end: impl Into<String>) -> Self {
         self.delimiters = Some((start.into(), end.into()));
         self

@@ -123,10 +123,10 @@ impl Format {
             None => Cow::Borrowed(self.default_delimiters().0.as_bytes()),
         };
         let end = delimiters.map_or(self.default_delimiters().1, |(_, end)| end);
-        if start.is_empty() || end.is_empty() {
-            return Err(Error::InvalidMarker(
-                "start and end markers must not be empty",
-            ));
+        // An empty end marker is allowed: the call then ends with its JSON
+        // (Mistral's `[TOOL_CALLS][…]`, Llama's `<|python_tag|>{…}`).
+        if start.is_empty() {
+            return Err(Error::InvalidMarker("the start marker must not be empty"));
         }
         let (boundary, automaton) = match self {
             Format::Hermes => (

@@ -84,7 +84,8 @@ struct ParseArgs {
     /// Replace the format's start marker (needs --end-marker).
     #[arg(long, requires = "end_marker")]
     start_marker: Option<String>,
-    /// Replace the format's end marker (needs --start-marker).
+    /// Replace the format's end marker (needs --start-marker; may be empty:
+    /// a call then ends with its JSON).
     #[arg(long, requires = "start_marker")]
     end_marker: Option<String>,
     /// Most bytes one call may span.

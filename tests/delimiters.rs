@@ -1,0 +1,129 @@
+//! Custom delimiters for the JSON formats: other tags, and no end marker at
+//! all (a call ends with its JSON), checked at every split point.
+
+mod common;
+
+use common::{check_contract, run_cuts, run_whole, Events};
+use toolsieve::{DiagnosticKind, Error, Event, Format, Parser};
+
+fn parser(start: &str, end: &str) -> Parser {
+    Parser::builder(Format::Hermes)
+        .delimiters(start, end)
+        .build()
+        .expect("valid delimiters")
+}
+
+/// The one-shot events, after checking every single split point against
+/// them and the contract.
+fn events(start: &str, end: &str, text: &str) -> Events {
+    let input = text.as_bytes();
+    let mut parser = parser(start, end);
+    let whole = run_whole(&mut parser, input);
+    check_contract(input, &whole, true);
+    for cut in 1..input.len() {
+        assert_eq!(run_cuts(&mut parser, input, &[cut]), whole, "cut at {cut}");
+    }
+    let bytes: Vec<usize> = (1..input.len()).collect();
+    assert_eq!(run_cuts(&mut parser, input, &bytes), whole, "1-byte chunks");
+    whole
+}
+
+fn calls(events: &Events) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall {
+                tool_name, input, ..
+            } => Some((tool_name.to_string(), input.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn text(events: &Events) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextDelta { delta, .. } => Some(delta.as_ref()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn kinds(events: &Events) -> Vec<DiagnosticKind> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Diagnostic(d) => Some(d.kind),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn other_tags() {
+    let e = events(
+        "<function_call>",
+        "</function_call>",
+        r#"Ok. <function_call>{"name": "f", "arguments": {"s": "</tool_call>"}}</function_call> <tool_call>{}</tool_call>"#,
+    );
+    assert_eq!(calls(&e), [("f".into(), r#"{"s": "</tool_call>"}"#.into())]);
+    assert_eq!(text(&e), "Ok.  <tool_call>{}</tool_call>");
+    assert!(kinds(&e).is_empty());
+}
+
+#[test]
+fn no_end_marker_array_of_calls() {
+    let e = events(
+        "[TOOL_CALLS]",
+        "",
+        r#"Let me check. [TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]"#,
+    );
+    assert_eq!(
+        calls(&e),
+        [
+            ("get_weather".into(), r#"{"city": "Paris"}"#.into()),
+            ("get_time".into(), "{}".into())
+        ]
+    );
+    assert_eq!(text(&e), "Let me check. ");
+    assert!(kinds(&e).is_empty());
+}
+
+#[test]
+fn no_end_marker_one_object_then_text() {
+    let e = events(
+        "<|python_tag|>",
+        "",
+        "<|python_tag|>{\"name\": \"search\", \"parameters\": {\"q\": \"rust\"}}\nThat is all.",
+    );
+    assert_eq!(calls(&e), [("search".into(), r#"{"q": "rust"}"#.into())]);
+    assert_eq!(text(&e), "\nThat is all.");
+    assert!(kinds(&e).is_empty());
+}
+
+#[test]
+fn no_end_marker_not_json_is_text() {
+    let e = events("[TOOL_CALLS]", "", "[TOOL_CALLS] sorry, no call");
+    assert!(calls(&e).is_empty());
+    assert_eq!(text(&e), "[TOOL_CALLS] sorry, no call");
+    assert_eq!(kinds(&e), [DiagnosticKind::MalformedCall]);
+}
+
+#[test]
+fn no_end_marker_unfinished_at_eof() {
+    let e = events("[TOOL_CALLS]", "", r#"[TOOL_CALLS][{"name": "f", "argu"#);
+    assert!(calls(&e).is_empty());
+    assert_eq!(text(&e), r#"[TOOL_CALLS][{"name": "f", "argu"#);
+    assert_eq!(kinds(&e), [DiagnosticKind::UnfinishedCall]);
+}
+
+#[test]
+fn bad_delimiters_are_errors() {
+    let empty_start = Parser::builder(Format::Hermes).delimiters("", "x").build();
+    assert!(matches!(empty_start, Err(Error::InvalidMarker(_))));
+    let xml = Parser::builder(Format::Qwen3Coder)
+        .delimiters("<a>", "</a>")
+        .build();
+    assert!(matches!(xml, Err(Error::InvalidMarker(_))));
+}
