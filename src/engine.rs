@@ -99,6 +99,10 @@ pub(crate) struct Core {
     /// Set when a call was delivered in the middle of a block (several
     /// calls in one `<minimax:tool_call>`): bytes before it are accounted for.
     delivered_to: Option<u64>,
+    /// Stream offset up to which a call body was read ahead as relaxed
+    /// JSON: bytes given back from there are not read ahead again, so the
+    /// stream is read ahead at most once (linear time).
+    relaxed_to: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -223,6 +227,7 @@ impl Core {
             delta_carry: Utf8Carry::default(),
             span_start: 0,
             delivered_to: None,
+            relaxed_to: 0,
         }
     }
 
@@ -384,6 +389,17 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// Whether a `tool-input-start` was emitted for the call in progress.
     pub(crate) fn started(&self) -> bool {
         self.core.call.is_some()
+    }
+
+    /// Whether a call body that stops being JSON at stream offset `at` may
+    /// be read ahead as relaxed JSON (no earlier read-ahead covered `at`).
+    pub(crate) fn may_read_ahead(&self, at: u64) -> bool {
+        at >= self.core.relaxed_to
+    }
+
+    /// A read-ahead went up to stream offset `to`.
+    pub(crate) fn read_ahead_to(&mut self, to: u64) {
+        self.core.relaxed_to = self.core.relaxed_to.max(to);
     }
 
     /// The name of the call in progress, once started.
@@ -932,6 +948,7 @@ impl Parser {
         self.core.text = TextOut::default();
         self.core.next_call = 0;
         self.core.delivered = 0;
+        self.core.relaxed_to = 0;
         self.offset = 0;
         self.core.call_start = 0;
         if self.initial == State::Call {

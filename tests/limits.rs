@@ -177,3 +177,23 @@ fn every_call_size_limit_gives_the_same_events_at_every_chunking() {
         }
     }
 }
+
+/// A body that stops being JSON is read ahead to its end marker, to try it
+/// as relaxed JSON; given back, those bytes are not read ahead again. Before
+/// that rule, each of these attempts read to the end of the stream: this
+/// input took minutes (quadratic), now a pass.
+#[test]
+fn relaxed_read_ahead_is_linear() {
+    for tail in ["", "</tool_call>"] {
+        let text = format!("{}{tail}", "<tool_call>{'x".repeat(5000));
+        let input = text.as_bytes();
+        let mut parser = parser(Limits::default());
+        let events = run_chunked(&mut parser, input, 64);
+        check_contract(input, &events, true);
+        assert_eq!(calls(&events), 0);
+        let kinds = diagnostics(&events);
+        assert_eq!(kinds.len(), 5000, "one failure per attempt");
+        assert!(kinds.iter().all(|k| *k == DiagnosticKind::MalformedCall));
+        assert_eq!(run_whole(&mut parser, input), events);
+    }
+}

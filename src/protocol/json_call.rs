@@ -435,7 +435,8 @@ impl JsonCall {
                             let relaxable = signal == Signal::Syntax
                                 && self.rejected.is_none()
                                 && !self.array
-                                && !self.end.is_empty();
+                                && !self.end.is_empty()
+                                && cx.may_read_ahead(cx.offset(i));
                             if relaxable {
                                 self.relaxed = Some(RelaxedBody::new(
                                     cx.call_bytes(self.object_at, cx.offset(i)),
@@ -525,6 +526,7 @@ impl JsonCall {
                     }
                     i = bytes.len();
                     if cx.at_limit() {
+                        cx.read_ahead_to(cx.offset(i));
                         return (i, self.relaxed_failed(cx.offset(i)));
                     }
                     return (i, Outcome::More);
@@ -623,6 +625,7 @@ impl JsonCall {
         missing_end: bool,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
+        cx.read_ahead_to(end_at);
         let Some(relaxed) = self.relaxed.as_ref() else {
             return self.relaxed_failed(end_at);
         };
