@@ -228,3 +228,47 @@ pub fn char_chunks(text: &str, size: usize) -> Vec<&str> {
     }
     out
 }
+
+/// `value` as Python's `repr` writes it (`{'k': True, 'n': None}`): the
+/// relaxed call bodies some models write, for tests and fuzzers to render.
+pub fn python_repr(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            let mut out = String::from("'");
+            for c in s.chars() {
+                match c {
+                    '\'' => out.push_str("\\'"),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\t' => out.push_str("\\t"),
+                    c if u32::from(c) < 0x20 => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+                    c => out.push(c),
+                }
+            }
+            out.push('\'');
+            out
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(python_repr).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(members) => {
+            let members: Vec<String> = members
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}: {}",
+                        python_repr(&Value::String(k.clone())),
+                        python_repr(v)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", members.join(", "))
+        }
+    }
+}

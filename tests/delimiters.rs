@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{check_contract, run_cuts, run_whole, Events};
+use common::{check_contract, diagnostic_kinds, run_cuts, run_whole, Events};
 use toolsieve::{DiagnosticKind, Error, Event, Format, Parser};
 
 fn parser(start: &str, end: &str) -> Parser {
@@ -50,16 +50,6 @@ fn text(events: &Events) -> String {
         .collect()
 }
 
-fn kinds(events: &Events) -> Vec<DiagnosticKind> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Diagnostic(d) => Some(d.kind),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn other_tags() {
     let e = events(
@@ -69,7 +59,7 @@ fn other_tags() {
     );
     assert_eq!(calls(&e), [("f".into(), r#"{"s": "</tool_call>"}"#.into())]);
     assert_eq!(text(&e), "Ok.  <tool_call>{}</tool_call>");
-    assert!(kinds(&e).is_empty());
+    assert!(diagnostic_kinds(&e).is_empty());
 }
 
 #[test]
@@ -87,7 +77,7 @@ fn no_end_marker_array_of_calls() {
         ]
     );
     assert_eq!(text(&e), "Let me check. ");
-    assert!(kinds(&e).is_empty());
+    assert!(diagnostic_kinds(&e).is_empty());
 }
 
 #[test]
@@ -99,7 +89,7 @@ fn no_end_marker_one_object_then_text() {
     );
     assert_eq!(calls(&e), [("search".into(), r#"{"q": "rust"}"#.into())]);
     assert_eq!(text(&e), "\nThat is all.");
-    assert!(kinds(&e).is_empty());
+    assert!(diagnostic_kinds(&e).is_empty());
 }
 
 #[test]
@@ -107,7 +97,7 @@ fn no_end_marker_not_json_is_text() {
     let e = events("[TOOL_CALLS]", "", "[TOOL_CALLS] sorry, no call");
     assert!(calls(&e).is_empty());
     assert_eq!(text(&e), "[TOOL_CALLS] sorry, no call");
-    assert_eq!(kinds(&e), [DiagnosticKind::MalformedCall]);
+    assert_eq!(diagnostic_kinds(&e), [DiagnosticKind::MalformedCall]);
 }
 
 #[test]
@@ -115,7 +105,7 @@ fn no_end_marker_unfinished_at_eof() {
     let e = events("[TOOL_CALLS]", "", r#"[TOOL_CALLS][{"name": "f", "argu"#);
     assert!(calls(&e).is_empty());
     assert_eq!(text(&e), r#"[TOOL_CALLS][{"name": "f", "argu"#);
-    assert_eq!(kinds(&e), [DiagnosticKind::UnfinishedCall]);
+    assert_eq!(diagnostic_kinds(&e), [DiagnosticKind::UnfinishedCall]);
 }
 
 #[test]

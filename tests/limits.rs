@@ -6,16 +6,6 @@ mod common;
 use common::*;
 use toolsieve::{DiagnosticKind, Event, Format, Limits, OnInvalid, Parser};
 
-fn diagnostics(events: &Events) -> Vec<DiagnosticKind> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Diagnostic(d) => Some(d.kind),
-            _ => None,
-        })
-        .collect()
-}
-
 fn calls(events: &Events) -> usize {
     events
         .iter()
@@ -51,7 +41,7 @@ fn call_larger_than_the_limit_becomes_text_and_memory_stays_bounded() {
     }
     p.finish(&mut |e| toolsieve::event::push_merged(&mut events, e));
     assert!(most_held <= 256, "held {most_held} bytes");
-    assert_eq!(diagnostics(&events), [DiagnosticKind::CallTooLarge]);
+    assert_eq!(diagnostic_kinds(&events), [DiagnosticKind::CallTooLarge]);
     assert_eq!(calls(&events), 1, "the small call after it still parses");
     check_contract(big.as_bytes(), &events, true);
     assert_eq!(run_chunked(&mut parser(limits), big.as_bytes(), 1), events);
@@ -69,7 +59,7 @@ fn nesting_deeper_than_the_limit_becomes_text() {
         "]".repeat(100)
     );
     let events = run_whole(&mut parser(limits), deep.as_bytes());
-    assert_eq!(diagnostics(&events), [DiagnosticKind::TooDeep]);
+    assert_eq!(diagnostic_kinds(&events), [DiagnosticKind::TooDeep]);
     assert_eq!(calls(&events), 0);
     check_contract(deep.as_bytes(), &events, true);
 }
@@ -84,7 +74,7 @@ fn calls_past_max_calls_stay_text() {
     let events = run_whole(&mut parser(limits), input.as_bytes());
     assert_eq!(calls(&events), 2);
     assert_eq!(
-        diagnostics(&events),
+        diagnostic_kinds(&events),
         [DiagnosticKind::TooManyCalls, DiagnosticKind::TooManyCalls]
     );
     check_contract(input.as_bytes(), &events, true);
@@ -120,7 +110,7 @@ fn drop_policy_drops_the_raw_call_but_says_so() {
     // The malformed JSON fails at `b`; what follows the failure point is
     // scanned as text again.
     assert_eq!(text, "a broken}</tool_call> b");
-    assert_eq!(diagnostics(&events), [DiagnosticKind::MalformedCall]);
+    assert_eq!(diagnostic_kinds(&events), [DiagnosticKind::MalformedCall]);
 }
 
 #[test]
@@ -191,7 +181,7 @@ fn relaxed_read_ahead_is_linear() {
         let events = run_chunked(&mut parser, input, 64);
         check_contract(input, &events, true);
         assert_eq!(calls(&events), 0);
-        let kinds = diagnostics(&events);
+        let kinds = diagnostic_kinds(&events);
         assert_eq!(kinds.len(), 5000, "one failure per attempt");
         assert!(kinds.iter().all(|k| *k == DiagnosticKind::MalformedCall));
         assert_eq!(run_whole(&mut parser, input), events);

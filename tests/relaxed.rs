@@ -7,49 +7,8 @@ mod common;
 use common::{check_contract, run_chunked, run_cuts, run_whole};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
+use toolsieve::contract::python_repr;
 use toolsieve::{DiagnosticKind, Event, Format, Parser};
-
-/// A value as Python's `repr` writes it.
-fn python_repr(value: &Value) -> String {
-    match value {
-        Value::Null => "None".into(),
-        Value::Bool(true) => "True".into(),
-        Value::Bool(false) => "False".into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => {
-            let mut out = String::from("'");
-            for c in s.chars() {
-                match c {
-                    '\'' => out.push_str("\\'"),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\t' => out.push_str("\\t"),
-                    c if u32::from(c) < 0x20 => out.push_str(&format!("\\x{:02x}", u32::from(c))),
-                    c => out.push(c),
-                }
-            }
-            out.push('\'');
-            out
-        }
-        Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(python_repr).collect();
-            format!("[{}]", items.join(", "))
-        }
-        Value::Object(members) => {
-            let members: Vec<String> = members
-                .iter()
-                .map(|(k, v)| {
-                    format!(
-                        "{}: {}",
-                        python_repr(&Value::String(k.clone())),
-                        python_repr(v)
-                    )
-                })
-                .collect();
-            format!("{{{}}}", members.join(", "))
-        }
-    }
-}
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![

@@ -9,7 +9,7 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Map, Value};
-use toolsieve::contract::{check, run_cuts};
+use toolsieve::contract::{check, python_repr, run_cuts};
 use toolsieve::middleware::format_tool_call;
 use toolsieve::{DiagnosticKind, Event, Format, Parser, Tool};
 
@@ -72,47 +72,6 @@ fn value(arg: &Arg, xml: bool) -> Option<(Value, Value)> {
             (Value::Object(obj), json!({"type": "object"}))
         }
     })
-}
-
-/// A value as Python's `repr` writes it.
-fn python_repr(value: &Value) -> String {
-    match value {
-        Value::Null => "None".into(),
-        Value::Bool(true) => "True".into(),
-        Value::Bool(false) => "False".into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => {
-            let mut out = String::from("'");
-            for c in s.chars() {
-                match c {
-                    '\'' => out.push_str("\\'"),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    c if u32::from(c) < 0x20 => out.push_str(&format!("\\x{:02x}", u32::from(c))),
-                    c => out.push(c),
-                }
-            }
-            out.push('\'');
-            out
-        }
-        Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(python_repr).collect();
-            format!("[{}]", items.join(", "))
-        }
-        Value::Object(members) => {
-            let members: Vec<String> = members
-                .iter()
-                .map(|(k, v)| {
-                    format!(
-                        "{}: {}",
-                        python_repr(&Value::String(k.clone())),
-                        python_repr(v)
-                    )
-                })
-                .collect();
-            format!("{{{}}}", members.join(", "))
-        }
-    }
 }
 
 fn valid_name(name: &str) -> bool {

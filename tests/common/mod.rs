@@ -26,6 +26,17 @@ pub fn run_whole(parser: &mut Parser, input: &[u8]) -> Events {
     run_cuts(parser, input, &[])
 }
 
+/// The kinds of the diagnostics among `events`, in order.
+pub fn diagnostic_kinds(events: &Events) -> Vec<toolsieve::DiagnosticKind> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Diagnostic(d) => Some(d.kind),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Checks the contract (see `toolsieve::contract::check`), panicking with
 /// the rule broken.
 pub fn check_contract(input: &[u8], events: &Events, keeps_text: bool) {
