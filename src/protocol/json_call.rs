@@ -901,7 +901,7 @@ fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
         return None;
     }
     if !raw.contains(&b'\\') && raw.len() >= 2 && raw.last() == Some(&b'"') {
-        return std::str::from_utf8(&raw[1..raw.len() - 1])
+        return crate::scan::utf8::validate(&raw[1..raw.len() - 1])
             .ok()
             .map(Cow::Borrowed);
     }

@@ -786,7 +786,7 @@ impl XmlCall {
             self.params += 1;
             return;
         }
-        let Ok(text) = std::str::from_utf8(&self.body[start..end]) else {
+        let Ok(text) = validate(&self.body[start..end]) else {
             let f = Failure::new(
                 DiagnosticKind::InvalidUtf8,
                 self.at(start),

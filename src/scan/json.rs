@@ -356,6 +356,8 @@ pub(crate) struct JsonScanner {
     unit: u16,
     /// Open containers: `{` or `[`.
     stack: SmallVec<[u8; 32]>,
+    /// `stack.len()`, kept at hand: every member boundary asks for it.
+    depth: usize,
     max_depth: usize,
 }
 
@@ -366,6 +368,7 @@ impl JsonScanner {
             in_key: false,
             unit: 0,
             stack: SmallVec::new(),
+            depth: 0,
             max_depth,
         }
     }
@@ -374,6 +377,7 @@ impl JsonScanner {
         self.state = VALUE;
         self.in_key = false;
         self.stack.clear();
+        self.depth = 0;
     }
 
     /// Whether the root value is complete (a root number needs no terminator
@@ -381,7 +385,7 @@ impl JsonScanner {
     pub(crate) fn is_complete(&self) -> bool {
         match self.state {
             DONE => true,
-            ZERO | INT | FRAC | EXP_DIGITS => self.stack.is_empty(),
+            ZERO | INT | FRAC | EXP_DIGITS => self.depth == 0,
             _ => false,
         }
     }
@@ -394,7 +398,7 @@ impl JsonScanner {
     /// A value just ended: the state that follows, and the signal, if any.
     #[inline]
     fn end_value(&self) -> (u8, Option<Signal>) {
-        match self.stack.len() {
+        match self.depth {
             0 => (DONE, Some(Signal::RootEnd)),
             1 => (COMMA, Some(Signal::ValueEnd)),
             _ => (COMMA, None),
@@ -434,17 +438,18 @@ impl JsonScanner {
             }
             let ended = match step {
                 A_VALUE => {
-                    let member = self.stack.len() == 1;
+                    let member = self.depth == 1;
                     state = match b {
                         b'"' => {
                             self.in_key = false;
                             STR
                         }
                         b'{' | b'[' => {
-                            if self.stack.len() >= self.max_depth {
+                            if self.depth >= self.max_depth {
                                 break Signal::TooDeep;
                             }
                             self.stack.push(b);
+                            self.depth += 1;
                             if b == b'{' {
                                 FIRST_KEY
                             } else {
@@ -468,7 +473,7 @@ impl JsonScanner {
                     i += 1;
                     state = STR;
                     self.in_key = true;
-                    if self.stack.len() == 1 {
+                    if self.depth == 1 {
                         break Signal::KeyStart;
                     }
                     continue;
@@ -477,7 +482,7 @@ impl JsonScanner {
                     i += 1;
                     if self.in_key {
                         state = COLON;
-                        if self.stack.len() == 1 {
+                        if self.depth == 1 {
                             break Signal::KeyEnd;
                         }
                         continue;
@@ -500,6 +505,7 @@ impl JsonScanner {
                     }
                     i += 1;
                     self.stack.pop();
+                    self.depth -= 1;
                     self.end_value()
                 }
                 // The terminator belongs to what follows: not consumed.
