@@ -250,6 +250,9 @@ w(H, "relaxed_unknown_tool", "<tool_call>{'name': 'launch_rockets', 'arguments':
 w(H, "relaxed_trailing_comma_in_streamed_arguments", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris",}}</tool_call> ok')
 w(H, "relaxed_not_even_relaxed_then_call", '<tool_call>{bad stuff here</tool_call> then ' + hermes('{"city": "Rome"}', nl=False))
 w(H, "relaxed_end_marker_in_single_quotes", "<tool_call>{'name': 'echo', 'arguments': {'text': 'a </tool_call> b'}}</tool_call> after")
+w(H, "relaxed_text_after_object", "<tool_call>{'name': 'get_time', 'arguments': {}} oops</tool_call> after")
+w(H, "relaxed_missing_end_then_prose", "<tool_call>{'name': 'get_time', 'arguments': {}}\nThe time is coming.")
+w(H, "relaxed_missing_end_then_next_call", "<tool_call>{'name': 'get_time', 'arguments': {}}\n<tool_call>{'name': 'get_time', 'arguments': {}}</tool_call>")
 w(G, "relaxed_python_dict", "Calling.\n```tool_call\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': False}}\n```\nDone.")
 
 Q = "qwen3-coder"

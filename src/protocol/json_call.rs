@@ -630,13 +630,24 @@ impl JsonCall {
             return self.relaxed_failed(end_at);
         };
         let max_depth = cx.limits().max_depth;
-        let Some((name, args)) = std::str::from_utf8(&relaxed.bytes)
+        let Some((name, args, read)) = std::str::from_utf8(&relaxed.bytes)
             .ok()
             .and_then(|text| relaxed_call(text, max_depth))
         else {
             return self.relaxed_failed(end_at);
         };
         let at = relaxed.failure.offset;
+        // Something else follows the object before the end marker (or the
+        // end of the stream): the call ends with its object, as a JSON one
+        // does, and what follows is read again as text.
+        let after = &relaxed.bytes[read..];
+        let give_back = if crate::scan::skip_ws(after) == after.len() {
+            0
+        } else {
+            usize::try_from(end_at - (self.object_at + read as u64)).unwrap_or(usize::MAX)
+        };
+        let missing_end = missing_end || give_back > 0;
+        let object_end = self.object_at + read as u64;
         // Arguments that streamed before the body stopped being JSON must
         // be where the rewritten arguments begin.
         let streamed = cx.input_text();
@@ -665,14 +676,14 @@ impl JsonCall {
             let end = String::from_utf8_lossy(&self.end).into_owned();
             cx.recovered(
                 DiagnosticKind::MissingEndMarker,
-                end_at,
+                object_end,
                 format!("the call's body is complete but its end marker {end:?} is missing; call recovered"),
             );
         }
         let _ = cx.delta_owned(rest.as_bytes(), end_at);
         self.seen_args = true;
         self.phase = Phase::Trail;
-        Outcome::Complete { give_back: 0 }
+        Outcome::Complete { give_back }
     }
 
     /// The relaxed call object is not relaxed JSON either: it fails as it
@@ -816,12 +827,13 @@ impl JsonCall {
     }
 }
 
-/// A call object in relaxed JSON: its name, and its arguments as JSON text
-/// (the rewritten text itself, so that arguments streamed before the body
-/// turned out to be relaxed are a prefix of it; `{}` when absent or `null`;
-/// a string holding an object is decoded).
-fn relaxed_call(body: &str, max_depth: usize) -> Option<(String, String)> {
-    let json = crate::scan::relaxed::relax_to_json(body)?;
+/// A call object in relaxed JSON at the start of `body`: its name, its
+/// arguments as JSON text (the rewritten text itself, so that arguments
+/// streamed before the body turned out to be relaxed are a prefix of it;
+/// `{}` when absent or `null`; a string holding an object is decoded), and
+/// the length of the object in `body`.
+fn relaxed_call(body: &str, max_depth: usize) -> Option<(String, String, usize)> {
+    let (json, read) = crate::scan::relaxed::relax_value(body)?;
     let json = json.trim();
     if !is_complete_value(json.as_bytes(), max_depth) || !json.starts_with('{') {
         return None;
@@ -855,7 +867,7 @@ fn relaxed_call(body: &str, max_depth: usize) -> Option<(String, String)> {
         }
         Some(_) => return None,
     };
-    (!name.is_empty()).then_some((name, args))
+    (!name.is_empty()).then_some((name, args, read))
 }
 
 /// The members of the JSON object `json` (known to be complete): the byte

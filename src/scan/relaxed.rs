@@ -8,9 +8,11 @@
 /// double-quoted, Python `True` / `False` / `None` become `true` / `false` /
 /// `null`, unquoted keys are quoted, a comma just before a closing bracket is
 /// dropped, and raw control characters inside strings are escaped. Nothing
-/// else changes. `None` when a string is not closed; the result is not
-/// checked to be JSON (the caller does that).
-pub(crate) fn relax_to_json(text: &str) -> Option<String> {
+/// else changes. Stops where the outermost bracket of the first value
+/// closes, and returns the JSON and how many bytes of `text` were read;
+/// `None` when a string is not closed. The result is not checked to be JSON
+/// (the caller does that).
+pub(crate) fn relax_value(text: &str) -> Option<(String, usize)> {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len() + 16);
     // Open containers, and whether a key may come next.
@@ -36,6 +38,9 @@ pub(crate) fn relax_to_json(text: &str) -> Option<String> {
                 key_next = false;
                 out.push(char::from(b));
                 i += 1;
+                if open.is_empty() {
+                    break;
+                }
             }
             b',' => {
                 i += 1;
@@ -76,7 +81,7 @@ pub(crate) fn relax_to_json(text: &str) -> Option<String> {
             }
         }
     }
-    Some(out)
+    Some((out, i))
 }
 
 /// Bytes of a bare word: a number, a literal, an unquoted key.
@@ -136,7 +141,11 @@ fn write_string(out: &mut String, content: &str, quote: u8) {
 
 #[cfg(test)]
 mod tests {
-    use super::relax_to_json;
+    use super::relax_value;
+
+    fn relax_to_json(text: &str) -> Option<String> {
+        relax_value(text).map(|(json, _)| json)
+    }
 
     #[test]
     fn python_dicts_become_json() {
@@ -169,6 +178,14 @@ mod tests {
         ] {
             assert_eq!(relax_to_json(json).as_deref(), Some(json));
         }
+    }
+
+    #[test]
+    fn the_first_value_ends_at_its_bracket() {
+        let text = "  {'a': [1, {'b': '}'}]} and then {'c': 2}";
+        let (json, read) = relax_value(text).unwrap();
+        assert_eq!(json, r#"  {"a": [1, {"b": "}"}]}"#);
+        assert_eq!(&text[read..], " and then {'c': 2}");
     }
 
     #[test]
