@@ -237,7 +237,7 @@ w(X, "unclosed_root_tag_then_call", "<get_time " + "x" * 600 + "\n<get_weather><
 w(L, "new_call_inside_unclosed_call", "<tool_call>get_time\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>", TYPED_TOOLS)
 
 # Qwen3-Coder calls without the <tool_call> wrapper.
-# Relaxed JSON bodies: Python dicts (as Hermes 2 Pro was trained to write
+# Relaxed JSON bodies: Python dicts (as Hermes 2 Pro's function-calling examples write
 # them), Python literals, trailing commas, unquoted keys.
 w(H, "relaxed_python_dict", "Let me look that up.\n<tool_call>\n{'arguments': {'symbol': 'TSLA', 'exact': True, 'limit': None}, 'name': 'get_stock_fundamentals'}\n</tool_call>\nDone.")
 w(H, "relaxed_single_quoted_arguments", "<tool_call>{\"name\": \"get_weather\", \"arguments\": {'city': 'Paris', \"note\": 'it\\'s \"sunny\"'}}</tool_call> ok")

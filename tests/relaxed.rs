@@ -1,5 +1,5 @@
 //! Call bodies in relaxed JSON: arbitrary arguments written as a Python dict
-//! (`repr`, as Hermes 2 Pro writes calls) come out as the same JSON, at any
+//! (`repr`, as Hermes 2 Pro's function-calling examples write calls) come out as the same JSON, at any
 //! chunking, with the contract kept.
 
 mod common;
