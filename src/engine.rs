@@ -312,24 +312,33 @@ impl Core {
         if let Some(text) = text_in_chunk(chunk, base, from, len) {
             return text;
         }
-        let mut bytes = Vec::with_capacity(len);
-        let buf = &self.call_buf;
-        let buffered_to = self.call_start + buf.len() as u64;
-        if from < buffered_to {
-            let at = |o: u64| usize::try_from(o.saturating_sub(self.call_start)).unwrap_or(0);
-            bytes.extend_from_slice(&buf[at(from).min(buf.len())..at(to.min(buffered_to))]);
-        }
-        let rest = from.max(buffered_to);
-        if rest < to {
-            let tail = usize::try_from(to - rest).unwrap_or(usize::MAX);
-            bytes.extend_from_slice(chunk_bytes(chunk, base, rest, tail).unwrap_or_default());
-        }
+        let bytes = self.call_bytes((from, to), (chunk, base));
         debug_assert_eq!(bytes.len(), len, "verbatim arguments out of reach");
         // Each delta was UTF-8; the lossy branch never runs.
         Cow::Owned(
             String::from_utf8(bytes)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         )
+    }
+
+    /// The call's bytes at stream offsets `from..to`: from the call buffer,
+    /// which holds them up to where `chunk` (at stream offset `base`)
+    /// continues it, and from the chunk.
+    fn call_bytes(&self, (from, to): (u64, u64), (chunk, base): (&[u8], u64)) -> Vec<u8> {
+        let buf = &self.call_buf;
+        let buffered_to = self.call_start + buf.len() as u64;
+        let at = |o: u64| usize::try_from(o.saturating_sub(self.call_start)).unwrap_or(0);
+        let mut bytes = Vec::new();
+        if from < buffered_to {
+            let b = at(to.min(buffered_to)).min(buf.len());
+            bytes.extend_from_slice(&buf[at(from).min(b)..b]);
+        }
+        let rest = from.max(buffered_to);
+        if rest < to {
+            let tail = usize::try_from(to - rest).unwrap_or(usize::MAX);
+            bytes.extend_from_slice(chunk_bytes(chunk, base, rest, tail).unwrap_or_default());
+        }
+        bytes
     }
 
     fn reset_call(&mut self) {
@@ -419,20 +428,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// slice being advanced at stream offset `to` (copied: they may lie
     /// partly in the call buffer).
     pub(crate) fn call_bytes(&self, from: u64, to: u64) -> Vec<u8> {
-        let core = &*self.core;
-        let buffered_to = core.call_start + core.call_buf.len() as u64;
-        let at = |o: u64| usize::try_from(o.saturating_sub(core.call_start)).unwrap_or(0);
-        let mut bytes = Vec::new();
-        if from < buffered_to {
-            let (a, b) = (at(from), at(to.min(buffered_to)));
-            bytes.extend_from_slice(&core.call_buf[a.min(b)..b.min(core.call_buf.len())]);
-        }
-        let rest = from.max(buffered_to);
-        if rest < to {
-            let len = usize::try_from(to - rest).unwrap_or(usize::MAX);
-            bytes.extend_from_slice(self.in_chunk(rest, len).unwrap_or_default());
-        }
-        bytes
+        self.core.call_bytes((from, to), (self.chunk, self.base))
     }
 
     /// The tool name is known: checks it and emits `tool-input-start`.

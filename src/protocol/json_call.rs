@@ -39,12 +39,13 @@ enum Phase {
     Relaxed,
 }
 
-/// A call object that turned out not to be JSON before any of its
-/// arguments streamed, kept whole up to the end marker: models write Python
-/// dicts (`{'name': 'f', 'arguments': {'x': True}}`), trailing commas and
-/// unquoted keys. If it reads as relaxed JSON, the call is delivered with its
-/// arguments as JSON; if not, it fails as it would have at once, and what was
-/// read after the failure goes back to be read as text.
+/// A call object that turned out not to be JSON, kept whole up to the end
+/// marker: models write Python dicts (`{'name': 'f', 'arguments': {'x':
+/// True}}`), trailing commas and unquoted keys. If it reads as relaxed JSON
+/// (and the arguments that already streamed begin its rewrite), the call is
+/// delivered with its arguments as JSON; if not, it fails as it would have
+/// at once, and what was read after the failure goes back to be read as
+/// text.
 #[derive(Debug, Clone)]
 struct RelaxedBody {
     /// The object's bytes, from its `{`.
@@ -596,18 +597,30 @@ impl JsonCall {
             return Outcome::failed(f);
         }
         if let Some(offset) = missing_end {
-            let end = String::from_utf8_lossy(&self.end).into_owned();
-            cx.recovered(
-                DiagnosticKind::MissingEndMarker,
-                offset,
-                format!("the call's JSON is complete but its end marker {end:?} is missing; call recovered"),
-            );
+            self.missing_end_marker("JSON", offset, cx);
         }
         if !self.seen_args {
             // No arguments (or `null`): the input is an empty object.
             cx.delta_static("{}");
         }
         Outcome::Complete { give_back }
+    }
+
+    /// The call's `body` (its JSON, or its relaxed body) is complete at
+    /// stream offset `offset`, but its end marker does not follow: reported,
+    /// and the call delivered.
+    fn missing_end_marker<'c, S: FnMut(Event<'c>)>(
+        &self,
+        body: &str,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let end = String::from_utf8_lossy(&self.end).into_owned();
+        cx.recovered(
+            DiagnosticKind::MissingEndMarker,
+            offset,
+            format!("the call's {body} is complete but its end marker {end:?} is missing; call recovered"),
+        );
     }
 
     /// A call object begins with the `{` at stream offset `at`.
@@ -673,16 +686,10 @@ impl JsonCall {
             "the call's body is relaxed JSON (single quotes, Python literals, trailing commas or unquoted keys); read as JSON".into(),
         );
         if missing_end {
-            let end = String::from_utf8_lossy(&self.end).into_owned();
-            cx.recovered(
-                DiagnosticKind::MissingEndMarker,
-                object_end,
-                format!("the call's body is complete but its end marker {end:?} is missing; call recovered"),
-            );
+            self.missing_end_marker("body", object_end, cx);
         }
         let _ = cx.delta_owned(rest.as_bytes(), end_at);
         self.seen_args = true;
-        self.phase = Phase::Trail;
         Outcome::Complete { give_back }
     }
 
@@ -801,21 +808,13 @@ impl JsonCall {
                 }
             }
             Capture::ArgsString => {
-                let decoded = decode_string(&self.buf).unwrap_or_default();
-                let text = if decoded.trim().is_empty() {
-                    "{}"
-                } else {
-                    decoded.as_str()
-                };
-                let is_object = text.trim_start().starts_with('{')
-                    && is_complete_value(text.as_bytes(), cx.limits().max_depth);
-                if !is_object {
+                let Some(text) = object_in_string(&self.buf, cx.limits().max_depth) else {
                     return self.reject(Failure::new(
                         DiagnosticKind::InvalidArguments,
                         offset,
                         "\"arguments\" is a string that does not hold a JSON object",
                     ));
-                }
+                };
                 if cx.started() {
                     let _ = cx.delta_owned(text.as_bytes(), offset);
                 } else {
@@ -854,20 +853,22 @@ fn relaxed_call(body: &str, max_depth: usize) -> Option<(String, String, usize)>
     let args = match args.map(|a| (a, a.as_bytes()[0])) {
         None | Some((_, b'n')) => "{}".to_owned(),
         Some((object, b'{')) => object.to_owned(),
-        Some((string, b'"')) => {
-            let decoded = decode_string(string.as_bytes())?;
-            let text = decoded.trim();
-            if text.is_empty() {
-                "{}".to_owned()
-            } else if text.starts_with('{') && is_complete_value(text.as_bytes(), max_depth) {
-                text.to_owned()
-            } else {
-                return None;
-            }
-        }
+        Some((string, b'"')) => object_in_string(string.as_bytes(), max_depth)?,
         Some(_) => return None,
     };
     (!name.is_empty()).then_some((name, args, read))
+}
+
+/// Arguments given as a JSON-encoded string (`raw`, quotes included): the
+/// object it holds (`{}` when blank); `None` if it holds anything else.
+fn object_in_string(raw: &[u8], max_depth: usize) -> Option<String> {
+    let decoded = decode_string(raw)?;
+    if decoded.trim().is_empty() {
+        return Some("{}".to_owned());
+    }
+    let is_object =
+        decoded.trim_start().starts_with('{') && is_complete_value(decoded.as_bytes(), max_depth);
+    is_object.then_some(decoded)
 }
 
 /// The members of the JSON object `json` (known to be complete): the byte
