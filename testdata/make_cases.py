@@ -263,6 +263,9 @@ w(Q, "bare_function_call", "Checking.\n" + bare_fn("get_weather", [("city", "Par
 w(Q, "bare_function_parallel", bare_fn("get_weather", [("city", "Paris")]) + "\n" + bare_fn("get_time", []), TYPED_TOOLS)
 w(Q, "bare_function_unknown_is_prose", "Write <function=helper> like this:\n" + bare_fn("get_time", []), TYPED_TOOLS)
 w(Q, "bare_function_eof_unclosed", bare_fn("get_weather", [("city", "Oslo")])[: -len("</function>")], TYPED_TOOLS)
+# Models that leave out the opening `<tool_call>` often still close it.
+w(Q, "bare_function_stray_close", "Checking.\n" + bare_fn("get_weather", [("city", "Paris")]) + "\n</tool_call>\nDone.", TYPED_TOOLS)
+w(Q, "bare_function_then_other_close", bare_fn("get_time", []) + "\n</tool_ca> and </tool_call>", TYPED_TOOLS)
 w(Q, "bare_function_no_tools", "a <function=f> b\n" + bare_fn("get_weather", [("city", "Rome")]))
 
 def write_index():

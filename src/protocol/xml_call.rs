@@ -109,8 +109,8 @@ enum Phase {
         close_at: usize,
         ws_to: usize,
     },
-    /// After the function's closing tag.
-    AfterFunc,
+    /// After the function's closing tag, which ended at `func_end`.
+    AfterFunc { func_end: usize },
     /// The call is rejected: looking for the end marker to give it all back.
     Skip,
 }
@@ -369,13 +369,9 @@ impl XmlCall {
                                 self.open_value(end, cx);
                             }
                         }
-                        Tag::Found { index: 1, end, .. } if self.bare => {
-                            self.pos = end;
-                            return self.complete(cx, end);
-                        }
                         Tag::Found { index: 1, end, .. } if t.func_close.is_some() => {
                             self.pos = end;
-                            self.phase = Phase::AfterFunc;
+                            self.phase = Phase::AfterFunc { func_end: end };
                         }
                         Tag::Found { end, .. } => {
                             // The end marker: the function's close is missing
@@ -537,7 +533,24 @@ impl XmlCall {
                         }
                     }
                 }
-                Phase::AfterFunc => {
+                Phase::AfterFunc { func_end } if self.bare => {
+                    // Models that leave out the opening `<tool_call>` often
+                    // still write the closing one: it belongs to the call.
+                    self.pos = skip_ws(&self.body, self.pos);
+                    if self.pos == len && !eof {
+                        return Outcome::More;
+                    }
+                    let after = [Pat::Lit(t.end)];
+                    match tag_at(&self.body, self.pos, &after) {
+                        Tag::Found { end, .. } => return self.complete(cx, end),
+                        Tag::Need { .. } if !eof => {
+                            self.wait = need_until(&self.body, self.pos, &after);
+                            return Outcome::More;
+                        }
+                        _ => return self.complete(cx, func_end),
+                    }
+                }
+                Phase::AfterFunc { .. } => {
                     self.pos = skip_ws(&self.body, self.pos);
                     if self.pos == len {
                         return if eof {
