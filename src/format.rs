@@ -150,7 +150,10 @@ impl Format {
                     _ => Dialect::Glm,
                 };
                 debug_assert_eq!(dialect.start_marker(), self.default_delimiters().0);
-                (Boundary::None, Automaton::Xml(XmlCall::new(dialect)))
+                (
+                    Boundary::None,
+                    Automaton::Xml(XmlCall::new(dialect, limits.max_depth)),
+                )
             }
         };
         let mut markers = vec![Marker {

@@ -170,6 +170,11 @@ for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
     w(fmt, "large_value_64k", "Saving.\n" + c("write_file", [("path", "big.txt"), ("content", ("line with <angle> & \"quotes\" é 世界\n" * 2000)[:65536].rstrip("\n"))]) + "\nSaved.", T)
     w(fmt, "hermes_json_inside", '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>' if fmt != "minimax-m2"
       else '<minimax:tool_call>\n{"name": "get_time", "arguments": {}}\n</minimax:tool_call>', T)
+    # The block holds hermes-style JSON instead of elements.
+    start_tag, end_tag = ("<minimax:tool_call>", "</minimax:tool_call>") if fmt == "minimax-m2" else ("<tool_call>", "</tool_call>")
+    w(fmt, "json_block_parallel_then_xml", "Both:\n" + start_tag + '\n[{"name": "get_weather", "arguments": {"city": "Lima", "days": 2}}, {"name": "get_time", "arguments": {}}]\n' + end_tag + "\n" + c("get_time", []) + "\nDone.", T)
+    w(fmt, "json_block_unknown_and_malformed", start_tag + '\n{"name": "launch_rockets", "arguments": {}}\n' + end_tag + "\n" + start_tag + '\n{"name": "get_time", "arguments": {oops}}\n' + end_tag, T)
+    w(fmt, "json_block_python_dict", start_tag + "\n{'name': 'get_weather', 'arguments': {'city': 'Rome', 'days': 3}}\n" + end_tag, T)
     w(fmt, "partial_marker_at_eof", "The answer is <tool_ca" if fmt != "minimax-m2" else "The answer is <minimax:tool_c")
     full = c("get_weather", [("city", "Bern"), ("days", "2")])
     end_tag = "</minimax:tool_call>" if fmt == "minimax-m2" else "</tool_call>"

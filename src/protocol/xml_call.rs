@@ -10,6 +10,11 @@
 //! `<tool_call>` wrapper: the engine starts such a call at `<function=`
 //! (marker 1), and it ends with `</function>`.
 //!
+//! A block whose first non-whitespace byte is `{` or `[` holds JSON calls
+//! in the hermes layout (`{"name": …, "arguments": …}`), as models of the
+//! same families write when prompted that way: the JSON automaton reads
+//! that block, up to the same end marker.
+//!
 //! The call body is buffered (it is needed anyway to give a failed call back
 //! as text) and scanned once, from where the last step stopped. Values are
 //! raw text: one newline after the opening tag and one before the closing
@@ -22,6 +27,7 @@ use crate::coerce::keyword;
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
+use crate::protocol::json_call::JsonCall;
 use crate::protocol::xml::{
     attr_text_into, find_tag, need_until, needs_json_escape, skip_ws, strip_one_newline, tag_at,
     ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
@@ -139,15 +145,22 @@ pub(crate) struct XmlCall {
     /// A Qwen3-Coder call that began at a bare `<function=`: it ends with
     /// `</function>`, and its name comes first thing.
     bare: bool,
+    /// Reads a block that holds JSON instead of elements.
+    json: Box<JsonCall>,
+    /// Whether the block in progress is JSON, read by `json`.
+    as_json: bool,
 }
 
 /// The start marker of a Qwen3-Coder call without its `<tool_call>`.
 pub(crate) const BARE_FUNCTION: &str = "<function=";
 
 impl XmlCall {
-    pub(crate) fn new(dialect: Dialect) -> XmlCall {
+    pub(crate) fn new(dialect: Dialect, max_depth: usize) -> XmlCall {
+        let tags = dialect.tags();
         XmlCall {
-            tags: dialect.tags(),
+            json: Box::new(JsonCall::new(tags.end, max_depth)),
+            as_json: false,
+            tags,
             phase: Phase::Lead,
             body: Body::default(),
             pos: 0,
@@ -165,6 +178,7 @@ impl XmlCall {
 
     pub(crate) fn begin(&mut self, marker: usize) {
         self.bare = marker == 1;
+        self.as_json = false;
         self.phase = Phase::Lead;
         self.body.clear();
         self.pos = 0;
@@ -209,7 +223,14 @@ impl XmlCall {
     /// whole characters that cannot begin a tag or a newline; or a partly
     /// received tag still waits for more (see [`need_until`]).
     #[inline]
-    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Steady<'c> {
+    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
+        if self.as_json {
+            return self.json.steady(bytes, started);
+        }
+        if self.blank_so_far() {
+            // The next bytes decide between elements and JSON.
+            return Steady::No;
+        }
         if self.wait.holds(self.body.len() + bytes.len(), bytes) {
             self.body.append(bytes, offset);
             return Steady::Quiet;
@@ -246,6 +267,9 @@ impl XmlCall {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
+        if self.as_json || self.json_begins(bytes) {
+            return self.json.advance(bytes, cx);
+        }
         let before = self.body.append(bytes, cx.offset(0));
         if self.wait.holds(self.body.len(), bytes) && !cx.at_limit() {
             return (bytes.len(), Outcome::More);
@@ -255,10 +279,34 @@ impl XmlCall {
         self.body.settle(before, bytes.len(), outcome)
     }
 
+    /// Whether nothing but whitespace came after the start marker of a
+    /// block (not a bare call's: its `<function=` was the marker).
+    fn blank_so_far(&self) -> bool {
+        self.phase == Phase::Lead && !self.bare && skip_ws(&self.body, self.pos) == self.body.len()
+    }
+
+    /// Whether `bytes` turn the block into a JSON one: nothing but
+    /// whitespace came after the start marker, and `bytes` go on with
+    /// whitespace and then `{` or `[`. If so, the JSON automaton takes over.
+    fn json_begins(&mut self, bytes: &[u8]) -> bool {
+        if !self.blank_so_far() {
+            return false;
+        }
+        let first = bytes.get(crate::scan::skip_ws(bytes));
+        self.as_json = matches!(first, Some(b'{' | b'['));
+        if self.as_json {
+            self.json.begin(0);
+        }
+        self.as_json
+    }
+
     pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
+        if self.as_json {
+            return self.json.finish(cx);
+        }
         self.body.anchor(cx.offset(0));
         if std::mem::take(&mut self.wait).until > 0 {
             // Bytes that arrived while waiting are first read as any chunk
