@@ -633,7 +633,11 @@ impl ParserBuilder {
     /// (`` ```tool_call ``) and the end the closer (`` ``` ``).
     ///
     /// The end may be empty: a call then ends with its JSON object (or
-    /// array of objects), as models with only a start token write them.
+    /// array of objects), as models with only a start token write them;
+    /// further call objects may follow it after `,` or `;` (Llama writes
+    /// `{…}; {…}`), so a call's `tool-call` event comes with the first byte
+    /// after its JSON that is neither whitespace nor such a separator (or
+    /// with [`finish`](Parser::finish)).
     ///
     /// ```
     /// use toolsieve::{Event, Format, Parser};

@@ -93,6 +93,41 @@ fn no_end_marker_one_object_then_text() {
 }
 
 #[test]
+fn no_end_marker_calls_separated_by_semicolons() {
+    // Llama 3 writes several calls after one `<|python_tag|>` this way.
+    let e = events(
+        "<|python_tag|>",
+        "",
+        "<|python_tag|>{\"name\": \"a\", \"parameters\": {}}; {\"name\": \"b\", \"parameters\": {\"x\": 1}} ; done",
+    );
+    assert_eq!(
+        calls(&e),
+        [
+            ("a".into(), "{}".into()),
+            ("b".into(), r#"{"x": 1}"#.into())
+        ]
+    );
+    // What follows the last call, separator included, is text again.
+    assert_eq!(text(&e), " ; done");
+    assert!(diagnostic_kinds(&e).is_empty());
+}
+
+#[test]
+fn semicolon_between_calls_in_a_block() {
+    let e = events(
+        "<tool_call>",
+        "</tool_call>",
+        "<tool_call>{\"name\": \"a\", \"arguments\": {}};\n{\"name\": \"b\", \"arguments\": {}}</tool_call>",
+    );
+    assert_eq!(
+        calls(&e),
+        [("a".into(), "{}".into()), ("b".into(), "{}".into())]
+    );
+    assert!(text(&e).is_empty());
+    assert!(diagnostic_kinds(&e).is_empty());
+}
+
+#[test]
 fn no_end_marker_not_json_is_text() {
     let e = events("[TOOL_CALLS]", "", "[TOOL_CALLS] sorry, no call");
     assert!(calls(&e).is_empty());

@@ -487,10 +487,6 @@ impl JsonCall {
                         Some(_) => return (i, self.conclude(cx, Some(self.json_end))),
                     }
                 }
-                Phase::Trail if self.end.is_empty() => {
-                    // A bare call: it ends with its JSON.
-                    return (i, self.conclude(cx, None));
-                }
                 Phase::Trail => {
                     let ws = skip_ws(&bytes[i..]);
                     i += ws;
@@ -502,13 +498,17 @@ impl JsonCall {
                             self.next_object(cx);
                             self.open_object(cx.offset(i));
                         }
-                        // Objects separated by commas, without the brackets
-                        // of an array.
-                        Some(b',') if !self.comma => {
+                        // Objects separated by commas (or semicolons, as
+                        // Llama writes them), without the brackets of an
+                        // array.
+                        Some(b',' | b';') if !self.comma => {
                             i += 1;
                             self.trail += 1;
                             self.comma = true;
                         }
+                        // Without an end marker, the call ends with its
+                        // JSON.
+                        Some(_) if self.end.is_empty() => return (i, self.conclude(cx, None)),
                         Some(_) => self.phase = Phase::End { matched: 0 },
                     }
                 }
