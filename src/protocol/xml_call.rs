@@ -119,6 +119,8 @@ enum Phase {
     AfterFunc { func_end: usize },
     /// The call is rejected: looking for the end marker to give it all back.
     Skip,
+    /// The block holds JSON calls, read by the JSON automaton.
+    Json,
 }
 
 #[derive(Debug, Clone)]
@@ -145,10 +147,9 @@ pub(crate) struct XmlCall {
     /// A Qwen3-Coder call that began at a bare `<function=`: it ends with
     /// `</function>`, and its name comes first thing.
     bare: bool,
-    /// Reads a block that holds JSON instead of elements.
+    /// Reads a block that holds JSON instead of elements
+    /// ([`Phase::Json`]).
     json: Box<JsonCall>,
-    /// Whether the block in progress is JSON, read by `json`.
-    as_json: bool,
 }
 
 /// The start marker of a Qwen3-Coder call without its `<tool_call>`.
@@ -159,7 +160,6 @@ impl XmlCall {
         let tags = dialect.tags();
         XmlCall {
             json: Box::new(JsonCall::new(tags.end, max_depth)),
-            as_json: false,
             tags,
             phase: Phase::Lead,
             body: Body::default(),
@@ -178,7 +178,6 @@ impl XmlCall {
 
     pub(crate) fn begin(&mut self, marker: usize) {
         self.bare = marker == 1;
-        self.as_json = false;
         self.phase = Phase::Lead;
         self.body.clear();
         self.pos = 0;
@@ -224,13 +223,6 @@ impl XmlCall {
     /// received tag still waits for more (see [`need_until`]).
     #[inline]
     pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
-        if self.as_json {
-            return self.json.steady(bytes, started);
-        }
-        if self.blank_so_far() {
-            // The next bytes decide between elements and JSON.
-            return Steady::No;
-        }
         if self.wait.holds(self.body.len() + bytes.len(), bytes) {
             self.body.append(bytes, offset);
             return Steady::Quiet;
@@ -239,6 +231,9 @@ impl XmlCall {
             && self.rejected.is_none()
             && self.streamed == Some(self.body.len());
         if !streaming {
+            if self.phase == Phase::Json {
+                return self.json_steady(bytes, started);
+            }
             return Steady::No;
         }
         let steady = if bytes
@@ -262,13 +257,14 @@ impl XmlCall {
         steady
     }
 
+    #[inline]
     pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        if self.as_json || self.json_begins(bytes) {
-            return self.json.advance(bytes, cx);
+        if matches!(self.phase, Phase::Lead | Phase::Json) && self.json_block(bytes) {
+            return self.json_advance(bytes, cx);
         }
         let before = self.body.append(bytes, cx.offset(0));
         if self.wait.holds(self.body.len(), bytes) && !cx.at_limit() {
@@ -279,32 +275,53 @@ impl XmlCall {
         self.body.settle(before, bytes.len(), outcome)
     }
 
-    /// Whether nothing but whitespace came after the start marker of a
-    /// block (not a bare call's: its `<function=` was the marker).
-    fn blank_so_far(&self) -> bool {
-        self.phase == Phase::Lead && !self.bare && skip_ws(&self.body, self.pos) == self.body.len()
+    /// [`JsonCall::steady`] for a JSON block, out of line: the JSON
+    /// formats' own steady path keeps it inlined, and XML calls keep theirs
+    /// small.
+    #[inline(never)]
+    fn json_steady<'c>(&mut self, bytes: &'c [u8], started: bool) -> Steady<'c> {
+        self.json.steady(bytes, started)
     }
 
-    /// Whether `bytes` turn the block into a JSON one: nothing but
-    /// whitespace came after the start marker, and `bytes` go on with
-    /// whitespace and then `{` or `[`. If so, the JSON automaton takes over.
-    fn json_begins(&mut self, bytes: &[u8]) -> bool {
-        if !self.blank_so_far() {
+    /// [`JsonCall::advance`] for a JSON block, out of line (see
+    /// [`json_steady`](Self::json_steady)).
+    #[inline(never)]
+    fn json_advance<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        self.json.advance(bytes, cx)
+    }
+
+    /// Whether the block is JSON, or `bytes` make it one: nothing but
+    /// whitespace came after the start marker (of a block: a bare call's
+    /// `<function=` was its marker), and `bytes` go on with whitespace and
+    /// then `{` or `[`. The JSON automaton then takes over. (No wait is set
+    /// while the block is blank, so [`steady`](Self::steady) leaves such
+    /// bytes to [`advance`](Self::advance).)
+    #[inline(never)]
+    fn json_block(&mut self, bytes: &[u8]) -> bool {
+        if self.phase == Phase::Json {
+            return true;
+        }
+        if self.bare || skip_ws(&self.body, self.pos) != self.body.len() {
             return false;
         }
         let first = bytes.get(crate::scan::skip_ws(bytes));
-        self.as_json = matches!(first, Some(b'{' | b'['));
-        if self.as_json {
-            self.json.begin(0);
+        if !matches!(first, Some(b'{' | b'[')) {
+            return false;
         }
-        self.as_json
+        self.phase = Phase::Json;
+        self.json.begin(0);
+        true
     }
 
     pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
-        if self.as_json {
+        if self.phase == Phase::Json {
             return self.json.finish(cx);
         }
         self.body.anchor(cx.offset(0));
@@ -350,11 +367,12 @@ impl XmlCall {
                                 }
                             }
                         }
+                        // Nothing yet: the next byte may also begin JSON.
+                        _ if self.pos == len && !eof => return Outcome::More,
                         Tag::Need { .. } if !eof => {
                             self.wait = need_until(&self.body, self.pos, &pats);
                             return Outcome::More;
                         }
-                        _ if self.pos == len && !eof => return Outcome::More,
                         _ if self.pos == len => {
                             return self.failed(
                                 DiagnosticKind::UnfinishedCall,
@@ -647,6 +665,9 @@ impl XmlCall {
                         _ => return Outcome::failed(reason),
                     }
                 }
+                // `advance` and `finish` hand a JSON block to `json`; its
+                // bytes never reach this loop.
+                Phase::Json => return Outcome::More,
             }
         }
     }
