@@ -196,6 +196,19 @@ fn text_in_chunk(chunk: &[u8], base: u64, offset: u64, len: usize) -> Option<Cow
     crate::scan::utf8::validate(bytes).ok().map(Cow::Borrowed)
 }
 
+/// `more` added to the text of `pending` (made owned, with room to grow).
+fn append(pending: &mut Cow<'_, str>, more: &str) {
+    match pending {
+        Cow::Owned(text) => text.push_str(more),
+        Cow::Borrowed(text) => {
+            let mut joined = String::with_capacity((text.len() + more.len()) * 2);
+            joined.push_str(text);
+            joined.push_str(more);
+            *pending = Cow::Owned(joined);
+        }
+    }
+}
+
 fn invalid_utf8(offset: u64) -> Event<'static> {
     Event::Diagnostic(Diagnostic {
         kind: DiagnosticKind::InvalidUtf8,
@@ -363,6 +376,10 @@ pub(crate) struct CallCx<'p, 'c, S> {
     /// Whether the slice brings the call to its size limit: no byte of it
     /// will follow, so whatever is pending must be decided now.
     at_limit: bool,
+    /// Built deltas not sent yet: consecutive ones go out as one event (one
+    /// allocation, not one per piece of syntax), before any other event and
+    /// when the automaton's step ends ([`flush`](Self::flush)).
+    pending: Option<Cow<'c, str>>,
 }
 
 impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
@@ -484,6 +501,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         if delta.is_empty() {
             return;
         }
+        self.flush();
         if let Some(id) = self.core.call {
             self.core
                 .note_verbatim(&delta, offset, (self.chunk, self.base));
@@ -491,15 +509,55 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         }
     }
 
-    /// Emits a delta the automaton built.
+    /// Emits a delta the automaton built (joined to the built deltas
+    /// before it, see `pending`).
     #[inline]
     fn emit_built(&mut self, delta: Cow<'c, str>) {
-        if delta.is_empty() {
+        if delta.is_empty() || self.core.call.is_none() {
             return;
         }
-        if let Some(id) = self.core.call {
-            self.core.note_built(&delta, (self.chunk, self.base));
-            (self.sink)(Event::ToolInputDelta { id, delta });
+        self.core.note_built(&delta, (self.chunk, self.base));
+        match &mut self.pending {
+            None => self.pending = Some(delta),
+            Some(pending) => append(pending, &delta),
+        }
+    }
+
+    /// [`emit_built`](Self::emit_built) for text that does not live as long
+    /// as the chunk.
+    fn emit_built_str(&mut self, delta: &str) {
+        if delta.is_empty() || self.core.call.is_none() {
+            return;
+        }
+        self.core.note_built(delta, (self.chunk, self.base));
+        match &mut self.pending {
+            None => {
+                // Room for the pieces that usually follow in the same step.
+                let mut text = String::with_capacity(delta.len().max(32) * 2);
+                text.push_str(delta);
+                self.pending = Some(Cow::Owned(text));
+            }
+            Some(pending) => append(pending, delta),
+        }
+    }
+
+    /// Arguments text the automaton built, in whole characters.
+    pub(crate) fn delta_text(&mut self, text: &str) {
+        if self.core.delta_carry.is_empty() {
+            self.emit_built_str(text);
+        } else {
+            // After the start of a code point: it ends the call as invalid.
+            let _ = self.delta_owned(text.as_bytes(), self.base);
+        }
+    }
+
+    /// Sends the built deltas not sent yet, as one event.
+    #[inline]
+    pub(crate) fn flush(&mut self) {
+        if let Some(delta) = self.pending.take() {
+            if let Some(id) = self.core.call {
+                (self.sink)(Event::ToolInputDelta { id, delta });
+            }
         }
     }
 
@@ -563,7 +621,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         let mut carry = self.core.delta_carry;
         let mut bad = None;
         carry.push(bytes, offset, &mut |p| match p {
-            Utf8Piece::Text(t) if bad.is_none() => self.emit_built(Cow::Owned(t.into_owned())),
+            Utf8Piece::Text(t) if bad.is_none() => self.emit_built_str(&t),
             Utf8Piece::Text(_) => {}
             // Built bytes have no stream position of their own.
             Utf8Piece::Invalid(_) => bad = bad.or(Some(offset)),
@@ -575,6 +633,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// The call in progress is complete and the block goes on (several calls
     /// in one block): delivers it with its raw span ending at `end`.
     pub(crate) fn deliver(&mut self, end: u64) {
+        self.flush();
         if self.core.deliver(end, (self.chunk, self.base), self.sink) {
             self.core.delivered_to = Some(end);
         }
@@ -582,6 +641,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
 
     /// A problem that was repaired: the call is still delivered.
     pub(crate) fn recovered(&mut self, kind: DiagnosticKind, offset: u64, message: String) {
+        self.flush();
         (self.sink)(Event::Diagnostic(Diagnostic {
             kind,
             offset,
@@ -911,8 +971,10 @@ impl Parser {
                 base: self.offset,
                 chunk: &[],
                 at_limit: false,
+                pending: None,
             };
             let outcome = self.automaton.finish(&mut cx);
+            cx.flush();
             self.trim_delivered();
             let end = self.offset;
             let back = match outcome {
@@ -1124,8 +1186,10 @@ impl Parser {
             base,
             chunk: slice,
             at_limit: slice.len() == room,
+            pending: None,
         };
         let (used, outcome) = self.automaton.advance(slice, &mut cx);
+        cx.flush();
         let used = used.min(slice.len());
         self.core.call_buf.extend_from_slice(&slice[..used]);
         self.trim_delivered();

@@ -1,5 +1,6 @@
 //! Events borrow from the chunk in hand: a JSON call that lies in one chunk
-//! hands out its name, its deltas and its whole `input` without a copy.
+//! hands out its name, its deltas and its whole `input` without a copy; and
+//! what the XML automata build in one step goes out as one delta.
 
 use std::borrow::Cow;
 
@@ -55,5 +56,36 @@ fn a_repaired_call_owns_its_input() {
             "chunks of {size}"
         );
         assert_eq!(deltas, r#"{"a": "x\ny", "b": 1}"#);
+    }
+}
+
+#[test]
+fn an_xml_call_in_one_chunk_sends_its_arguments_as_one_delta() {
+    // The pieces of JSON the automaton builds for one step go out as one
+    // event: a server forwards each delta as a message of its own.
+    let tools = toolsieve::Tool::list_from_json(
+        r#"[{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}]"#,
+    )
+    .unwrap();
+    let cases = [
+        (Format::Qwen3Coder, "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"),
+        (Format::MiniMaxM2, "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>\n</minimax:tool_call>"),
+        (Format::Glm, "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"),
+        (Format::MorphXml, "<get_weather>\n<city>Paris</city>\n<days>3</days>\n</get_weather>"),
+    ];
+    for (format, text) in cases {
+        let mut parser = Parser::builder(format)
+            .tools(tools.clone())
+            .build()
+            .unwrap();
+        let events = parser.parse(text.as_bytes());
+        let deltas: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolInputDelta { delta, .. } => Some(delta.as_ref()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(deltas, [r#"{"city": "Paris", "days": 3}"#], "{format}");
     }
 }

@@ -433,7 +433,7 @@ impl ArgsWriter {
     ) {
         self.key_prefix(key);
         self.scratch.push_str(json);
-        let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
+        cx.delta_text(&self.scratch);
     }
 
     /// Starts `scratch` with `{"key": ` (or `, "key": `) and records the key.
@@ -466,7 +466,7 @@ impl ArgsWriter {
     ) {
         self.key_prefix(key);
         self.scratch.push('"');
-        let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
+        cx.delta_text(&self.scratch);
     }
 
     /// A part of that string, JSON-escaped (escaping is per character, so
@@ -488,7 +488,7 @@ impl ArgsWriter {
         }
         self.scratch.clear();
         escape_json_into(&mut self.scratch, text);
-        let _ = cx.delta_owned(self.scratch.as_bytes(), 0);
+        cx.delta_text(&self.scratch);
     }
 
     /// Closes that string.
