@@ -2,7 +2,8 @@
 //! arbitrary arguments for an arbitrary schema, rendered with
 //! `format_tool_call` (and, for the JSON formats, several calls in one block:
 //! objects one after another or an array, and calls written as Python dicts,
-//! as some models write them), parse back to exactly those calls (after
+//! as some models write them; for the XML formats but morph-xml, arrays of
+//! JSON calls in their blocks), parse back to exactly those calls (after
 //! coercion to the schema), and the prose comes back as text.
 #![no_main]
 
@@ -163,7 +164,9 @@ fuzz_target!(|input: Input| {
                 if block.is_empty() {
                     continue;
                 }
-                if xml {
+                // The XML formats' blocks may hold JSON calls too.
+                let json_block = !xml || (*array && format != Format::MorphXml);
+                if !json_block {
                     for (name, args) in &block {
                         text.push_str(&format_tool_call(format, name, args));
                     }

@@ -22,6 +22,10 @@ fuzz_target!(|data: &[u8]| {
     }
     if input.len() <= 512 {
         let bytes: Vec<usize> = (1..input.len()).collect();
-        assert_eq!(run_cuts(&mut parser, input, &bytes), whole, "{format}, 1-byte chunks");
+        assert_eq!(
+            run_cuts(&mut parser, input, &bytes),
+            whole,
+            "{format}, 1-byte chunks"
+        );
     }
 });
