@@ -554,10 +554,15 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// Sends the built deltas not sent yet, as one event.
     #[inline]
     pub(crate) fn flush(&mut self) {
-        if let Some(delta) = self.pending.take() {
-            if let Some(id) = self.core.call {
-                (self.sink)(Event::ToolInputDelta { id, delta });
-            }
+        if self.pending.is_some() {
+            self.send_pending();
+        }
+    }
+
+    #[inline(never)]
+    fn send_pending(&mut self) {
+        if let (Some(delta), Some(id)) = (self.pending.take(), self.core.call) {
+            (self.sink)(Event::ToolInputDelta { id, delta });
         }
     }
 

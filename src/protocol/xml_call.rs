@@ -263,7 +263,9 @@ impl XmlCall {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        if matches!(self.phase, Phase::Lead | Phase::Json) && self.json_block(bytes) {
+        // Nothing but whitespace so far in a block: `bytes` may begin JSON.
+        let blank = self.phase == Phase::Lead && self.pos == self.body.len() && !self.bare;
+        if self.phase == Phase::Json || (blank && self.json_begins(bytes)) {
             return self.json_advance(bytes, cx);
         }
         let before = self.body.append(bytes, cx.offset(0));
@@ -294,20 +296,13 @@ impl XmlCall {
         self.json.advance(bytes, cx)
     }
 
-    /// Whether the block is JSON, or `bytes` make it one: nothing but
-    /// whitespace came after the start marker (of a block: a bare call's
-    /// `<function=` was its marker), and `bytes` go on with whitespace and
-    /// then `{` or `[`. The JSON automaton then takes over. (No wait is set
-    /// while the block is blank, so [`steady`](Self::steady) leaves such
-    /// bytes to [`advance`](Self::advance).)
+    /// Whether `bytes`, after a blank start of a block, make it a JSON one:
+    /// they go on with whitespace and then `{` or `[`. The JSON automaton
+    /// then takes over. (No wait is set while the block is blank, so
+    /// [`steady`](Self::steady) leaves such bytes to
+    /// [`advance`](Self::advance).)
     #[inline(never)]
-    fn json_block(&mut self, bytes: &[u8]) -> bool {
-        if self.phase == Phase::Json {
-            return true;
-        }
-        if self.bare || skip_ws(&self.body, self.pos) != self.body.len() {
-            return false;
-        }
+    fn json_begins(&mut self, bytes: &[u8]) -> bool {
         let first = bytes.get(crate::scan::skip_ws(bytes));
         if !matches!(first, Some(b'{' | b'[')) {
             return false;
