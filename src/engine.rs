@@ -1012,12 +1012,42 @@ impl Parser {
         self.held.clear();
         self.core.text.flush_carry(sink);
         self.core.text.close(sink);
+        self.start_over();
+    }
+
+    /// Abandons the stream in progress without a word: held-back text and
+    /// a call in progress are dropped, no event is emitted, and the parser
+    /// is ready for a new stream, as after [`finish`](Parser::finish) (a
+    /// server whose client went away reuses it so). Buffers keep their
+    /// allocations.
+    ///
+    /// ```
+    /// use toolsieve::{Format, Parser};
+    ///
+    /// let mut parser = Parser::new(Format::Hermes);
+    /// parser.feed_str("Let me see. <tool_call>{\"name\": \"a\", ", &mut |_| {});
+    /// parser.reset();
+    /// let events = parser.parse(b"Fresh start.");
+    /// assert_eq!(events, Parser::new(Format::Hermes).parse(b"Fresh start."));
+    /// ```
+    pub fn reset(&mut self) {
+        self.held.clear();
+        self.core.reset_call();
+        self.core.call_buf.clear();
+        self.core.delivered_to = None;
+        self.core.span_start = 0;
+        self.start_over();
+    }
+
+    /// Readies the parser for a new stream: ids and offsets from 0.
+    fn start_over(&mut self) {
         self.core.text = TextOut::default();
         self.core.next_call = 0;
         self.core.delivered = 0;
         self.core.relaxed_to = 0;
         self.offset = 0;
         self.core.call_start = 0;
+        self.state = State::Text;
         if self.initial == State::Call {
             self.enter_bare_call();
         }
