@@ -1,6 +1,7 @@
 //! One parser, many streams: after `finish`, or after `reset` in the middle
 //! of a stream (inside a call, a held-back marker prefix or a code point),
-//! the next stream parses exactly as with a fresh parser.
+//! the next stream parses exactly as with a fresh parser; and a parser may
+//! move to another thread.
 
 mod common;
 
@@ -60,4 +61,24 @@ fn reset_emits_nothing() {
     parser.reset();
     assert_eq!(seen.len(), before, "{seen:?}");
     assert_eq!(parser.held_back(), 0);
+}
+
+#[test]
+fn parsers_and_events_cross_threads() {
+    // Servers keep a parser per connection on a multi-threaded runtime.
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Parser>();
+    send_sync::<Event<'static>>();
+    send_sync::<toolsieve::Tool>();
+    let mut parser = Parser::new(Format::Hermes);
+    let events = std::thread::spawn(move || {
+        parser
+            .parse(b"hi")
+            .into_iter()
+            .map(Event::into_owned)
+            .collect::<Vec<_>>()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(events.len(), 3);
 }
