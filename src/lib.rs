@@ -8,7 +8,8 @@
 //! pieces. A [`Parser`] takes the pieces as they come ([`Parser::feed`]) and
 //! hands back [`Event`]s at once: text for the user, tool input as it
 //! streams, complete tool calls, and [`Diagnostic`]s when something was
-//! malformed. [`Parser::finish`] ends the stream.
+//! malformed. [`Parser::finish`] ends the stream ([`Parser::reset`]
+//! abandons it); the parser is then ready for the next one.
 //!
 //! ```
 //! use toolsieve::{Event, Format, Parser};
@@ -39,6 +40,10 @@
 //! | `minimax-m2` | `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">…</parameter></invoke></minimax:tool_call>` |
 //! | `glm` | `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>…</arg_value></tool_call>` |
 //! | `morph-xml` | `<NAME><KEY>…</KEY></NAME>` for the tools in the tool list |
+//!
+//! The XML formats' blocks (all but `morph-xml`) may also hold calls in the
+//! `hermes` layout, as models of those families write when prompted so:
+//! they are read as `hermes` reads them.
 //!
 //! In the XML formats every value is raw text; with a tool list, each is
 //! coerced to the type its JSON Schema asks for (numbers keep their digits,
