@@ -67,6 +67,7 @@ def call_obj(name, args_json):
 # Several calls in one block, as some models write them.
 w(H, "two_objects_in_one_block", "Both:\n<tool_call>\n" + call_obj("get_weather", '{"city": "Paris"}') + "\n" + call_obj("get_time", "{}") + "\n</tool_call>\nDone.")
 w(H, "objects_with_commas", "<tool_call>\n" + call_obj("get_weather", '{"city": "Paris"}') + ",\n" + call_obj("get_time", "{}") + ",\n</tool_call>")
+w(H, "objects_with_semicolons", "<tool_call>\n" + call_obj("get_weather", '{"city": "Paris"}') + "; " + call_obj("get_time", "{}") + "\n</tool_call>")
 w(H, "comma_then_junk", '<tool_call>{"name": "get_time", "arguments": {}}, x</tool_call>')
 w(H, "array_mixed_shapes", 'a <tool_call>\n[{"arguments": {"x": "\\u00e9 </tool_call>"}, "name": "a"},\n {"name": "b", "arguments": "{\\"y\\": 2}"}, {"name": "c"}]\n</tool_call> z')
 w(H, "array_of_calls", "<tool_call>\n[" + call_obj("get_weather", '{"city": "Paris"}') + ", " + call_obj("get_time", "{}") + "]\n</tool_call>")
