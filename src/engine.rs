@@ -1259,6 +1259,7 @@ impl Parser {
     }
 
     /// Forgets the raw bytes of calls delivered in the middle of a block.
+    #[inline]
     fn trim_delivered(&mut self) {
         if let Some(to) = self.core.delivered_to.take() {
             let cut = usize::try_from(to.saturating_sub(self.core.call_start))

@@ -42,6 +42,7 @@ impl Body {
 
     /// Appends the slice that starts at stream offset `offset`; returns the
     /// length before.
+    #[inline]
     pub(crate) fn append(&mut self, bytes: &[u8], offset: u64) -> usize {
         self.anchor(offset);
         let before = self.bytes.len();
@@ -60,6 +61,7 @@ impl Body {
     /// terms for the slice just appended (which began at `before`): the call
     /// ends where the outcome says; bytes of the slice after that are not
     /// consumed, bytes of earlier slices after it are given back.
+    #[inline]
     pub(crate) fn settle(
         &self,
         before: usize,
@@ -278,6 +280,7 @@ pub(crate) fn find_tag(body: &[u8], from: usize, pats: &[Pat]) -> Tag {
 }
 
 /// Index of the first non-whitespace byte at or after `from`.
+#[inline]
 pub(crate) fn skip_ws(body: &[u8], from: usize) -> usize {
     from + crate::scan::skip_ws(&body[from..])
 }
