@@ -512,31 +512,30 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// Emits a delta the automaton built (joined to the built deltas
     /// before it, see `pending`).
     #[inline]
-    fn emit_built(&mut self, delta: Cow<'c, str>) {
-        if delta.is_empty() || self.core.call.is_none() {
-            return;
-        }
-        self.core.note_built(&delta, (self.chunk, self.base));
-        match &mut self.pending {
-            None => self.pending = Some(delta),
-            Some(pending) => append(pending, &delta),
-        }
+    fn emit_built(&mut self, delta: &'c str) {
+        self.pend(delta, || Cow::Borrowed(delta));
     }
 
     /// [`emit_built`](Self::emit_built) for text that does not live as long
     /// as the chunk.
     fn emit_built_str(&mut self, delta: &str) {
+        self.pend(delta, || {
+            // Room for the pieces that usually follow in the same step.
+            let mut text = String::with_capacity(delta.len().max(32) * 2);
+            text.push_str(delta);
+            Cow::Owned(text)
+        });
+    }
+
+    /// Adds `delta` to `pending`, which `first` starts when it is empty.
+    #[inline]
+    fn pend(&mut self, delta: &str, first: impl FnOnce() -> Cow<'c, str>) {
         if delta.is_empty() || self.core.call.is_none() {
             return;
         }
         self.core.note_built(delta, (self.chunk, self.base));
         match &mut self.pending {
-            None => {
-                // Room for the pieces that usually follow in the same step.
-                let mut text = String::with_capacity(delta.len().max(32) * 2);
-                text.push_str(delta);
-                self.pending = Some(Cow::Owned(text));
-            }
+            None => self.pending = Some(first()),
             Some(pending) => append(pending, delta),
         }
     }
@@ -607,7 +606,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// arguments verbatim (a part of a string value the automaton quotes).
     pub(crate) fn delta_in_chunk(&mut self, bytes: &'c [u8]) {
         match crate::scan::utf8::validate(bytes) {
-            Ok(text) => self.emit_built(Cow::Borrowed(text)),
+            Ok(text) => self.emit_built(text),
             Err(()) => {
                 let _ = self.delta_owned(bytes, self.base);
             }
@@ -617,7 +616,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// Arguments text that is part of the format's syntax.
     #[inline]
     pub(crate) fn delta_static(&mut self, text: &'static str) {
-        self.emit_built(Cow::Borrowed(text));
+        self.emit_built(text);
     }
 
     /// Arguments text the automaton built or held; `offset` is where it

@@ -653,14 +653,14 @@ impl JsonCall {
         // Something else follows the object before the end marker (or the
         // end of the stream): the call ends with its object, as a JSON one
         // does, and what follows is read again as text.
+        let object_end = self.object_at + read as u64;
         let after = &relaxed.bytes[read..];
         let give_back = if crate::scan::skip_ws(after) == after.len() {
             0
         } else {
-            usize::try_from(end_at - (self.object_at + read as u64)).unwrap_or(usize::MAX)
+            usize::try_from(end_at - object_end).unwrap_or(usize::MAX)
         };
         let missing_end = missing_end || give_back > 0;
-        let object_end = self.object_at + read as u64;
         // Arguments that streamed before the body stopped being JSON must
         // be where the rewritten arguments begin.
         let streamed = cx.input_text();
