@@ -129,10 +129,15 @@ impl Format {
             return Err(Error::InvalidMarker("the start marker must not be empty"));
         }
         let (boundary, automaton) = match self {
-            Format::Hermes => (
-                Boundary::None,
-                Automaton::Json(JsonCall::new(end.as_bytes(), limits.max_depth)),
-            ),
+            Format::Hermes => {
+                let mut automaton = JsonCall::new(end.as_bytes(), limits.max_depth);
+                // Qwen3-Coder served as hermes writes its XML calls in the
+                // same `<tool_call>` blocks.
+                if end.as_bytes() == Dialect::Qwen3Coder.end_marker() {
+                    automaton = automaton.with_xml_blocks(Dialect::Qwen3Coder, limits.max_depth);
+                }
+                (Boundary::None, Automaton::Json(automaton))
+            }
             // The fence tag must end its word: ```tool_calls is prose.
             Format::Gemma => (
                 Boundary::Whitespace,

@@ -43,7 +43,9 @@
 //!
 //! The XML formats' blocks (all but `morph-xml`) may also hold calls in the
 //! `hermes` layout, as models of those families write when prompted so:
-//! they are read as `hermes` reads them.
+//! they are read as `hermes` reads them. The other way round, a `hermes`
+//! block that holds Qwen3-Coder's `<function=…>` elements (Qwen3-Coder
+//! served with a hermes parser) is read as `qwen3-coder` reads it.
 //!
 //! In the XML formats every value is raw text; with a tool list, each is
 //! coerced to the type its JSON Schema asks for (numbers keep their digits,

@@ -274,6 +274,24 @@ w(Q, "bare_function_stray_close", "Checking.\n" + bare_fn("get_weather", [("city
 w(Q, "bare_function_then_other_close", bare_fn("get_time", []) + "\n</tool_ca> and </tool_call>", TYPED_TOOLS)
 w(Q, "bare_function_no_tools", "a <function=f> b\n" + bare_fn("get_weather", [("city", "Rome")]))
 
+# Qwen3-Coder served with a hermes parser: its XML calls in the same
+# <tool_call> blocks.
+w(H, "qwen3_coder_xml_inside", "Checking.\n" + xml_call(Q, "get_weather", [("city", "Paris"), ("days", "2")]) + "\n" + hermes('{"city": "Rome"}') + "\nDone.", TYPED_TOOLS)
+w(H, "qwen3_coder_xml_two_functions", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n<function=get_time>\n</function>\n</tool_call>", TYPED_TOOLS)
+w(H, "qwen3_coder_xml_unknown_function", xml_call(Q, "launch_rockets", [("n", "3")]) + "\n" + xml_call(Q, "get_time", []), TYPED_TOOLS)
+qwen_full = xml_call(Q, "get_weather", [("city", "Bern")])
+w(H, "qwen3_coder_xml_eof_inside_value", "Sure.\n" + qwen_full[: qwen_full.index("Bern") + 2], TYPED_TOOLS)
+w(H, "qwen3_coder_xml_multiline_code", xml_call(Q, "write_file", [("path", "a.py"), ("content", "def f(x):\n    return x < 3 and {'a': 1}\n")]), TYPED_TOOLS)
+w(H, "doubled_start_marker", "<tool_call><tool_call>\n" + '{"name": "get_time", "arguments": {}}' + "\n</tool_call>")
+w(H, "tag_after_start_marker", "<tool_call> <b>not a call</b> </tool_call> then " + hermes('{"city": "Oslo"}', nl=False))
+
+# The call object closed once too often, as models now and then write it.
+w(H, "extra_closing_brace", "Sure.\n<tool_call>\n" + '{"name": "get_weather", "arguments": {"city": "Paris"}}}' + "\n</tool_call>\nDone.")
+w(H, "extra_closing_brace_relaxed", "<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Paris'}}}}\n</tool_call> ok")
+w(H, "extra_closing_brace_then_text", '<tool_call>{"name": "get_time", "arguments": {}}} and more</tool_call> after')
+w(H, "extra_closing_brace_at_eof", '<tool_call>{"name": "get_time", "arguments": {}}}')
+w(G, "extra_closing_brace", "Calling.\n```tool_call\n" + '{"name": "get_weather", "arguments": {"city": "Paris"}}}' + "\n```\nDone.")
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()

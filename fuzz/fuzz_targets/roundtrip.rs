@@ -3,8 +3,9 @@
 //! `format_tool_call` (and, for the JSON formats, several calls in one block:
 //! objects one after another or an array, and calls written as Python dicts,
 //! as some models write them; for the XML formats but morph-xml, arrays of
-//! JSON calls in their blocks), parse back to exactly those calls (after
-//! coercion to the schema), and the prose comes back as text.
+//! JSON calls in their blocks; for hermes, Qwen3-Coder's XML calls in its
+//! blocks), parse back to exactly those calls (after coercion to the
+//! schema), and the prose comes back as text.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -27,6 +28,11 @@ enum Piece {
     },
     /// For the JSON formats, the call as Python's `repr` writes it.
     Python {
+        tool: u8,
+        args: Vec<(u8, Arg)>,
+    },
+    /// For hermes, the call as Qwen3-Coder writes it (served as hermes).
+    Qwen {
         tool: u8,
         args: Vec<(u8, Arg)>,
     },
@@ -151,6 +157,13 @@ fuzz_target!(|input: Input| {
                     text.push_str(&format!("{start}\n{body}\n{end}"));
                     relaxed += 1;
                 }
+                calls.push((name, args));
+            }
+            Piece::Qwen { tool, args } => {
+                let qwen = format == Format::Hermes;
+                let (name, args) = call(*tool, args, &names, &mut schemas, xml || qwen);
+                let layout = if qwen { Format::Qwen3Coder } else { format };
+                text.push_str(&format_tool_call(layout, &name, &args));
                 calls.push((name, args));
             }
             Piece::Block {

@@ -10,12 +10,18 @@
 //! One block may hold several calls, as models write them: call objects one
 //! after another (`{…}\n{…}`), or a JSON array of them (`[{…}, {…}]`). Each
 //! is delivered as soon as the next one begins.
+//!
+//! A `hermes` block whose first non-whitespace byte is `<` holds a call in
+//! Qwen3-Coder's XML layout (`<function=NAME><parameter=KEY>…`), as
+//! Qwen3-Coder writes when it is served with a hermes parser: the XML
+//! automaton reads that block, up to the same end marker.
 
 use std::borrow::Cow;
 
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
+use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::json::{is_complete_value, JsonScanner, Signal};
 use crate::scan::skip_ws;
@@ -37,6 +43,8 @@ enum Phase {
     /// The call object is not JSON: read on to the end marker, to try it as
     /// relaxed JSON (see [`RelaxedBody`]).
     Relaxed,
+    /// The block holds an XML call, read by the XML automaton.
+    Xml,
 }
 
 /// A call object that turned out not to be JSON, kept whole up to the end
@@ -162,6 +170,12 @@ pub(crate) struct JsonCall {
     object_at: u64,
     /// The call object read on as relaxed JSON ([`Phase::Relaxed`]).
     relaxed: Option<RelaxedBody>,
+    /// Stream offset of the first extra `}` or `]` after the call object
+    /// (`{…}}`), if any: ignored when the end marker follows.
+    extra_closer: Option<u64>,
+    /// Reads a block that begins with `<` as an XML call ([`Phase::Xml`]),
+    /// for the formats that have such blocks.
+    xml: Option<Box<XmlCall>>,
 }
 
 impl JsonCall {
@@ -186,7 +200,17 @@ impl JsonCall {
             prescanned: None,
             object_at: 0,
             relaxed: None,
+            extra_closer: None,
+            xml: None,
         }
+    }
+
+    /// Also reads blocks that begin with `<` as calls in `dialect`'s XML
+    /// layout (its end marker must be this automaton's).
+    pub(crate) fn with_xml_blocks(mut self, dialect: Dialect, max_depth: usize) -> JsonCall {
+        debug_assert_eq!(dialect.end_marker(), &*self.end);
+        self.xml = Some(Box::new(XmlCall::new(dialect, max_depth)));
+        self
     }
 
     pub(crate) fn begin(&mut self, _marker: usize) {
@@ -210,6 +234,7 @@ impl JsonCall {
         self.comma = false;
         self.prescanned = None;
         self.relaxed = None;
+        self.extra_closer = None;
     }
 
     /// Another call object follows in the same block: delivers the one just
@@ -217,6 +242,7 @@ impl JsonCall {
     /// text at its end) and starts on the next.
     fn next_object<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         if self.rejected.is_none() {
+            self.report_extra_closer(cx);
             if !self.seen_args {
                 cx.delta_static("{}");
             }
@@ -306,7 +332,7 @@ impl JsonCall {
     /// call object that end no member of it. When they do, the scan is kept
     /// for [`advance`](Self::advance), which comes next with the same bytes.
     #[inline]
-    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], started: bool) -> Steady<'c> {
+    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
         if let Phase::End { matched } = self.phase {
             // More of the end marker, not yet all of it.
             let want = &self.end[matched..];
@@ -320,6 +346,9 @@ impl JsonCall {
             return Steady::No;
         }
         if self.phase != Phase::Body || self.rejected.is_some() {
+            if self.phase == Phase::Xml {
+                return self.xml_steady(bytes, offset, started);
+            }
             return Steady::No;
         }
         let scan = self.json.advance(bytes);
@@ -362,6 +391,13 @@ impl JsonCall {
                             i += 1;
                             self.array = true;
                             self.phase = Phase::ArrayNext;
+                        }
+                        // Only whitespace came before: the XML automaton
+                        // reads all of `bytes`.
+                        Some(b'<') if self.xml.is_some() => {
+                            if let Some(step) = self.xml_begin(bytes, cx) {
+                                return step;
+                            }
                         }
                         Some(_) => {
                             let f = Failure::new(
@@ -506,6 +542,14 @@ impl JsonCall {
                             self.trail += 1;
                             self.comma = true;
                         }
+                        // The object closed once too often (`{…}}`), as
+                        // models now and then write it: ignored if the end
+                        // marker follows, given back as text if not.
+                        Some(b'}' | b']') if !self.end.is_empty() => {
+                            self.extra_closer.get_or_insert(cx.offset(i));
+                            i += 1;
+                            self.trail += 1;
+                        }
                         // Without an end marker, the call ends with its
                         // JSON.
                         Some(_) if self.end.is_empty() => return (i, self.conclude(cx, None)),
@@ -532,6 +576,7 @@ impl JsonCall {
                     }
                     return (i, Outcome::More);
                 }
+                Phase::Xml => return self.xml_advance(&bytes[i..], cx),
                 Phase::End { matched } => {
                     let want = &self.end[matched..];
                     let rest = &bytes[i..];
@@ -556,6 +601,41 @@ impl JsonCall {
         }
     }
 
+    /// A block that begins with `<` (after whitespace, in `bytes`): the XML
+    /// automaton, if there is one, takes it over.
+    #[inline(never)]
+    fn xml_begin<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<(usize, Outcome)> {
+        self.xml.as_mut()?.begin(0);
+        self.phase = Phase::Xml;
+        Some(self.xml_advance(bytes, cx))
+    }
+
+    /// [`XmlCall::advance`] for an XML block, out of line.
+    #[inline(never)]
+    fn xml_advance<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        match self.xml.as_mut() {
+            Some(xml) => xml.advance(bytes, cx),
+            None => (bytes.len(), Outcome::More),
+        }
+    }
+
+    /// [`XmlCall::steady`] for an XML block, out of line.
+    #[inline(never)]
+    fn xml_steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
+        match self.xml.as_mut() {
+            Some(xml) => xml.steady(bytes, offset, started),
+            None => Steady::No,
+        }
+    }
+
     /// The stream ended inside the call.
     pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
         &mut self,
@@ -576,6 +656,14 @@ impl JsonCall {
             }
             Phase::ArrayAfter => self.conclude(cx, Some(self.json_end)),
             Phase::Relaxed => self.relaxed_end(cx.offset(0), true, cx),
+            Phase::Xml => match self.xml.as_mut() {
+                Some(xml) => xml.finish(cx),
+                None => Outcome::failed(Failure::new(
+                    DiagnosticKind::UnfinishedCall,
+                    cx.offset(0),
+                    "the stream ended inside the call",
+                )),
+            },
             Phase::Trail if self.end.is_empty() => self.conclude(cx, None),
             Phase::Trail | Phase::End { .. } => {
                 let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
@@ -596,14 +684,27 @@ impl JsonCall {
             f.give_back = give_back;
             return Outcome::failed(f);
         }
-        if let Some(offset) = missing_end {
-            self.missing_end_marker("JSON", offset, cx);
+        match missing_end {
+            Some(offset) => self.missing_end_marker("JSON", offset, cx),
+            None => self.report_extra_closer(cx),
         }
         if !self.seen_args {
             // No arguments (or `null`): the input is an empty object.
             cx.delta_static("{}");
         }
         Outcome::Complete { give_back }
+    }
+
+    /// Extra closing brackets after the call object are part of the call:
+    /// reported.
+    fn report_extra_closer<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        if let Some(at) = self.extra_closer.take() {
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                at,
+                "extra closing brackets after the call's JSON were ignored".into(),
+            );
+        }
     }
 
     /// The call's `body` (its JSON, or its relaxed body) is complete at
@@ -655,7 +756,19 @@ impl JsonCall {
         // does, and what follows is read again as text.
         let object_end = self.object_at + read as u64;
         let after = &relaxed.bytes[read..];
-        let give_back = if crate::scan::skip_ws(after) == after.len() {
+        // Extra closing brackets before the end marker are ignored, as
+        // after a JSON object.
+        let closers_only = !missing_end
+            && after
+                .iter()
+                .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']'));
+        if closers_only {
+            self.extra_closer = after
+                .iter()
+                .position(|b| matches!(b, b'}' | b']'))
+                .map(|k| object_end + k as u64);
+        }
+        let give_back = if closers_only || crate::scan::skip_ws(after) == after.len() {
             0
         } else {
             usize::try_from(end_at - object_end).unwrap_or(usize::MAX)
@@ -688,6 +801,7 @@ impl JsonCall {
         if missing_end {
             self.missing_end_marker("body", object_end, cx);
         }
+        self.report_extra_closer(cx);
         let _ = cx.delta_owned(rest.as_bytes(), end_at);
         self.seen_args = true;
         Outcome::Complete { give_back }

@@ -108,7 +108,7 @@ impl Automaton {
     #[inline]
     pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
         match self {
-            Automaton::Json(a) => a.steady(bytes, started),
+            Automaton::Json(a) => a.steady(bytes, offset, started),
             Automaton::Xml(a) => a.steady(bytes, offset, started),
             Automaton::Morph(_) => Steady::No,
         }

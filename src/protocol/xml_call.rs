@@ -63,6 +63,11 @@ impl Dialect {
         }
     }
 
+    /// The marker that ends a block.
+    pub(crate) fn end_marker(self) -> &'static [u8] {
+        self.tags().end
+    }
+
     fn tags(self) -> &'static Tags {
         match self {
             Dialect::Qwen3Coder => &QWEN3_CODER,
@@ -232,7 +237,7 @@ impl XmlCall {
             && self.streamed == Some(self.body.len());
         if !streaming {
             if self.phase == Phase::Json {
-                return self.json_steady(bytes, started);
+                return self.json_steady(bytes, offset, started);
             }
             return Steady::No;
         }
@@ -281,8 +286,8 @@ impl XmlCall {
     /// formats' own steady path keeps it inlined, and XML calls keep theirs
     /// small.
     #[inline(never)]
-    fn json_steady<'c>(&mut self, bytes: &'c [u8], started: bool) -> Steady<'c> {
-        self.json.steady(bytes, started)
+    fn json_steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
+        self.json.steady(bytes, offset, started)
     }
 
     /// [`JsonCall::advance`] for a JSON block, out of line (see
@@ -380,7 +385,9 @@ impl XmlCall {
                             return self.failed(
                                 DiagnosticKind::MalformedCall,
                                 self.pos,
-                                format!("expected `{what}…>` to open the call"),
+                                format!(
+                                    "expected `{what}…>` or a JSON call object to open the call"
+                                ),
                             );
                         }
                     }
