@@ -292,6 +292,16 @@ w(H, "extra_closing_brace_then_text", '<tool_call>{"name": "get_time", "argument
 w(H, "extra_closing_brace_at_eof", '<tool_call>{"name": "get_time", "arguments": {}}}')
 w(G, "extra_closing_brace", "Calling.\n```tool_call\n" + '{"name": "get_weather", "arguments": {"city": "Paris"}}}' + "\n```\nDone.")
 
+# The JSON wrapped in a markdown fence inside the tags.
+w(H, "fenced_json_inside", "Let me check.\n<tool_call>\n```json\n" + '{"name": "get_weather", "arguments": {"city": "Paris"}}' + "\n```\n</tool_call>\nDone.")
+w(H, "fenced_json_array", "<tool_call>\n```\n" + '[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]' + "\n```\n</tool_call>")
+w(H, "fenced_not_json_is_text", "<tool_call>\n```python\nprint(get_time())\n```\n</tool_call> then " + hermes('{"city": "Oslo"}', nl=False))
+w(H, "fenced_json_fence_not_closed", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n</tool_call> ok")
+w(H, "fenced_json_then_not_a_fence", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n``x</tool_call> ok")
+for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
+    start_tag, end_tag = ("<minimax:tool_call>", "</minimax:tool_call>") if fmt == "minimax-m2" else ("<tool_call>", "</tool_call>")
+    w(fmt, "json_block_fenced", start_tag + '\n```json\n{"name": "get_weather", "arguments": {"city": "Lima"}}\n```\n' + end_tag + " ok", TYPED_TOOLS)
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()

@@ -1,7 +1,8 @@
 //! A `<tool_call>` block of an XML format that holds hermes-style JSON is
 //! read exactly as the `hermes` format reads it: the same events for the
 //! same bytes (valid calls, parallel calls, Python dicts, unknown tools,
-//! broken JSON, a stream that ends inside a block), at any chunking.
+//! broken JSON, a markdown fence around the JSON, a stream that ends inside
+//! a block), at any chunking.
 
 mod common;
 
@@ -53,6 +54,8 @@ enum Piece {
         array: bool,
         cut: Option<usize>,
         closed: bool,
+        /// Wrapped in a markdown fence (```` ```json ````).
+        fenced: bool,
     },
 }
 
@@ -64,12 +67,14 @@ fn piece() -> impl Strategy<Value = Piece> {
             any::<bool>(),
             proptest::option::weighted(0.2, 1usize..200),
             proptest::bool::weighted(0.9),
+            proptest::bool::weighted(0.2),
         )
-            .prop_map(|(calls, array, cut, closed)| Piece::Block {
+            .prop_map(|(calls, array, cut, closed, fenced)| Piece::Block {
                 calls,
                 array,
                 cut,
                 closed,
+                fenced,
             }),
     ]
 }
@@ -84,6 +89,7 @@ fn render(pieces: &[Piece], start: &str, end: &str) -> String {
                 array,
                 cut,
                 closed,
+                fenced,
             } => {
                 let mut body = if *array {
                     format!("[{}]", calls.join(", "))
@@ -97,6 +103,9 @@ fn render(pieces: &[Piece], start: &str, end: &str) -> String {
                         at -= 1;
                     }
                     body.truncate(at);
+                }
+                if *fenced {
+                    body = format!("```json\n{body}\n```");
                 }
                 out.push_str(&format!("{start}\n{body}\n"));
                 if *closed {

@@ -45,6 +45,12 @@ enum Phase {
     Relaxed,
     /// The block holds an XML call, read by the XML automaton.
     Xml,
+    /// A markdown fence opening inside the block before the JSON
+    /// (```` ```json ````), as some models wrap it: `ticks` of its three
+    /// backticks so far, then its language word.
+    FenceOpen { ticks: u8 },
+    /// The fence's closing backticks after the JSON.
+    FenceClose { ticks: u8 },
 }
 
 /// A call object that turned out not to be JSON, kept whole up to the end
@@ -170,6 +176,13 @@ pub(crate) struct JsonCall {
     object_at: u64,
     /// The call object read on as relaxed JSON ([`Phase::Relaxed`]).
     relaxed: Option<RelaxedBody>,
+    /// Whether a markdown fence may wrap the JSON inside the block (not for
+    /// fences themselves, nor without an end marker).
+    fences: bool,
+    /// Stream offset of the fence that opened in this block, if any…
+    fence_at: Option<u64>,
+    /// …and whether it is still open.
+    fenced: bool,
     /// Stream offset of the first extra `}` or `]` after the call object
     /// (`{…}}`), if any: ignored when the end marker follows.
     extra_closer: Option<u64>,
@@ -201,6 +214,9 @@ impl JsonCall {
             object_at: 0,
             relaxed: None,
             extra_closer: None,
+            fences: end.first().is_some_and(|&b| b != b'`'),
+            fence_at: None,
+            fenced: false,
             xml: None,
         }
     }
@@ -217,6 +233,8 @@ impl JsonCall {
         self.phase = Phase::Lead;
         self.rejected = None;
         self.array = false;
+        self.fence_at = None;
+        self.fenced = false;
         self.begin_object();
     }
 
@@ -394,10 +412,10 @@ impl JsonCall {
                         }
                         // Only whitespace came before: the XML automaton
                         // reads all of `bytes`.
-                        Some(b'<') if self.xml.is_some() => {
-                            if let Some(step) = self.xml_begin(bytes, cx) {
-                                return step;
-                            }
+                        Some(b'<') if self.xml.is_some() => return self.xml_begin(bytes, cx),
+                        Some(b'`') if self.fences && self.fence_at.is_none() => {
+                            self.fence_at = Some(cx.offset(i));
+                            self.phase = Phase::FenceOpen { ticks: 0 };
                         }
                         Some(_) => {
                             let f = Failure::new(
@@ -542,6 +560,7 @@ impl JsonCall {
                             self.trail += 1;
                             self.comma = true;
                         }
+                        Some(b'`') if self.fenced => self.phase = Phase::FenceClose { ticks: 0 },
                         // The object closed once too often (`{…}}`), as
                         // models now and then write it: ignored if the end
                         // marker follows, given back as text if not.
@@ -577,6 +596,63 @@ impl JsonCall {
                     return (i, Outcome::More);
                 }
                 Phase::Xml => return self.xml_advance(&bytes[i..], cx),
+                Phase::FenceOpen { mut ticks } => {
+                    while ticks < 3 {
+                        match bytes.get(i) {
+                            Some(b'`') => {
+                                ticks += 1;
+                                i += 1;
+                            }
+                            Some(_) => {
+                                let f = Failure::new(
+                                    DiagnosticKind::MalformedCall,
+                                    cx.offset(i),
+                                    "expected a JSON object after the start marker",
+                                );
+                                return (i, Outcome::failed(f));
+                            }
+                            None => {
+                                self.phase = Phase::FenceOpen { ticks };
+                                return (i, Outcome::More);
+                            }
+                        }
+                    }
+                    // The language word, if any (`json`).
+                    i += bytes[i..]
+                        .iter()
+                        .take_while(|b| {
+                            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+')
+                        })
+                        .count();
+                    if i == bytes.len() {
+                        self.phase = Phase::FenceOpen { ticks };
+                        return (i, Outcome::More);
+                    }
+                    self.fenced = true;
+                    self.phase = Phase::Lead;
+                }
+                Phase::FenceClose { mut ticks } => {
+                    while ticks < 3 {
+                        match bytes.get(i) {
+                            Some(b'`') => {
+                                ticks += 1;
+                                i += 1;
+                                self.trail += 1;
+                            }
+                            // Not a fence: the call ends with its JSON.
+                            Some(_) => {
+                                let end_of_json = cx.offset(i).saturating_sub(self.trail as u64);
+                                return (i, self.conclude(cx, Some(end_of_json)));
+                            }
+                            None => {
+                                self.phase = Phase::FenceClose { ticks };
+                                return (i, Outcome::More);
+                            }
+                        }
+                    }
+                    self.fenced = false;
+                    self.phase = Phase::Trail;
+                }
                 Phase::End { matched } => {
                     let want = &self.end[matched..];
                     let rest = &bytes[i..];
@@ -602,16 +678,18 @@ impl JsonCall {
     }
 
     /// A block that begins with `<` (after whitespace, in `bytes`): the XML
-    /// automaton, if there is one, takes it over.
+    /// automaton takes it over.
     #[inline(never)]
     fn xml_begin<'c, S: FnMut(Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<(usize, Outcome)> {
-        self.xml.as_mut()?.begin(0);
+    ) -> (usize, Outcome) {
+        if let Some(xml) = self.xml.as_mut() {
+            xml.begin(0);
+        }
         self.phase = Phase::Xml;
-        Some(self.xml_advance(bytes, cx))
+        self.xml_advance(bytes, cx)
     }
 
     /// [`XmlCall::advance`] for an XML block, out of line.
@@ -642,7 +720,7 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
         match self.phase {
-            Phase::Lead | Phase::Body | Phase::ArrayNext => {
+            Phase::Lead | Phase::Body | Phase::ArrayNext | Phase::FenceOpen { .. } => {
                 let what = if self.json.in_string() {
                     "the stream ended inside a string of the call's JSON"
                 } else {
@@ -665,7 +743,7 @@ impl JsonCall {
                 )),
             },
             Phase::Trail if self.end.is_empty() => self.conclude(cx, None),
-            Phase::Trail | Phase::End { .. } => {
+            Phase::Trail | Phase::End { .. } | Phase::FenceClose { .. } => {
                 let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
                 self.conclude(cx, Some(end_of_json))
             }
@@ -684,6 +762,7 @@ impl JsonCall {
             f.give_back = give_back;
             return Outcome::failed(f);
         }
+        self.report_fence(cx);
         match missing_end {
             Some(offset) => self.missing_end_marker("JSON", offset, cx),
             None => self.report_extra_closer(cx),
@@ -693,6 +772,17 @@ impl JsonCall {
             cx.delta_static("{}");
         }
         Outcome::Complete { give_back }
+    }
+
+    /// A markdown fence around the JSON is part of the call: reported.
+    fn report_fence<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        if let Some(at) = self.fence_at.take() {
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                at,
+                "the call's JSON was wrapped in a markdown code fence; read inside it".into(),
+            );
+        }
     }
 
     /// Extra closing brackets after the call object are part of the call:

@@ -10,7 +10,8 @@
 //! `<tool_call>` wrapper: the engine starts such a call at `<function=`
 //! (marker 1), and it ends with `</function>`.
 //!
-//! A block whose first non-whitespace byte is `{` or `[` holds JSON calls
+//! A block whose first non-whitespace byte is `{` or `[` (or a markdown
+//! fence around them) holds JSON calls
 //! in the hermes layout (`{"name": …, "arguments": …}`), as models of the
 //! same families write when prompted that way: the JSON automaton reads
 //! that block, up to the same end marker.
@@ -302,14 +303,15 @@ impl XmlCall {
     }
 
     /// Whether `bytes`, after a blank start of a block, make it a JSON one:
-    /// they go on with whitespace and then `{` or `[`. The JSON automaton
+    /// they go on with whitespace and then `{`, `[` or a fence's backtick. The JSON automaton
     /// then takes over. (No wait is set while the block is blank, so
     /// [`steady`](Self::steady) leaves such bytes to
     /// [`advance`](Self::advance).)
     #[inline(never)]
     fn json_begins(&mut self, bytes: &[u8]) -> bool {
         let first = bytes.get(crate::scan::skip_ws(bytes));
-        if !matches!(first, Some(b'{' | b'[')) {
+        // A markdown fence may wrap the JSON (```` ```json ````).
+        if !matches!(first, Some(b'{' | b'[' | b'`')) {
             return false;
         }
         self.phase = Phase::Json;
