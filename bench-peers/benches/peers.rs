@@ -1,6 +1,10 @@
 //! toolsieve against the `tool-parser` crate (the SGLang model gateway's
 //! parser), on the formats both support, in one run: the same corpora, the
-//! same chunkings, the same tool list, both streaming.
+//! same chunkings, the same tool list, both streaming. Besides the shared
+//! corpora, documents of dense calls with large nested arguments in the JSON
+//! layouts the peer's own benchmarks cover (hermes blocks, Mistral's
+//! `[TOOL_CALLS]` array, Llama's `<|python_tag|>`), with a tool list
+//! naming their tools.
 //!
 //! `cargo bench -p toolsieve-bench-peers`
 
@@ -36,10 +40,9 @@ fn label(size: usize) -> String {
     }
 }
 
-fn peers(c: &mut Criterion) {
-    let tools_json = corpus("tools.json");
-    let ours_tools = Tool::list_from_json(&tools_json).unwrap();
-    let openai_tools: Vec<openai_protocol::common::Tool> = ours_tools
+/// The tool list in the peer's terms.
+fn openai_tools(tools: &[Tool]) -> Vec<openai_protocol::common::Tool> {
+    tools
         .iter()
         .map(|t| {
             serde_json::from_value(serde_json::json!({
@@ -48,7 +51,13 @@ fn peers(c: &mut Criterion) {
             }))
             .unwrap()
         })
-        .collect();
+        .collect()
+}
+
+fn peers(c: &mut Criterion) {
+    let tools_json = corpus("tools.json");
+    let ours_tools = Tool::list_from_json(&tools_json).unwrap();
+    let openai_tools = openai_tools(&ours_tools);
     let factory = ParserFactory::new();
     for corpus_name in ["mixed", "big_arg"] {
         for (format, peer_name) in PAIRS {
@@ -98,6 +107,61 @@ fn peers(c: &mut Criterion) {
     }
 }
 
+/// Dense-call documents: corpus, toolsieve's delimiters, tool-parser's parser.
+const DENSE: [(&str, (&str, &str), &str); 3] = [
+    ("dense_hermes", ("<tool_call>", "</tool_call>"), "qwen"),
+    ("dense_mistral", ("[TOOL_CALLS]", ""), "mistral"),
+    ("dense_llama", ("<|python_tag|>", ""), "llama"),
+];
+
+fn dense(c: &mut Criterion) {
+    let factory = ParserFactory::new();
+    let ours_tools: Vec<Tool> = [
+        "create_pipeline",
+        "schedule_job",
+        "run_query",
+        "execute_code",
+    ]
+    .into_iter()
+    .map(|name| Tool::new(name).with_parameters(serde_json::json!({"type": "object"})))
+    .collect();
+    let openai_tools = openai_tools(&ours_tools);
+    for (name, (start, end), peer_name) in DENSE {
+        let text = corpus(&format!("{name}.txt"));
+        let mut group = c.benchmark_group(format!("peers/{name}"));
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        let mut ours = Parser::builder(Format::Hermes)
+            .tools(ours_tools.clone())
+            .delimiters(start, end)
+            .build()
+            .unwrap();
+        let mut theirs = factory
+            .registry()
+            .create_parser(peer_name)
+            .expect("peer parser");
+        let mut ours_calls = 0;
+        for e in ours.parse(text.as_bytes()) {
+            ours_calls += usize::from(matches!(e, Event::ToolCall { .. }));
+        }
+        let theirs_calls = run_peer(&mut *theirs, &char_chunks(&text, 16), &openai_tools);
+        eprintln!("{name}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}");
+        for size in CHUNKS {
+            let pieces = char_chunks(&text, size);
+            group.bench_with_input(
+                BenchmarkId::new("toolsieve", label(size)),
+                &pieces,
+                |b, pieces| b.iter(|| run_ours(&mut ours, pieces)),
+            );
+            group.bench_with_input(
+                BenchmarkId::new("tool-parser", label(size)),
+                &pieces,
+                |b, pieces| b.iter(|| run_peer(&mut *theirs, pieces, &openai_tools)),
+            );
+        }
+        group.finish();
+    }
+}
+
 fn run_ours(parser: &mut Parser, pieces: &[&str]) -> usize {
     let mut seen = 0usize;
     let mut sink = |e: Event<'_>| match e {
@@ -142,6 +206,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = peers
+    targets = peers, dense
 }
 criterion_main!(benches);

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Writes the benchmark corpora of testdata/bench/ (run from the repo root):
 for every format, ~4 KB of prose with calls (mixed_*), one call with a 64 KB
-argument (big_arg_*) and the same with 1 KB (small_arg_*); and 64 KB of
-prose (prose.txt)."""
+argument (big_arg_*) and the same with 1 KB (small_arg_*); 64 KB of prose
+(prose.txt); and documents of dense calls with large nested arguments, as
+agent workloads write them, for the JSON layouts the peers' own benchmarks
+cover (dense_*: hermes blocks, Mistral's `[TOOL_CALLS]` array, Llama's
+`<|python_tag|>` with arguments as a JSON-encoded string)."""
 import json, random
 
 WORDS = ("the a model tool call weather city returns value when and if stream parser "
@@ -68,5 +71,43 @@ tools = [
     {"name": "write_file", "description": "Write a file", "parameters": {"type": "object", "properties": {
         "path": {"type": "string"}, "content": {"type": "string"}}}},
 ]
+
+# Dense calls: nested objects and arrays, numbers, nulls, long strings.
+pipeline = {"name": "sync_orders", "source": {"kind": "postgres", "dsn": "postgresql://svc@db-1:5432/shop",
+            "tables": ["orders", "order_items", "refunds"], "batch_rows": 5000},
+            "steps": [{"op": "filter", "where": "status IN ('paid', 'shipped') AND total > 0"},
+                      {"op": "join", "on": ["order_id"], "with": "order_items", "kind": "left"},
+                      {"op": "aggregate", "by": ["customer_id", "month"], "metrics": ["count", "sum(total)", "avg(total)"]}],
+            "sink": {"kind": "parquet", "path": "s3://lake/orders/", "partition": ["month"], "overwrite": False},
+            "retries": {"max": 3, "backoff_s": [1, 5, 30]}, "owner": None}
+schedule = {"job": "sync_orders", "cron": "15 */2 * * *", "timezone": "Europe/Paris",
+            "alerts": {"on_failure": ["oncall@example.com"], "on_success": None, "slack": "#data-jobs"},
+            "limits": {"cpu": 2.5, "memory_mb": 4096, "timeout_s": 1800}, "enabled": True}
+query = {"sql": "SELECT customer_id, date_trunc('month', created_at) AS month, count(*) AS n, sum(total) AS revenue "
+                "FROM orders WHERE created_at >= now() - interval '180 days' GROUP BY 1, 2 HAVING count(*) > 3 "
+                "ORDER BY revenue DESC LIMIT 200", "params": [], "read_only": True, "timeout_ms": 15000,
+         "explain": False, "labels": {"team": "growth", "purpose": "weekly report \"Q3\""}}
+calls = [("create_pipeline", pipeline), ("schedule_job", schedule), ("run_query", query)]
+open("testdata/bench/dense_hermes.txt", "w").write(
+    "I'll set up the pipeline, schedule it, and check the numbers.\n\n"
+    + "\n".join(call("hermes", n, a) for n, a in calls)
+    + "\n\nThe pipeline is configured; the first run starts at the next quarter past.\n")
+objects = ", ".join(json.dumps({"name": n, "arguments": a}, ensure_ascii=False) for n, a in calls)
+open("testdata/bench/dense_mistral.txt", "w").write(
+    "Let me do all three at once.\n\n[TOOL_CALLS] [" + objects + "]\n\nDone; here is what changed.\n")
+code = "\n".join([
+    "import csv, statistics",
+    "from pathlib import Path",
+    "",
+    "rows = list(csv.DictReader(Path('/data/orders.csv').open()))",
+    "by_month = {}",
+    "for r in rows:",
+    "    by_month.setdefault(r['created_at'][:7], []).append(float(r['total']))",
+    "for month, totals in sorted(by_month.items()):",
+    "    print(f\"{month}: n={len(totals)} mean={statistics.mean(totals):.2f} max={max(totals):.2f}\")",
+    "print('months:', len(by_month), \"rows:\", len(rows))",
+] * 4)
+open("testdata/bench/dense_llama.txt", "w").write(
+    "<|python_tag|>" + json.dumps({"name": "execute_code", "arguments": json.dumps({"language": "python", "code": code})}))
 open("testdata/bench/tools.json", "w").write(json.dumps(tools, indent=2) + "\n")
 print("ok")
