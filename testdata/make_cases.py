@@ -297,6 +297,7 @@ w(H, "fenced_json_inside", "Let me check.\n<tool_call>\n```json\n" + '{"name": "
 w(H, "fenced_json_array", "<tool_call>\n```\n" + '[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]' + "\n```\n</tool_call>")
 w(H, "fenced_not_json_is_text", "<tool_call>\n```python\nprint(get_time())\n```\n</tool_call> then " + hermes('{"city": "Oslo"}', nl=False))
 w(H, "fenced_json_fence_not_closed", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n</tool_call> ok")
+w(H, "fenced_python_dict", "<tool_call>\n```json\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': True}}\n```\n</tool_call> ok")
 w(H, "fenced_json_then_not_a_fence", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n``x</tool_call> ok")
 for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
     start_tag, end_tag = ("<minimax:tool_call>", "</minimax:tool_call>") if fmt == "minimax-m2" else ("<tool_call>", "</tool_call>")

@@ -847,11 +847,12 @@ impl JsonCall {
         let object_end = self.object_at + read as u64;
         let after = &relaxed.bytes[read..];
         // Extra closing brackets before the end marker are ignored, as
-        // after a JSON object.
+        // after a JSON object, and so is the close of a fence around it.
+        let fenced = self.fenced;
         let closers_only = !missing_end
-            && after
-                .iter()
-                .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']'));
+            && after.iter().all(|&b| {
+                matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']') || (fenced && b == b'`')
+            });
         if closers_only {
             self.extra_closer = after
                 .iter()
@@ -888,6 +889,7 @@ impl JsonCall {
             at,
             "the call's body is relaxed JSON (single quotes, Python literals, trailing commas or unquoted keys); read as JSON".into(),
         );
+        self.report_fence(cx);
         if missing_end {
             self.missing_end_marker("body", object_end, cx);
         }
