@@ -398,6 +398,10 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
         let mut i = 0;
+        // Where the member being taken began, when that was in `bytes`: its
+        // first byte and the rest go out as one piece (one delta for
+        // arguments that arrive in one chunk).
+        let mut member_from = None;
         loop {
             match self.phase {
                 Phase::Lead => {
@@ -432,8 +436,9 @@ impl JsonCall {
                         Some(scan) => scan,
                         None => self.json.advance(&bytes[i..]),
                     };
-                    let seg = &bytes[i..i + n];
-                    let seg_offset = cx.offset(i);
+                    let from = member_from.take().unwrap_or(i);
+                    let seg = &bytes[from..i + n];
+                    let seg_offset = cx.offset(from);
                     i += n;
                     match signal {
                         Signal::More => {
@@ -445,7 +450,10 @@ impl JsonCall {
                             self.buf.clear();
                             self.buf.push(b'"');
                         }
-                        Signal::ValueStart => self.value_start(&seg[n - 1..], cx.offset(i - 1), cx),
+                        Signal::ValueStart => {
+                            self.value_start(seg[seg.len() - 1], cx.offset(i - 1));
+                            member_from = Some(i - 1);
+                        }
                         Signal::KeyEnd => {
                             self.take(seg, seg_offset, cx);
                             self.key_end(cx.offset(i));
@@ -915,12 +923,9 @@ impl JsonCall {
         Outcome::failed(f)
     }
 
-    fn value_start<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        first: &'c [u8],
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    /// A member's value begins with byte `first`, at stream offset `offset`
+    /// (taken with the bytes that follow it).
+    fn value_start(&mut self, first: u8, offset: u64) {
         self.buf.clear();
         self.capture = match self.member {
             Member::Other => Capture::Skip,
@@ -928,10 +933,10 @@ impl JsonCall {
                 self.name_at = offset;
                 Capture::Name
             }
-            Member::Args => match first.first() {
-                Some(b'{') => Capture::ArgsObject,
-                Some(b'"') => Capture::ArgsString,
-                Some(b'n') => {
+            Member::Args => match first {
+                b'{' => Capture::ArgsObject,
+                b'"' => Capture::ArgsString,
+                b'n' => {
                     self.seen_args = false;
                     Capture::Skip
                 }
@@ -945,7 +950,6 @@ impl JsonCall {
                 }
             },
         };
-        self.take(first, offset, cx);
     }
 
     fn key_end(&mut self, offset: u64) {
