@@ -42,7 +42,7 @@ w(H, "empty_arguments", hermes('{}', "get_time"))
 w(H, "missing_arguments", '<tool_call>{"name": "get_time"}</tool_call>')
 w(H, "null_arguments", '<tool_call>{"name": "get_time", "arguments": null}</tool_call>')
 w(H, "large_argument_64k", "Writing the file.\n" + hermes(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum dolor sit amet, \"quoted\" {braces} </tool_call> é 世界\n" * 1000)[:65536]}), "write_file") + "\nWritten.")
-w(H, "malformed_missing_brace", "Try:\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}\n</tool_call>\nafter")
+w(H, "malformed_missing_comma", "Try:\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\" \"days\": 2}}\n</tool_call>\nafter")
 w(H, "malformed_then_valid", '<tool_call>{"name": get_weather}</tool_call> retry: ' + hermes('{"city": "Paris"}', nl=False))
 w(H, "unknown_tool", "Calling.\n" + hermes('{"q": 1}', "launch_rockets") + "\n" + hermes('{"city": "Nice"}'), WEATHER_TOOLS)
 w(H, "known_tools", hermes('{"city": "Nice"}') + hermes('{}', "get_time"), WEATHER_TOOLS)
@@ -302,6 +302,12 @@ w(H, "fenced_json_then_not_a_fence", "<tool_call>\n```json\n" + '{"name": "get_t
 for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
     start_tag, end_tag = ("<minimax:tool_call>", "</minimax:tool_call>") if fmt == "minimax-m2" else ("<tool_call>", "</tool_call>")
     w(fmt, "json_block_fenced", start_tag + '\n```json\n{"name": "get_weather", "arguments": {"city": "Lima"}}\n```\n' + end_tag + " ok", TYPED_TOOLS)
+
+# The model stopped before the call object's last closing brackets.
+w(H, "missing_closing_brace", "Running it.\n<tool_call>\n" + '{"name": "terminal", "arguments": {"command": "ls -la"}' + "\n</tool_call>\nDone.")
+w(H, "missing_closing_brackets_in_arguments", '<tool_call>{"name": "plot", "arguments": {"xs": [1, 2, 3], "style": {"color": "red"</tool_call> ok')
+w(H, "missing_closing_brace_at_eof", '<tool_call>{"name": "terminal", "arguments": {"command": "ls -la"}')
+w(H, "missing_closing_brace_python_dict", "<tool_call>{'name': 'terminal', 'arguments': {'command': 'ls', 'all': True}</tool_call>")
 
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""

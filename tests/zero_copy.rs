@@ -34,7 +34,10 @@ fn a_call_in_one_chunk_borrows_its_input() {
         })
         .collect();
     assert!(
-        matches!(deltas[..], [Cow::Borrowed(r#"{"city": "東京", "days": 3}"#)]),
+        matches!(
+            deltas[..],
+            [Cow::Borrowed(r#"{"city": "東京", "days": 3}"#)]
+        ),
         "{deltas:?}"
     );
 }

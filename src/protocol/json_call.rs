@@ -842,10 +842,16 @@ impl JsonCall {
             return self.relaxed_failed(end_at);
         };
         let max_depth = cx.limits().max_depth;
-        let Some((name, args, read)) = std::str::from_utf8(&relaxed.bytes)
-            .ok()
-            .and_then(|text| relaxed_call(text, max_depth))
-        else {
+        let text = std::str::from_utf8(&relaxed.bytes).ok();
+        let read_as_is = text.and_then(|text| relaxed_call(text, max_depth, false));
+        // Models now and then stop before the object's last closing
+        // brackets: before an end marker (not at the end of the stream,
+        // which may have cut the call short), they are added.
+        let closed = read_as_is.is_none() && !missing_end;
+        let Some((name, args, read)) = read_as_is.or_else(|| {
+            text.filter(|_| closed)
+                .and_then(|text| relaxed_call(text, max_depth, true))
+        }) else {
             return self.relaxed_failed(end_at);
         };
         let at = relaxed.failure.offset;
@@ -892,11 +898,12 @@ impl JsonCall {
             }
         }
         self.relaxed = None;
-        cx.recovered(
-            DiagnosticKind::RepairedJson,
-            at,
-            "the call's body is relaxed JSON (single quotes, Python literals, trailing commas or unquoted keys); read as JSON".into(),
-        );
+        let what = if closed {
+            "the call's body ended before its closing brackets: closed (and read as JSON if relaxed)"
+        } else {
+            "the call's body is relaxed JSON (single quotes, Python literals, trailing commas or unquoted keys); read as JSON"
+        };
+        cx.recovered(DiagnosticKind::RepairedJson, at, what.into());
         self.report_fence(cx);
         if missing_end {
             self.missing_end_marker("body", object_end, cx);
@@ -1040,9 +1047,15 @@ impl JsonCall {
 /// arguments as JSON text (the rewritten text itself, so that arguments
 /// streamed before the body turned out to be relaxed are a prefix of it;
 /// `{}` when absent or `null`; a string holding an object is decoded), and
-/// the length of the object in `body`.
-fn relaxed_call(body: &str, max_depth: usize) -> Option<(String, String, usize)> {
-    let (json, read) = crate::scan::relaxed::relax_value(body)?;
+/// the length of the object in `body`. With `close`, brackets still open at
+/// the end of `body` are closed.
+fn relaxed_call(body: &str, max_depth: usize, close: bool) -> Option<(String, String, usize)> {
+    let (json, read) = if close {
+        let (json, read, added) = crate::scan::relaxed::relax_value_closing(body)?;
+        (added > 0).then_some((json, read))?
+    } else {
+        crate::scan::relaxed::relax_value(body)?
+    };
     let json = json.trim();
     if !is_complete_value(json.as_bytes(), max_depth) || !json.starts_with('{') {
         return None;

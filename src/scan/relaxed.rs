@@ -13,6 +13,30 @@
 /// `None` when a string is not closed. The result is not checked to be JSON
 /// (the caller does that).
 pub(crate) fn relax_value(text: &str) -> Option<(String, usize)> {
+    relax(text).map(|(json, read, _)| (json, read))
+}
+
+/// [`relax_value`] for a value that may end before its closing brackets
+/// (`{"a": [1, 2` — a model that stopped early): the brackets still open at
+/// the end of `text` are closed (a trailing comma before them dropped). Also
+/// returns how many were added.
+pub(crate) fn relax_value_closing(text: &str) -> Option<(String, usize, usize)> {
+    let (mut json, read, open) = relax(text)?;
+    if open.is_empty() {
+        return Some((json, read, 0));
+    }
+    json.truncate(json.trim_end().len());
+    if json.ends_with(',') {
+        json.pop();
+    }
+    for &b in open.iter().rev() {
+        json.push(if b == b'{' { '}' } else { ']' });
+    }
+    Some((json, read, open.len()))
+}
+
+/// [`relax_value`], with the brackets still open where it stopped.
+fn relax(text: &str) -> Option<(String, usize, Vec<u8>)> {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len() + 16);
     // Open containers, and whether a key may come next.
@@ -81,7 +105,7 @@ pub(crate) fn relax_value(text: &str) -> Option<(String, usize)> {
             }
         }
     }
-    Some((out, i))
+    Some((out, i, open))
 }
 
 /// Bytes of a bare word: a number, a literal, an unquoted key.
@@ -141,7 +165,23 @@ fn write_string(out: &mut String, content: &str, quote: u8) {
 
 #[cfg(test)]
 mod tests {
-    use super::relax_value;
+    use super::{relax_value, relax_value_closing};
+
+    #[test]
+    fn open_brackets_are_closed_at_the_end() {
+        let cases = [
+            (r#"{"a": {"b": 1}"#, r#"{"a": {"b": 1}}"#, 1),
+            ("{'a': [1, 2, ", r#"{"a": [1, 2]}"#, 2),
+            (r#"{"a": {"b": [true]"#, r#"{"a": {"b": [true]}}"#, 2),
+            (r#"{"a": 1}"#, r#"{"a": 1}"#, 0),
+        ];
+        for (text, json, added) in cases {
+            let (got, read, n) = relax_value_closing(text).expect(text);
+            assert_eq!((got.as_str(), read, n), (json, text.len(), added), "{text}");
+        }
+        // A string cut short is not closed.
+        assert_eq!(relax_value_closing(r#"{"a": "b"#), None);
+    }
 
     fn relax_to_json(text: &str) -> Option<String> {
         relax_value(text).map(|(json, _)| json)
