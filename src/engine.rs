@@ -602,6 +602,31 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         bad.map_or(Ok(()), Err)
     }
 
+    /// Arguments text standing verbatim at stream offset `offset` that an
+    /// automaton held back from an earlier chunk: a comma and the
+    /// whitespace after it (ASCII, so whole characters).
+    pub(crate) fn delta_held(&mut self, bytes: &[u8], offset: u64) {
+        // The usual shapes borrow a static string: no allocation.
+        const SPACES: &str = ",                ";
+        const NEWLINE: &str = ",\n                ";
+        let fits = |shape: &'static str, ws: usize| {
+            let len = bytes.len();
+            (len <= shape.len()
+                && bytes[..ws] == shape.as_bytes()[..ws]
+                && bytes[ws..].iter().all(|&b| b == b' '))
+            .then(|| &shape[..len])
+        };
+        let text = match bytes.get(1) {
+            Some(b'\n') => fits(NEWLINE, 2),
+            _ => fits(SPACES, 1),
+        };
+        let delta = match text {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
+        };
+        self.emit_verbatim(delta, offset);
+    }
+
     /// Arguments text that lies in the current chunk but is not the
     /// arguments verbatim (a part of a string value the automaton quotes).
     pub(crate) fn delta_in_chunk(&mut self, bytes: &'c [u8]) {

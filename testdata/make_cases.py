@@ -309,6 +309,14 @@ w(H, "missing_closing_brackets_in_arguments", '<tool_call>{"name": "plot", "argu
 w(H, "missing_closing_brace_at_eof", '<tool_call>{"name": "terminal", "arguments": {"command": "ls -la"}')
 w(H, "missing_closing_brace_python_dict", "<tool_call>{'name': 'terminal', 'arguments': {'command': 'ls', 'all': True}</tool_call>")
 
+# Trailing commas inside arguments that already streamed.
+w(H, "trailing_commas_nested", '<tool_call>{"name": "plot", "arguments": {"xs": [1, 2, 3, ], "style": {"color": "red",\n},\n}}</tool_call> ok')
+w(H, "trailing_comma_then_relaxed", "<tool_call>{\"name\": \"plot\", \"arguments\": {\"xs\": [1, 2,], 'title': 'Sales', 'grid': True,}}</tool_call>")
+w(H, "comma_before_next_member_is_kept", '<tool_call>{"name": "plot", "arguments": {"xs": [1,\n 2],\n "ys": [3]}}</tool_call>')
+
+# Regression: a fence, then a tag (not Qwen3-Coder XML after a fence).
+w(H, "fence_then_tag", "<tool_call>```tool_call\n<tool_call>\n" + '{"name": "get_weather", "arguments": {"city": "", "days": 0}}' + "\n</tool_call>")
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()

@@ -160,6 +160,13 @@ pub(crate) struct JsonCall {
     rejected: Option<Failure>,
     /// Whether raw control bytes were escaped in this call.
     repaired: bool,
+    /// A comma that ended the last slice (and whitespace after it), held
+    /// back: a closing bracket may show it was a trailing one, to drop.
+    held_comma: Vec<u8>,
+    /// Stream offset of that comma.
+    held_at: u64,
+    /// Whether a trailing comma was dropped from this call.
+    dropped_comma: bool,
     /// Bytes consumed since the JSON ended (whitespace, part of the end
     /// marker); given back if the end marker does not follow.
     trail: usize,
@@ -196,7 +203,7 @@ impl JsonCall {
         JsonCall {
             end: end.into(),
             phase: Phase::Lead,
-            json: JsonScanner::new(max_depth),
+            json: JsonScanner::new(max_depth).accepting_trailing_commas(),
             capture: Capture::None,
             member: Member::Other,
             buf: Vec::new(),
@@ -206,6 +213,9 @@ impl JsonCall {
             pending: Vec::new(),
             rejected: None,
             repaired: false,
+            held_comma: Vec::new(),
+            held_at: 0,
+            dropped_comma: false,
             trail: 0,
             array: false,
             comma: false,
@@ -248,6 +258,8 @@ impl JsonCall {
         self.seen_args = false;
         self.pending.clear();
         self.repaired = false;
+        self.held_comma.clear();
+        self.dropped_comma = false;
         self.trail = 0;
         self.comma = false;
         self.prescanned = None;
@@ -298,6 +310,88 @@ impl JsonCall {
                     self.pending.extend_from_slice(seg);
                 }
             }
+        }
+    }
+
+    /// The slice `seg` follows a held-back comma, and the scan stopped with
+    /// `signal`: a closing bracket after nothing but whitespace drops the
+    /// comma (and the whitespace after it); anything else sends it. Whether
+    /// it is still held (only whitespace so far, more to come).
+    #[cold]
+    #[inline(never)]
+    fn settle_held_comma<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        seg: &[u8],
+        signal: Signal,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> bool {
+        let only_ws = last_token(seg).is_none();
+        if only_ws && signal == Signal::More {
+            self.held_comma.extend_from_slice(seg);
+            return true;
+        }
+        let held = std::mem::take(&mut self.held_comma);
+        if only_ws && signal == Signal::TrailingComma {
+            self.comma_dropped(self.held_at, cx);
+        } else if self.rejected.is_none() {
+            match self.capture {
+                Capture::ArgsObject if cx.started() => cx.delta_held(&held, self.held_at),
+                Capture::ArgsObject => self.pending.extend_from_slice(&held),
+                Capture::Key | Capture::Name | Capture::ArgsString => {
+                    self.buf.extend_from_slice(&held)
+                }
+                Capture::None | Capture::Skip => {}
+            }
+        }
+        self.held_comma = held;
+        self.held_comma.clear();
+        false
+    }
+
+    /// `seg` (at stream offset `offset`) ends with a comma and whitespace:
+    /// what comes before goes out, the rest is held back.
+    #[cold]
+    #[inline(never)]
+    fn hold_comma<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        seg: &'c [u8],
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if let Some(k) = last_token(seg) {
+            self.take(&seg[..k], offset, cx);
+            self.held_comma.extend_from_slice(&seg[k..]);
+            self.held_at = offset + k as u64;
+        }
+    }
+
+    /// `seg` (at stream offset `offset`) comes before a closing bracket and
+    /// ends with a trailing comma (unless that was held back and dropped
+    /// already), and whitespace: what comes before the comma goes out.
+    #[cold]
+    #[inline(never)]
+    fn drop_comma<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        seg: &'c [u8],
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if let Some(k) = last_token(seg) {
+            self.take(&seg[..k], offset, cx);
+            self.comma_dropped(offset + k as u64, cx);
+        }
+    }
+
+    /// A trailing comma at stream offset `at` was left out of the
+    /// arguments: reported, once per call.
+    fn comma_dropped<'c, S: FnMut(Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+        if !self.dropped_comma && self.rejected.is_none() {
+            self.dropped_comma = true;
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                at,
+                "a trailing comma in the call's JSON was dropped".into(),
+            );
         }
     }
 
@@ -370,7 +464,8 @@ impl JsonCall {
             return Steady::No;
         }
         let scan = self.json.advance(bytes);
-        if scan.1 == Signal::More {
+        // A comma at the end may be a trailing one: `advance` holds it back.
+        if scan.1 == Signal::More && self.held_comma.is_empty() && !self.json.after_comma() {
             match self.capture {
                 Capture::ArgsObject if started => {
                     if let Ok(text) = crate::scan::utf8::validate(bytes) {
@@ -414,9 +509,11 @@ impl JsonCall {
                             self.array = true;
                             self.phase = Phase::ArrayNext;
                         }
-                        // Only whitespace came before: the XML automaton
-                        // reads all of `bytes`.
-                        Some(b'<') if self.xml.is_some() => return self.xml_begin(bytes, cx),
+                        // Only whitespace came before (no fence): the XML
+                        // automaton reads all of `bytes`.
+                        Some(b'<') if self.xml.is_some() && self.fence_at.is_none() => {
+                            return self.xml_begin(bytes, cx)
+                        }
                         Some(b'`') if self.fences && self.fence_at.is_none() => {
                             self.fence_at = Some(cx.offset(i));
                             self.phase = Phase::FenceOpen { ticks: 0 };
@@ -440,10 +537,27 @@ impl JsonCall {
                     let seg = &bytes[from..i + n];
                     let seg_offset = cx.offset(from);
                     i += n;
+                    if !self.held_comma.is_empty() && self.settle_held_comma(seg, signal, cx) {
+                        return (i, Outcome::More);
+                    }
                     match signal {
+                        // A comma (and whitespace) at the end: held back
+                        // until what follows shows whether it is a trailing
+                        // one.
+                        Signal::More if self.json.after_comma() => {
+                            self.hold_comma(seg, seg_offset, cx);
+                            return (i, Outcome::More);
+                        }
                         Signal::More => {
                             self.take(seg, seg_offset, cx);
                             return (i, Outcome::More);
+                        }
+                        // The closing bracket is read next; the comma before
+                        // it is dropped with the whitespace after it (if it
+                        // was held back, it already was).
+                        Signal::TrailingComma => {
+                            self.drop_comma(seg, seg_offset, cx);
+                            member_from = Some(i);
                         }
                         Signal::KeyStart => {
                             self.capture = Capture::Key;
@@ -1116,6 +1230,13 @@ fn root_members(
         }
     }
     members
+}
+
+/// The index of the last byte of `bytes` that is not JSON whitespace.
+fn last_token(bytes: &[u8]) -> Option<usize> {
+    bytes
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
 fn invalid_utf8(offset: u64) -> Failure {

@@ -34,6 +34,12 @@ pub(crate) enum Signal {
     Control,
     /// Nesting deeper than the limit: the first unconsumed byte opens it.
     TooDeep,
+    /// A comma just before a closing bracket (`[1, 2,]`), which models
+    /// write now and then; only from a scanner that
+    /// [accepts them](JsonScanner::accepting_trailing_commas). The first
+    /// unconsumed byte is the closing bracket, which the next step reads as
+    /// if the comma were not there; whitespace alone stands between them.
+    TrailingComma,
 }
 
 // Byte classes: the columns of the transition table.
@@ -168,7 +174,9 @@ const EXP_SIGN: u8 = 34;
 const EXP_DIGITS: u8 = 35;
 /// The root value is complete.
 const DONE: u8 = 36;
-const STATES: usize = 37;
+/// After `,` in an array: a value (or, wrongly, `]`).
+const ITEM: u8 = 37;
+const STATES: usize = 38;
 
 // Table entries below `ACTION` are the next state (the byte is consumed and
 // nothing else happens: the common case); the others name what to do.
@@ -195,6 +203,8 @@ const A_NUMBER_END: u8 = ACTION + 9;
 const A_LITERAL_END: u8 = ACTION + 10;
 /// The `u` of `\u`.
 const A_UNICODE: u8 = ACTION + 11;
+/// A closing bracket right after a comma.
+const A_TRAILING_COMMA: u8 = ACTION + 13;
 /// A hex digit of a `\u` escape.
 const A_HEX: u8 = ACTION + 12;
 
@@ -235,6 +245,10 @@ const TABLE: [[u8; CLASSES]; STATES] = {
     set(&mut t[FIRST_KEY as usize], &[C_RBRACE], A_CLOSE_OBJECT);
     set(&mut t[KEY as usize], WS, KEY);
     set(&mut t[KEY as usize], &[C_QUOTE], A_KEY);
+    set(&mut t[KEY as usize], &[C_RBRACE], A_TRAILING_COMMA);
+    set(&mut t[ITEM as usize], WS, ITEM);
+    set(&mut t[ITEM as usize], VALUE_FIRST, A_VALUE);
+    set(&mut t[ITEM as usize], &[C_RBRACKET], A_TRAILING_COMMA);
     set(&mut t[COLON as usize], WS, COLON);
     set(&mut t[COLON as usize], &[C_COLON], VALUE);
     set(&mut t[COMMA as usize], WS, COMMA);
@@ -359,6 +373,9 @@ pub(crate) struct JsonScanner {
     /// `stack.len()`, kept at hand: every member boundary asks for it.
     depth: usize,
     max_depth: usize,
+    /// Whether a comma before a closing bracket is signalled
+    /// ([`Signal::TrailingComma`]) rather than a syntax error.
+    trailing_commas: bool,
 }
 
 impl JsonScanner {
@@ -370,7 +387,23 @@ impl JsonScanner {
             stack: SmallVec::new(),
             depth: 0,
             max_depth,
+            trailing_commas: false,
         }
+    }
+
+    /// Signals a comma before a closing bracket
+    /// ([`Signal::TrailingComma`]) instead of failing there.
+    pub(crate) fn accepting_trailing_commas(mut self) -> JsonScanner {
+        self.trailing_commas = true;
+        self
+    }
+
+    /// Whether the last thing read was a comma between members or items
+    /// (whitespace after it allowed): what comes next decides whether it
+    /// was a trailing one.
+    #[inline]
+    pub(crate) fn after_comma(&self) -> bool {
+        self.state == KEY || self.state == ITEM
     }
 
     pub(crate) fn reset(&mut self) {
@@ -494,7 +527,7 @@ impl JsonScanner {
                     state = if self.stack.last() == Some(&b'{') {
                         KEY
                     } else {
-                        VALUE
+                        ITEM
                     };
                     continue;
                 }
@@ -541,6 +574,11 @@ impl JsonScanner {
                 }
                 A_CONTROL => break Signal::Control,
                 A_AFTER_ROOT => break Signal::RootEnd,
+                // The bracket is read next, after a value as it were.
+                _ if step == A_TRAILING_COMMA && self.trailing_commas => {
+                    state = COMMA;
+                    break Signal::TrailingComma;
+                }
                 _ => break Signal::Syntax,
             };
             state = ended.0;
