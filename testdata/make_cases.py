@@ -312,6 +312,7 @@ w(H, "missing_closing_brace_python_dict", "<tool_call>{'name': 'terminal', 'argu
 # Trailing commas inside arguments that already streamed.
 w(H, "trailing_commas_nested", '<tool_call>{"name": "plot", "arguments": {"xs": [1, 2, 3, ], "style": {"color": "red",\n},\n}}</tool_call> ok')
 w(H, "trailing_comma_then_relaxed", "<tool_call>{\"name\": \"plot\", \"arguments\": {\"xs\": [1, 2,], 'title': 'Sales', 'grid': True,}}</tool_call>")
+w(H, "trailing_comma_with_space_then_relaxed", "<tool_call>{\"name\": \"plot\", \"arguments\": {\"xs\": [1, 2, ], 'title': 'Sales' , }}</tool_call>")
 w(H, "comma_before_next_member_is_kept", '<tool_call>{"name": "plot", "arguments": {"xs": [1,\n 2],\n "ys": [3]}}</tool_call>')
 
 # Regression: a fence, then a tag (not Qwen3-Coder XML after a fence).

@@ -70,3 +70,76 @@ proptest! {
         prop_assert_eq!(&run_cuts(&mut parser, input, &cuts), &whole);
     }
 }
+
+/// `value` as JSON text, with a trailing comma (and some whitespace) after
+/// the last item of each container that `commas` picks, in turn.
+fn with_trailing_commas(value: &Value, commas: &mut impl Iterator<Item = (bool, u8)>) -> String {
+    let (items, open, close): (Vec<String>, char, char) = match value {
+        Value::Array(a) => (
+            a.iter().map(|v| with_trailing_commas(v, commas)).collect(),
+            '[',
+            ']',
+        ),
+        Value::Object(m) => (
+            m.iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}: {}",
+                        Value::from(k.as_str()),
+                        with_trailing_commas(v, commas)
+                    )
+                })
+                .collect(),
+            '{',
+            '}',
+        ),
+        leaf => return leaf.to_string(),
+    };
+    let (comma, ws) = commas.next().unwrap_or((false, 0));
+    let tail = if comma && !items.is_empty() {
+        format!(",{}", [" ", "\n", "", "  \n "][usize::from(ws % 4)])
+    } else {
+        String::new()
+    };
+    format!("{open}{}{tail}{close}", items.join(", "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Trailing commas anywhere in the arguments (and after them) are
+    /// dropped: the call comes out with its arguments, the same at any
+    /// chunking (a comma that ends a chunk is held back).
+    #[test]
+    fn trailing_commas_are_dropped_at_any_chunking(
+        args in arguments(),
+        commas in proptest::collection::vec((any::<bool>(), any::<u8>()), 0..24),
+        outer_comma in any::<bool>(),
+        size in 1usize..12,
+        cuts in proptest::collection::vec(0usize..400, 0..6),
+    ) {
+        let mut picks = commas.iter().copied();
+        let body = with_trailing_commas(&args, &mut picks);
+        let outer = if outer_comma { ", " } else { "" };
+        let text = format!("<tool_call>{{\"name\": \"f\", \"arguments\": {body}{outer}}}</tool_call> ok");
+        let input = text.as_bytes();
+        let mut parser = Parser::new(Format::Hermes);
+        let whole = run_whole(&mut parser, input);
+        check_contract(input, &whole, true);
+        let calls: Vec<&str> = whole
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolCall { input, .. } => Some(input.as_ref()),
+                _ => None,
+            })
+            .collect();
+        prop_assert_eq!(calls.len(), 1, "{}", text);
+        let read: Value = serde_json::from_str(calls[0]).expect("the input is JSON");
+        prop_assert_eq!(&read, &args, "{}", text);
+        prop_assert_eq!(&run_chunked(&mut parser, input, size), &whole, "chunks of {}", size);
+        prop_assert_eq!(&run_chunked(&mut parser, input, 1), &whole, "1-byte chunks");
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
+        cuts.sort_unstable();
+        prop_assert_eq!(&run_cuts(&mut parser, input, &cuts), &whole);
+    }
+}

@@ -16,11 +16,12 @@ use toolsieve::{Event, Format, Parser, Tool};
 fn fragment() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         4 => "[a-zA-Z0-9 .,!?\n]{0,40}".prop_map(String::into_bytes),
-        2 => "[<>/`{}\\[\\];\"\\\\:= a-z_]{0,24}".prop_map(String::into_bytes),
+        2 => "[<>/`{}\\[\\];,\"\\\\:= a-z_]{0,24}".prop_map(String::into_bytes),
         2 => "(é|世界|👋🏽|e\u{301}|🇫🇷| ){1,6}".prop_map(String::into_bytes),
         2 => prop::sample::select(vec![
             "<tool_call>", "</tool_call>", "<tool_", "```tool_call\n", "```", "```json\n",
             "<tool_callback>", "{\"name\": ", "\"arguments\": ", "}", "\n", "\r\n",
+            "{\"a\": [1, ", ", ", ",\n}", ", ]", "1}",
             "<function=get_weather>", "<parameter=city>", "</parameter>", "</function>",
             "<minimax:tool_call>", "<invoke name=\"get_time\">", "</invoke>", "</minimax:tool_call>",
             "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>",

@@ -69,7 +69,11 @@ fn relax(text: &str) -> Option<(String, usize, Vec<u8>)> {
             b',' => {
                 i += 1;
                 let next = i + super::skip_ws(&bytes[i..]);
-                if !matches!(bytes.get(next), Some(b'}' | b']')) {
+                if matches!(bytes.get(next), Some(b'}' | b']')) {
+                    // A trailing comma goes with the whitespace after it,
+                    // as the JSON automaton drops it.
+                    i = next;
+                } else {
                     out.push(',');
                     key_next = open.last() == Some(&b'{');
                 }
