@@ -11,7 +11,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
 use futures::executor::block_on;
 use tool_parser::{ParserFactory, ToolParser};
 use toolsieve::contract::char_chunks;
@@ -68,20 +71,6 @@ fn peers(c: &mut Criterion) {
                 .tools(ours_tools.clone())
                 .build()
                 .unwrap();
-            let mut theirs = factory
-                .registry()
-                .create_parser(peer_name)
-                .expect("peer parser");
-            // Both must find the same number of calls, or the race is unfair.
-            let mut ours_calls = 0;
-            for e in ours.parse(text.as_bytes()) {
-                ours_calls += usize::from(matches!(e, Event::ToolCall { .. }));
-            }
-            let theirs_calls = run_peer(&mut *theirs, &char_chunks(&text, 16), &openai_tools);
-            eprintln!(
-                "{corpus_name}/{}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}",
-                format.name()
-            );
             // The peer re-parses its buffer per chunk: on the 64 KB argument
             // small chunks take minutes per sample, so they are left out.
             let sizes: &[usize] = if corpus_name == "big_arg" {
@@ -89,19 +78,15 @@ fn peers(c: &mut Criterion) {
             } else {
                 &CHUNKS
             };
-            for &size in sizes {
-                let pieces = char_chunks(&text, size);
-                group.bench_with_input(
-                    BenchmarkId::new("toolsieve", label(size)),
-                    &pieces,
-                    |b, pieces| b.iter(|| run_ours(&mut ours, pieces)),
-                );
-                group.bench_with_input(
-                    BenchmarkId::new("tool-parser", label(size)),
-                    &pieces,
-                    |b, pieces| b.iter(|| run_peer(&mut *theirs, pieces, &openai_tools)),
-                );
-            }
+            let name = format!("{corpus_name}/{}", format.name());
+            race(
+                &mut group,
+                &name,
+                &text,
+                sizes,
+                (&mut ours, (&factory, peer_name)),
+                &openai_tools,
+            );
             group.finish();
         }
     }
@@ -135,30 +120,52 @@ fn dense(c: &mut Criterion) {
             .delimiters(start, end)
             .build()
             .unwrap();
-        let mut theirs = factory
-            .registry()
-            .create_parser(peer_name)
-            .expect("peer parser");
-        let mut ours_calls = 0;
-        for e in ours.parse(text.as_bytes()) {
-            ours_calls += usize::from(matches!(e, Event::ToolCall { .. }));
-        }
-        let theirs_calls = run_peer(&mut *theirs, &char_chunks(&text, 16), &openai_tools);
-        eprintln!("{name}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}");
-        for size in CHUNKS {
-            let pieces = char_chunks(&text, size);
-            group.bench_with_input(
-                BenchmarkId::new("toolsieve", label(size)),
-                &pieces,
-                |b, pieces| b.iter(|| run_ours(&mut ours, pieces)),
-            );
-            group.bench_with_input(
-                BenchmarkId::new("tool-parser", label(size)),
-                &pieces,
-                |b, pieces| b.iter(|| run_peer(&mut *theirs, pieces, &openai_tools)),
-            );
-        }
+        race(
+            &mut group,
+            name,
+            &text,
+            &CHUNKS,
+            (&mut ours, (&factory, peer_name)),
+            &openai_tools,
+        );
         group.finish();
+    }
+}
+
+/// Benches toolsieve and the peer (the factory's parser of that name) on
+/// `text` at each chunk size, after saying how many calls each finds (the
+/// race is only fair if they agree).
+fn race(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    text: &str,
+    sizes: &[usize],
+    (ours, (factory, peer_name)): (&mut Parser, (&ParserFactory, &str)),
+    tools: &[openai_protocol::common::Tool],
+) {
+    let mut theirs = factory
+        .registry()
+        .create_parser(peer_name)
+        .expect("peer parser");
+    let theirs = &mut *theirs;
+    let mut ours_calls = 0;
+    for e in ours.parse(text.as_bytes()) {
+        ours_calls += usize::from(matches!(e, Event::ToolCall { .. }));
+    }
+    let theirs_calls = run_peer(theirs, &char_chunks(text, 16), tools);
+    eprintln!("{name}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}");
+    for &size in sizes {
+        let pieces = char_chunks(text, size);
+        group.bench_with_input(
+            BenchmarkId::new("toolsieve", label(size)),
+            &pieces,
+            |b, pieces| b.iter(|| run_ours(ours, pieces)),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("tool-parser", label(size)),
+            &pieces,
+            |b, pieces| b.iter(|| run_peer(theirs, pieces, tools)),
+        );
     }
 }
 

@@ -348,37 +348,28 @@ impl JsonCall {
         false
     }
 
-    /// `seg` (at stream offset `offset`) ends with a comma and whitespace:
-    /// what comes before goes out, the rest is held back.
+    /// `seg` (at stream offset `offset`) ends with a comma and whitespace
+    /// (unless a comma held back before it was dropped already): what comes
+    /// before the comma goes out; the comma is then dropped if `trailing`
+    /// (a closing bracket follows), else held back with the whitespace.
     #[cold]
     #[inline(never)]
-    fn hold_comma<'c, S: FnMut(Event<'c>)>(
+    fn comma_at_end<'c, S: FnMut(Event<'c>)>(
         &mut self,
         seg: &'c [u8],
         offset: u64,
+        trailing: bool,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        if let Some(k) = last_token(seg) {
-            self.take(&seg[..k], offset, cx);
+        let Some(k) = last_token(seg) else {
+            return;
+        };
+        self.take(&seg[..k], offset, cx);
+        if trailing {
+            self.comma_dropped(offset + k as u64, cx);
+        } else {
             self.held_comma.extend_from_slice(&seg[k..]);
             self.held_at = offset + k as u64;
-        }
-    }
-
-    /// `seg` (at stream offset `offset`) comes before a closing bracket and
-    /// ends with a trailing comma (unless that was held back and dropped
-    /// already), and whitespace: what comes before the comma goes out.
-    #[cold]
-    #[inline(never)]
-    fn drop_comma<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        seg: &'c [u8],
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        if let Some(k) = last_token(seg) {
-            self.take(&seg[..k], offset, cx);
-            self.comma_dropped(offset + k as u64, cx);
         }
     }
 
@@ -518,14 +509,7 @@ impl JsonCall {
                             self.fence_at = Some(cx.offset(i));
                             self.phase = Phase::FenceOpen { ticks: 0 };
                         }
-                        Some(_) => {
-                            let f = Failure::new(
-                                DiagnosticKind::MalformedCall,
-                                cx.offset(i),
-                                "expected a JSON object after the start marker",
-                            );
-                            return (i, Outcome::failed(f));
-                        }
+                        Some(_) => return (i, no_object(cx.offset(i))),
                     }
                 }
                 Phase::Body => {
@@ -545,7 +529,7 @@ impl JsonCall {
                         // until what follows shows whether it is a trailing
                         // one.
                         Signal::More if self.json.after_comma() => {
-                            self.hold_comma(seg, seg_offset, cx);
+                            self.comma_at_end(seg, seg_offset, false, cx);
                             return (i, Outcome::More);
                         }
                         Signal::More => {
@@ -556,7 +540,7 @@ impl JsonCall {
                         // it is dropped with the whitespace after it (if it
                         // was held back, it already was).
                         Signal::TrailingComma => {
-                            self.drop_comma(seg, seg_offset, cx);
+                            self.comma_at_end(seg, seg_offset, true, cx);
                             member_from = Some(i);
                         }
                         Signal::KeyStart => {
@@ -725,14 +709,7 @@ impl JsonCall {
                                 ticks += 1;
                                 i += 1;
                             }
-                            Some(_) => {
-                                let f = Failure::new(
-                                    DiagnosticKind::MalformedCall,
-                                    cx.offset(i),
-                                    "expected a JSON object after the start marker",
-                                );
-                                return (i, Outcome::failed(f));
-                            }
+                            Some(_) => return (i, no_object(cx.offset(i))),
                             None => {
                                 self.phase = Phase::FenceOpen { ticks };
                                 return (i, Outcome::More);
@@ -1230,6 +1207,16 @@ fn root_members(
         }
     }
     members
+}
+
+/// The block does not begin with a call object (the byte at stream offset
+/// `at` is something else).
+fn no_object(at: u64) -> Outcome {
+    Outcome::failed(Failure::new(
+        DiagnosticKind::MalformedCall,
+        at,
+        "expected a JSON object after the start marker",
+    ))
 }
 
 /// The index of the last byte of `bytes` that is not JSON whitespace.
