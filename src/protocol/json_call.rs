@@ -183,9 +183,6 @@ pub(crate) struct JsonCall {
     object_at: u64,
     /// The call object read on as relaxed JSON ([`Phase::Relaxed`]).
     relaxed: Option<RelaxedBody>,
-    /// Whether a markdown fence may wrap the JSON inside the block (not for
-    /// fences themselves, nor without an end marker).
-    fences: bool,
     /// Stream offset of the fence that opened in this block, if any…
     fence_at: Option<u64>,
     /// …and whether it is still open.
@@ -224,11 +221,16 @@ impl JsonCall {
             object_at: 0,
             relaxed: None,
             extra_closer: None,
-            fences: end.first().is_some_and(|&b| b != b'`'),
             fence_at: None,
             fenced: false,
             xml: None,
         }
+    }
+
+    /// Whether a markdown fence may wrap the JSON inside the block (not for
+    /// fences themselves, nor without an end marker).
+    fn fences(&self) -> bool {
+        self.end.first().is_some_and(|&b| b != b'`')
     }
 
     /// Also reads blocks that begin with `<` as calls in `dialect`'s XML
@@ -330,20 +332,16 @@ impl JsonCall {
             self.held_comma.extend_from_slice(seg);
             return true;
         }
-        let held = std::mem::take(&mut self.held_comma);
         if only_ws && signal == Signal::TrailingComma {
             self.comma_dropped(self.held_at, cx);
-        } else if self.rejected.is_none() {
-            match self.capture {
-                Capture::ArgsObject if cx.started() => cx.delta_held(&held, self.held_at),
-                Capture::ArgsObject => self.pending.extend_from_slice(&held),
-                Capture::Key | Capture::Name | Capture::ArgsString => {
-                    self.buf.extend_from_slice(&held)
-                }
-                Capture::None | Capture::Skip => {}
+        } else if self.rejected.is_none() && self.capture == Capture::ArgsObject {
+            // (No other capture spans a comma.)
+            if cx.started() {
+                cx.delta_held(&self.held_comma, self.held_at);
+            } else {
+                self.pending.extend_from_slice(&self.held_comma);
             }
         }
-        self.held_comma = held;
         self.held_comma.clear();
         false
     }
@@ -505,7 +503,7 @@ impl JsonCall {
                         Some(b'<') if self.xml.is_some() && self.fence_at.is_none() => {
                             return self.xml_begin(bytes, cx)
                         }
-                        Some(b'`') if self.fences && self.fence_at.is_none() => {
+                        Some(b'`') if self.fences() && self.fence_at.is_none() => {
                             self.fence_at = Some(cx.offset(i));
                             self.phase = Phase::FenceOpen { ticks: 0 };
                         }
