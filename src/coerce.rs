@@ -3,7 +3,8 @@
 //!
 //! Rules (the first that applies wins):
 //! - no schema, or a schema without a type: the text as a JSON string;
-//! - `anyOf` / `oneOf`: each alternative in order, the first that fits;
+//! - `anyOf` / `oneOf`: each alternative in order, the first that fits
+//!   (but `null` / `None` is null where an alternative allows null);
 //! - `enum`: the member that equals the text (strings exactly, other
 //!   members by their JSON text);
 //! - `type` may be a list; each type in order:
@@ -12,7 +13,8 @@
 //!   as written (`9007199254740993` stays exact); `boolean` takes `true` /
 //!   `false` in any case (Python's `True` / `False`); `null` takes `null` /
 //!   `None`; `array` / `object` take JSON text, or relaxed JSON (single
-//!   quotes, trailing commas, Python literals);
+//!   quotes, trailing commas, Python literals), or either escaped once more
+//!   (a JSON string holding it, or the inside of one);
 //! - nothing fits: the text stays a string and a diagnostic says why.
 
 use serde_json::{Map, Value};
@@ -96,6 +98,13 @@ fn try_schema(raw: &str, schema: &Value, max_depth: usize, level: usize) -> Opti
     };
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(alternatives)) = field(schema, key) {
+            // `null` first, as for a list of types: `anyOf: [string, null]`
+            // reads `null` as null, not as the string "null".
+            if let Some(json) = as_type(raw, "null", max_depth) {
+                if alternatives.iter().any(|alt| allows_null(alt, level + 1)) {
+                    return Some(json);
+                }
+            }
             return alternatives
                 .iter()
                 .find_map(|alt| try_schema(raw, alt, max_depth, level + 1));
@@ -125,6 +134,32 @@ fn try_schema(raw: &str, schema: &Value, max_depth: usize, level: usize) -> Opti
         .iter()
         .filter(|t| **t != "null")
         .find_map(|t| as_type(raw, t, max_depth))
+}
+
+/// Whether `schema` accepts `null` (by type, enum, const or one of its
+/// alternatives).
+fn allows_null(schema: &Value, level: usize) -> bool {
+    if level > 8 {
+        return false;
+    }
+    let Value::Object(schema) = schema else {
+        return schema.as_bool().unwrap_or(false);
+    };
+    match field(schema, "type") {
+        Some(Value::String(t)) if t == "null" => return true,
+        Some(Value::Array(ts)) if ts.iter().any(|t| t == "null") => return true,
+        _ => {}
+    }
+    if field(schema, "const").is_some_and(Value::is_null) {
+        return true;
+    }
+    if let Some(Value::Array(members)) = field(schema, "enum") {
+        return members.iter().any(Value::is_null);
+    }
+    ["anyOf", "oneOf"].iter().any(|key| {
+        matches!(field(schema, key), Some(Value::Array(alts))
+            if alts.iter().any(|alt| allows_null(alt, level + 1)))
+    })
 }
 
 fn matches_member(raw: &str, member: &Value) -> Option<String> {
@@ -207,8 +242,25 @@ fn number(t: &str) -> Option<String> {
 }
 
 /// JSON text of an array or object: the text itself if it is JSON, else
-/// relaxed JSON re-serialised.
+/// relaxed JSON re-serialised. Failing both, the text may be that JSON
+/// escaped once more, as models write it now and then: a JSON string
+/// (`"[1, 2]"`) or the inside of one (`[{\"id\": \"1\"}]`).
 fn structured(t: &str, max_depth: usize) -> Option<String> {
+    let is_structure = |json: &String| json.starts_with(['[', '{']);
+    let as_written = structured_as_written(t, max_depth).filter(is_structure);
+    as_written.or_else(|| {
+        let inner = if t.starts_with('"') {
+            serde_json::from_str::<String>(t).ok()?
+        } else if t.contains("\\\"") {
+            serde_json::from_str::<String>(&format!("\"{t}\"")).ok()?
+        } else {
+            return None;
+        };
+        structured_as_written(inner.trim(), max_depth).filter(is_structure)
+    })
+}
+
+fn structured_as_written(t: &str, max_depth: usize) -> Option<String> {
     if crate::scan::json::is_complete_value(t.as_bytes(), max_depth) {
         return Some(t.to_owned());
     }
@@ -396,6 +448,27 @@ mod tests {
             "\"celsius\""
         );
         assert_eq!(c("2", json!({"enum": [1, 2, 3]})), "2");
+        // Structures escaped once more: a JSON string, or its inside.
+        assert_eq!(c(r#""[1, 2]""#, json!({"type": "array"})), "[1, 2]");
+        assert_eq!(
+            c(
+                r#"[{\"id\": \"1\", \"p\": \"C:\\\\x\"}]"#,
+                json!({"type": "array"})
+            ),
+            r#"[{"id": "1", "p": "C:\\x"}]"#
+        );
+        assert_eq!(c(r#""abc""#, json!({"type": "array"})), r#""\"abc\"""#);
+        // `null` before the alternatives' order, where one allows it.
+        let nullable = json!({"anyOf": [{"type": "string"}, {"type": "null"}]});
+        assert_eq!(c("null", nullable.clone()), "null");
+        assert_eq!(c("hi", nullable), "\"hi\"");
+        assert_eq!(
+            c(
+                "null",
+                json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+            ),
+            "\"null\""
+        );
         assert_eq!(
             c(
                 "42",

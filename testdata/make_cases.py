@@ -130,7 +130,8 @@ TYPED_TOOLS = [
          "count": {"type": "integer"}, "ratio": {"type": "number"}, "enabled": {"type": "boolean"},
          "note": {"type": ["string", "null"]}, "tags": {"type": "array", "items": {"type": "string"}},
          "options": {"type": "object"}, "zip": {"type": "string"}, "big": {"type": "integer"},
-         "mode": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}}},
+         "mode": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+         "label": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}},
     {"name": "get_time", "description": "Current time", "parameters": {"type": "object", "properties": {}}},
 ]
 
@@ -158,6 +159,10 @@ for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
     w(fmt, "typed_coercion", c("configure", [("count", "42"), ("ratio", "0.25"), ("enabled", "True"), ("note", "None"),
                                               ("tags", '["a", "b"]'), ("options", "{'deep': {'x': [1, 2,]}, 'ok': False}"),
                                               ("zip", "00123"), ("big", "9007199254740993"), ("mode", "fast")]), T)
+    # Structures escaped once more (a JSON string, or its inside), and
+    # `null` for a nullable union whose first alternative is a string.
+    w(fmt, "escaped_json_and_nullable", c("configure", [("tags", '[\\"a\\", \\"C:\\\\\\\\x\\"]'), ("options", '"{\\"deep\\": true}"'),
+                                                         ("label", "null"), ("mode", "null")]), T)
     w(fmt, "coercion_failure", c("configure", [("count", "three"), ("ratio", "inf"), ("enabled", "maybe")]), T)
     w(fmt, "no_schema_strings", c("anything", [("n", "42"), ("flag", "true"), ("text", "hi")]))
     w(fmt, "enum_mismatch", c("get_weather", [("city", "Oslo"), ("unit", "kelvin")]), T)
