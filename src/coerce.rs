@@ -14,7 +14,11 @@
 //!   `false` in any case (Python's `True` / `False`); `null` takes `null` /
 //!   `None`; `array` / `object` take JSON text, or relaxed JSON (single
 //!   quotes, trailing commas, Python literals), or either escaped once more
-//!   (a JSON string holding it, or the inside of one);
+//!   (a JSON string holding it, or the inside of one); `str`, `int`,
+//!   `float`, `bool`, `list`, `dict` and the like, which hand-written tool
+//!   lists use, name the same types;
+//! - local `$ref`s are read as what they point to (see
+//!   [`inline_local_refs`], applied once when the parser is built);
 //! - nothing fits: the text stays a string and a diagnostic says why.
 
 use serde_json::{Map, Value};
@@ -60,6 +64,63 @@ fn truncate(s: &str, max: usize) -> &str {
         None => s,
     }
 }
+
+/// Local references (`{"$ref": "#/$defs/Unit"}`, as Pydantic writes
+/// them) replaced by what they point to, so that coercion sees the types
+/// behind them; `None` if `root` has none. Keywords beside a `$ref` are
+/// kept where the target lacks them. A reference inside an inlined one is
+/// followed at most [`REF_DEPTH`] deep and [`REF_BUDGET`] times in all
+/// (recursive schemas): past that it stays, and its values stay strings.
+pub(crate) fn inline_local_refs(root: &Value) -> Option<Value> {
+    fn has_ref(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => {
+                m.get("$ref")
+                    .and_then(Value::as_str)
+                    .is_some_and(|r| r.starts_with('#'))
+                    || m.values().any(has_ref)
+            }
+            Value::Array(a) => a.iter().any(has_ref),
+            _ => false,
+        }
+    }
+    fn inline(v: &Value, root: &Value, depth: usize, budget: &mut usize) -> Value {
+        match v {
+            Value::Object(m) => {
+                let target = m
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix('#'))
+                    .filter(|_| depth < REF_DEPTH && *budget > 0)
+                    .and_then(|pointer| root.pointer(pointer));
+                if let Some(Value::Object(target)) = target {
+                    *budget -= 1;
+                    let mut merged = target.clone();
+                    for (k, v) in m.iter().filter(|(k, _)| *k != "$ref") {
+                        merged.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                    return inline(&Value::Object(merged), root, depth + 1, budget);
+                }
+                Value::Object(
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), inline(v, root, depth, budget)))
+                        .collect(),
+                )
+            }
+            Value::Array(a) => {
+                Value::Array(a.iter().map(|v| inline(v, root, depth, budget)).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let mut budget = REF_BUDGET;
+    has_ref(root).then(|| inline(root, root, 0, &mut budget))
+}
+
+/// How deep references inside inlined references are followed.
+const REF_DEPTH: usize = 8;
+/// How many references one tool's schema may inline in all.
+const REF_BUDGET: usize = 256;
 
 /// `schema[key]` of a schema object. A schema has a handful of keywords:
 /// comparing them beats hashing the key.
@@ -180,11 +241,13 @@ fn matches_member(raw: &str, member: &Value) -> Option<String> {
 
 fn as_type(raw: &str, ty: &str, max_depth: usize) -> Option<String> {
     let t = raw.trim();
+    // The JSON Schema names, and the names hand-written tool lists use
+    // for them (Python's and C's).
     match ty {
-        "string" => Some(string(raw)),
-        "integer" => integer(t),
-        "number" => number(t),
-        "boolean" => {
+        "string" | "str" | "text" => Some(string(raw)),
+        "integer" | "int" | "long" => integer(t),
+        "number" | "float" | "double" => number(t),
+        "boolean" | "bool" => {
             if t.eq_ignore_ascii_case("true") {
                 Some("true".into())
             } else if t.eq_ignore_ascii_case("false") {
@@ -194,8 +257,8 @@ fn as_type(raw: &str, ty: &str, max_depth: usize) -> Option<String> {
             }
         }
         "null" => (t == "null" || t == "None").then(|| "null".into()),
-        "array" => structured(t, max_depth).filter(|v| v.starts_with('[')),
-        "object" => structured(t, max_depth).filter(|v| v.starts_with('{')),
+        "array" | "list" => structured(t, max_depth).filter(|v| v.starts_with('[')),
+        "object" | "dict" => structured(t, max_depth).filter(|v| v.starts_with('{')),
         _ => None,
     }
 }
@@ -431,6 +494,11 @@ mod tests {
         assert_eq!(c("None", json!({"type": ["string", "null"]})), "null");
         assert_eq!(c("00123", json!({"type": "string"})), "\"00123\"");
         assert_eq!(c("12", json!({})), "\"12\"");
+        // Type names of hand-written tool lists.
+        assert_eq!(c("3.5", json!({"type": "float"})), "3.5");
+        assert_eq!(c("7", json!({"type": "int"})), "7");
+        assert_eq!(c("True", json!({"type": "bool"})), "true");
+        assert_eq!(c("['a']", json!({"type": "list"})), r#"["a"]"#);
     }
 
     #[test]
@@ -483,6 +551,37 @@ mod tests {
             ),
             "\"abc\""
         );
+    }
+
+    #[test]
+    fn local_refs_are_inlined() {
+        let root = json!({
+            "type": "object",
+            "properties": {
+                "unit": {"$ref": "#/$defs/Unit", "description": "unit"},
+                "days": {"$ref": "#/definitions/Days"},
+                "tree": {"$ref": "#/$defs/Node"},
+                "far": {"$ref": "https://example.com/schema"}
+            },
+            "$defs": {
+                "Unit": {"enum": ["c", "f"], "type": "string"},
+                "Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}
+            },
+            "definitions": {"Days": {"type": "integer"}}
+        });
+        let inlined = inline_local_refs(&root).expect("has refs");
+        let days = &inlined["properties"]["days"];
+        assert_eq!(c("3", days.clone()), "3");
+        assert_eq!(inlined["properties"]["unit"]["description"], "unit");
+        assert_eq!(c("c", inlined["properties"]["unit"].clone()), "\"c\"");
+        // A recursive schema is inlined a bounded number of levels.
+        assert!(inlined.to_string().len() < 100_000);
+        // Remote references stay as they are.
+        assert_eq!(
+            inlined["properties"]["far"]["$ref"],
+            "https://example.com/schema"
+        );
+        assert!(inline_local_refs(&json!({"properties": {"a": {"type": "integer"}}})).is_none());
     }
 
     #[test]

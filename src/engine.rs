@@ -759,7 +759,26 @@ impl ParserBuilder {
     /// [`Error::InvalidMarker`](crate::Error::InvalidMarker) for empty or
     /// conflicting markers, [`Error::ToolsRequired`](crate::Error::ToolsRequired)
     /// for formats that need the tool list.
-    pub fn build(self) -> Result<Parser, crate::Error> {
+    pub fn build(mut self) -> Result<Parser, crate::Error> {
+        // Coercion reads the types behind `$ref`s: the parser keeps its own
+        // copy of the schemas that have them, with the references inlined.
+        let inlined: Vec<Option<serde_json::Value>> = self
+            .tools
+            .iter()
+            .map(|t| crate::coerce::inline_local_refs(&t.parameters))
+            .collect();
+        if inlined.iter().any(Option::is_some) {
+            let tools: Vec<Tool> = self
+                .tools
+                .iter()
+                .zip(inlined)
+                .map(|(t, inlined)| match inlined {
+                    Some(parameters) => t.clone().with_parameters(parameters),
+                    None => t.clone(),
+                })
+                .collect();
+            self.tools = tools.into();
+        }
         let (markers, automaton) = self.format.automaton(
             self.delimiters
                 .as_ref()

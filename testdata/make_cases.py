@@ -135,6 +135,19 @@ TYPED_TOOLS = [
     {"name": "get_time", "description": "Current time", "parameters": {"type": "object", "properties": {}}},
 ]
 
+PYDANTIC_TOOLS = [
+    {"name": "book", "description": "Book a room",
+     "parameters": {"type": "object", "title": "Booking",
+        "properties": {
+            "unit": {"$ref": "#/$defs/Unit"},
+            "nights": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None},
+            "price": {"type": "float"}, "breakfast": {"type": "bool"},
+            "guest": {"$ref": "#/$defs/Guest"},
+            "note": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+        "$defs": {"Unit": {"enum": ["c", "f"], "title": "Unit", "type": "string"},
+                  "Guest": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}}}}},
+]
+
 def xml_call(fmt, name, params, nl=True):
     """Renders a call the way each model family writes it."""
     if fmt == "qwen3-coder":
@@ -163,6 +176,10 @@ for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
     # `null` for a nullable union whose first alternative is a string.
     w(fmt, "escaped_json_and_nullable", c("configure", [("tags", '[\\"a\\", \\"C:\\\\\\\\x\\"]'), ("options", '"{\\"deep\\": true}"'),
                                                          ("label", "null"), ("mode", "null")]), T)
+    # Schemas as Pydantic writes them (`$ref` into `$defs`, `anyOf` with
+    # null) and as hand-written tool lists do (`float`, `int`, `bool`).
+    w(fmt, "pydantic_refs_and_type_aliases", c("book", [("unit", "f"), ("nights", "3"), ("price", "99.5"), ("breakfast", "True"),
+                                                        ("guest", '{"name": "Ana", "age": 31}'), ("note", "None")]), PYDANTIC_TOOLS)
     w(fmt, "coercion_failure", c("configure", [("count", "three"), ("ratio", "inf"), ("enabled", "maybe")]), T)
     w(fmt, "no_schema_strings", c("anything", [("n", "42"), ("flag", "true"), ("text", "hi")]))
     w(fmt, "enum_mismatch", c("get_weather", [("city", "Oslo"), ("unit", "kelvin")]), T)
@@ -242,6 +259,7 @@ w(X, "attributes_ignored", "<get_weather id=\"1\"><city lang=\"en\">Paris</city>
 w(X, "partial_tag_at_eof", "The answer: <get_wea", MT)
 w(X, "large_value_64k", "<write_file><path>big.txt</path><content>" + ("text with <b>markup</b> é 世界\n" * 3000)[:65536] + "</content></write_file>", MT)
 w(X, "duplicate_scalar_param_becomes_array", "<get_weather><city>A</city><city>B</city></get_weather>", MT)
+w(X, "pydantic_refs_and_type_aliases", "<book><unit>f</unit><nights>3</nights><price>99.5</price><breakfast>True</breakfast><guest><name>Ana</name><age>31</age></guest><note>None</note></book>", PYDANTIC_TOOLS)
 print("ok morph")
 w(Q, "new_call_inside_unclosed_call", "<tool_call>\n<function=get_time>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>", TYPED_TOOLS)
 w(X, "unclosed_root_tag_then_call", "<get_time " + "x" * 600 + "\n<get_weather><city>Oslo</city></get_weather>", MT)
