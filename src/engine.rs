@@ -8,7 +8,7 @@ use crate::error::{Diagnostic, DiagnosticKind, OnInvalid};
 use crate::event::{CallId, Event, Span, TextId};
 use crate::limits::Limits;
 use crate::protocol::{Automaton, Failure, Outcome, Steady};
-use crate::scan::marker::{Found, MarkerSet, SMALL_MARKER};
+use crate::scan::marker::{Found, MarkerSet, Misses, SMALL_MARKER};
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 use crate::tool::Tool;
 
@@ -58,6 +58,9 @@ pub struct Parser {
     held: Vec<u8>,
     /// Stream offset of the next byte to be fed.
     offset: u64,
+    /// Where markers were searched for in vain (linear time when call
+    /// attempts hand bytes back).
+    misses: Misses,
     /// The state a stream starts in: `Call` for a parser that reads one bare
     /// JSON call (the `tool_choice` fast path).
     initial: State,
@@ -795,6 +798,7 @@ impl ParserBuilder {
             state: State::Text,
             held,
             offset: 0,
+            misses: Misses::default(),
             initial: State::Text,
         })
     }
@@ -1090,6 +1094,7 @@ impl Parser {
         self.core.relaxed_to = 0;
         self.offset = 0;
         self.core.call_start = 0;
+        self.misses.clear();
         self.state = State::Text;
         if self.initial == State::Call {
             self.enter_bare_call();
@@ -1111,6 +1116,7 @@ impl Parser {
             state: State::Text,
             held: Vec::new(),
             offset: 0,
+            misses: Misses::default(),
             initial: State::Call,
         };
         parser.enter_bare_call();
@@ -1213,7 +1219,7 @@ impl Parser {
             }
             _ => core.text.push(&rest[..end], base, sink),
         };
-        match self.markers.find(rest) {
+        match self.markers.find(rest, base, &mut self.misses) {
             Found::None => {
                 emit(&mut self.core, rest.len(), sink);
                 chunk.len()

@@ -1,38 +1,51 @@
 //! Text-only input costs no heap allocation per chunk: deltas borrow from the
-//! chunk and the parser's buffers stay untouched.
+//! chunk and the parser's buffers stay untouched. Failed call attempts in a
+//! long chunk copy no more than they read.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use toolsieve::{Event, Format, Parser};
+use toolsieve::{Event, Format, Parser, Tool};
 
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
 thread_local! {
-    /// Set on the thread under test: the test harness allocates on its own
-    /// threads meanwhile, which must not count.
+    /// Set on the thread under test: the test harness (and the other
+    /// tests) allocate on their own threads meanwhile, which must not count.
     static COUNTED: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    /// Bytes allocated and not yet freed while counted, and the most there
+    /// ever were.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
 }
 
-fn count() {
+fn count(grown: isize) {
     if COUNTED.with(Cell::get) {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        ALLOCATIONS.with(|n| n.set(n.get() + usize::from(grown > 0)));
+        let live = LIVE.with(|l| {
+            l.set(l.get() + grown);
+            l.get()
+        });
+        PEAK.with(|p| p.set(p.get().max(live)));
     }
+}
+
+fn size(n: usize) -> isize {
+    isize::try_from(n).unwrap_or(isize::MAX)
 }
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
+        count(size(layout.size()));
         System.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        count(-size(layout.size()));
         System.dealloc(ptr, layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
+        count(size(new_size) - size(layout.size()));
         System.realloc(ptr, layout, new_size)
     }
 }
@@ -58,7 +71,7 @@ fn text_only_chunks_do_not_allocate() {
         parser.finish(&mut |_| {});
         for size in [1, 4, 16, 64, 4096] {
             let chunks = char_chunks(prose, size);
-            let before = ALLOCATIONS.load(Ordering::SeqCst);
+            let before = ALLOCATIONS.with(Cell::get);
             for chunk in chunks {
                 parser.feed_str(chunk, &mut |e| {
                     if let Event::TextDelta { delta, .. } = e {
@@ -66,10 +79,60 @@ fn text_only_chunks_do_not_allocate() {
                     }
                 });
             }
-            let after = ALLOCATIONS.load(Ordering::SeqCst);
+            let after = ALLOCATIONS.with(Cell::get);
             assert_eq!(after - before, 0, "{format} allocated at chunk size {size}");
             parser.finish(&mut |_| {});
         }
         assert_eq!(bytes, prose.len() * 5);
+    }
+}
+
+/// Call attempts that fail early in a long chunk (a one-shot parse of a
+/// stream of broken calls) copy a bounded multiple of what they read into
+/// the parser's buffers, not the rest of the chunk: before, each of these
+/// attempts copied everything after it (quadratic time, and a buffer as
+/// large as the input).
+#[test]
+fn failed_attempts_in_a_long_chunk_copy_what_they_read() {
+    let tools = vec![
+        Tool::new("f"),
+        Tool::new("get_weather").with_parameters(serde_json::json!({
+            "type": "object", "properties": {"city": {"type": "string"}}
+        })),
+    ];
+    let cases: [(Format, &str); 6] = [
+        // XML in a hermes block, failing at the next tag.
+        (Format::Hermes, "<tool_call>"),
+        // A body read ahead as relaxed JSON to its end marker.
+        (
+            Format::Gemma,
+            "```tool_call\n{\"name\": \"f\", \"arguments\": {\"a\": ",
+        ),
+        (Format::Qwen3Coder, "<function=f>"),
+        (Format::Glm, "<tool_call>f<arg_key>"),
+        (
+            Format::MiniMaxM2,
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=",
+        ),
+        (Format::MorphXml, "<get_weather "),
+    ];
+    for (format, unit) in cases {
+        let input = unit.repeat(256 * 1024 / unit.len());
+        let mut parser = Parser::builder(format)
+            .tools(tools.clone())
+            .build()
+            .unwrap();
+        COUNTED.with(|c| c.set(true));
+        let start = LIVE.with(Cell::get);
+        PEAK.with(|p| p.set(start));
+        parser.feed_str(&input, &mut |_| {});
+        parser.finish(&mut |_| {});
+        let peak = PEAK.with(Cell::get) - start;
+        COUNTED.with(|c| c.set(false));
+        assert!(
+            peak < 64 * 1024,
+            "{format}: {peak} bytes held at once for a {} byte chunk",
+            input.len()
+        );
     }
 }

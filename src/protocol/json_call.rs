@@ -683,16 +683,19 @@ impl JsonCall {
                     let Some(relaxed) = self.relaxed.as_mut() else {
                         return (i, self.relaxed_end(cx.offset(i), false, cx));
                     };
-                    relaxed.bytes.extend_from_slice(&bytes[i..]);
-                    if let Some(k) = relaxed.find_end(&self.end) {
-                        relaxed.bytes.truncate(k);
-                        let end_at = self.object_at + (k + self.end.len()) as u64;
-                        // Not found before: the marker ends in this slice.
-                        let used = usize::try_from(end_at.saturating_sub(cx.offset(0)))
-                            .map_or(bytes.len(), |n| n.min(bytes.len()));
-                        return (used, self.relaxed_end(end_at, false, cx));
+                    while i < bytes.len() {
+                        let to = super::piece_end(relaxed.bytes.len(), i, bytes.len());
+                        relaxed.bytes.extend_from_slice(&bytes[i..to]);
+                        i = to;
+                        if let Some(k) = relaxed.find_end(&self.end) {
+                            relaxed.bytes.truncate(k);
+                            let end_at = self.object_at + (k + self.end.len()) as u64;
+                            // Not found before: the marker ends in this slice.
+                            let used = usize::try_from(end_at.saturating_sub(cx.offset(0)))
+                                .map_or(bytes.len(), |n| n.min(bytes.len()));
+                            return (used, self.relaxed_end(end_at, false, cx));
+                        }
                     }
-                    i = bytes.len();
                     if cx.at_limit() {
                         cx.read_ahead_to(cx.offset(i));
                         return (i, self.relaxed_failed(cx.offset(i)));

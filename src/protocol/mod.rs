@@ -10,6 +10,19 @@ pub(crate) mod xml_call;
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 
+/// Where the next piece of a slice ends, from `from` in a slice `len` long,
+/// for an automaton that copies the slice into a buffer `buffered` long to
+/// read it. Pieces at least double the buffer: an attempt that ends early
+/// in a long slice (as failed ones do in a one-shot parse, and the bytes
+/// after them are read again) then copies a bounded multiple of what it
+/// read, not the rest of the slice, and the whole stream stays linear.
+#[inline]
+pub(crate) fn piece_end(buffered: usize, from: usize, len: usize) -> usize {
+    /// The smallest piece copied at once.
+    const MIN_PIECE: usize = 512;
+    from + (len - from).min(buffered.max(MIN_PIECE))
+}
+
 /// How a call attempt went, after [`Automaton::advance`] or
 /// [`Automaton::finish`].
 #[derive(Debug)]

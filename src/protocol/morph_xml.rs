@@ -127,9 +127,17 @@ impl MorphXml {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        let before = self.body.append(bytes, cx.offset(0));
-        let outcome = self.run(cx, false);
-        self.body.settle(before, bytes.len(), outcome)
+        let before = self.body.len();
+        let mut from = 0;
+        loop {
+            let to = self.body.piece_end(from, bytes.len());
+            self.body.append(&bytes[from..to], cx.offset(from));
+            from = to;
+            let outcome = self.run(cx, false);
+            if from == bytes.len() || !matches!(outcome, Outcome::More) {
+                return self.body.settle(before, from, outcome);
+            }
+        }
     }
 
     pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(

@@ -50,6 +50,13 @@ impl Body {
         before
     }
 
+    /// Where the next piece of a slice to append ends (see
+    /// [`piece_end`](super::piece_end)).
+    #[inline]
+    pub(crate) fn piece_end(&self, from: usize, len: usize) -> usize {
+        super::piece_end(self.bytes.len(), from, len)
+    }
+
     /// Sets where the body begins, if no byte has come yet.
     pub(crate) fn anchor(&mut self, offset: u64) {
         if self.bytes.is_empty() {

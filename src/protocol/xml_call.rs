@@ -274,13 +274,24 @@ impl XmlCall {
         if self.phase == Phase::Json || (blank && self.json_begins(bytes)) {
             return self.json_advance(bytes, cx);
         }
-        let before = self.body.append(bytes, cx.offset(0));
-        if self.wait.holds(self.body.len(), bytes) && !cx.at_limit() {
-            return (bytes.len(), Outcome::More);
+        let before = self.body.len();
+        let mut from = 0;
+        loop {
+            let to = self.body.piece_end(from, bytes.len());
+            let piece = &bytes[from..to];
+            self.body.append(piece, cx.offset(from));
+            from = to;
+            let last = from == bytes.len();
+            if !(self.wait.holds(self.body.len(), piece) && !(last && cx.at_limit())) {
+                self.wait = Wait::default();
+                let outcome = self.run(cx, false);
+                if last || !matches!(outcome, Outcome::More) {
+                    return self.body.settle(before, from, outcome);
+                }
+            } else if last {
+                return (from, Outcome::More);
+            }
         }
-        self.wait = Wait::default();
-        let outcome = self.run(cx, false);
-        self.body.settle(before, bytes.len(), outcome)
     }
 
     /// [`JsonCall::steady`] for a JSON block, out of line: the JSON

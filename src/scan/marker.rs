@@ -89,6 +89,55 @@ pub(crate) struct MarkerSet {
 /// marker per tool) take the memchr path.
 const MAX_FINDERS: usize = 3;
 
+/// Per marker, the stream offsets where it is known not to start: the last
+/// stretch a memmem search went through in vain. A call attempt that fails
+/// hands its bytes back to be searched again, and markers that do not occur
+/// would otherwise be searched for up to the end of a long chunk after every
+/// attempt (quadratic time); with this, every stream byte is searched once
+/// per marker, give or take a marker's length.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Misses {
+    /// Half-open ranges of stream offsets.
+    ranges: [(u64, u64); MAX_FINDERS],
+}
+
+impl Misses {
+    /// Forgets everything (a new stream reuses offsets).
+    pub(crate) fn clear(&mut self) {
+        *self = Misses::default();
+    }
+
+    /// Where in a hay that starts at stream offset `base` marker `index`
+    /// may first start.
+    #[inline]
+    fn skip(&self, index: usize, base: u64) -> usize {
+        match self.ranges.get(index) {
+            Some(&(lo, hi)) if lo <= base && base < hi => {
+                usize::try_from(hi - base).unwrap_or(usize::MAX)
+            }
+            _ => 0,
+        }
+    }
+
+    /// Records that marker `index` starts nowhere in `from..to` of a hay at
+    /// stream offset `base`; kept if it reaches further than what is known.
+    #[inline]
+    fn note(&mut self, index: usize, base: u64, (from, to): (usize, usize)) {
+        let Some(range) = self.ranges.get_mut(index) else {
+            return;
+        };
+        let (lo, hi) = (base + from as u64, base + to as u64);
+        if hi <= range.1 && lo >= range.0 {
+            return;
+        }
+        if lo <= range.1 && lo >= range.0 {
+            range.1 = range.1.max(hi);
+        } else if hi > lo {
+            *range = (lo, hi);
+        }
+    }
+}
+
 impl MarkerSet {
     /// Builds the set.
     ///
@@ -221,16 +270,20 @@ impl MarkerSet {
         })
     }
 
-    /// Finds the first marker in `hay`, or the partial marker it ends with.
+    /// Finds the first marker in `hay` (which starts at stream offset
+    /// `base`), or the partial marker it ends with. `misses` remembers
+    /// where markers were already searched for in vain in this stream.
     ///
     /// # Complexity
     ///
     /// One memchr pass plus a comparison of at most `longest` bytes per
-    /// candidate byte (a `<` in prose costs one short comparison).
+    /// candidate byte (a `<` in prose costs one short comparison). With a
+    /// few markers, one memmem pass per marker, each over stream bytes not
+    /// searched for that marker before (see [`Misses`]).
     #[inline]
-    pub(crate) fn find(&self, hay: &[u8]) -> Found {
+    pub(crate) fn find(&self, hay: &[u8], base: u64, misses: &mut Misses) -> Found {
         if !self.finders.is_empty() && hay.len() >= 64 {
-            return self.find_with_memmem(hay);
+            return self.find_with_memmem(hay, base, misses);
         }
         let mut from = 0;
         while let Some(rel) = self.next_candidate(&hay[from..]) {
@@ -254,18 +307,30 @@ impl MarkerSet {
     /// [`find`](Self::find) with one memmem pass per marker: the same
     /// answer. The first full match wins; a partial one can only lie in the
     /// last `longest - 1` bytes, and counts if it comes first.
-    fn find_with_memmem(&self, hay: &[u8]) -> Found {
+    fn find_with_memmem(&self, hay: &[u8], base: u64, misses: &mut Misses) -> Found {
         let mut first: Option<(usize, usize)> = None;
         for (index, (finder, marker)) in self.finders.iter().zip(&self.markers).enumerate() {
             // Only a match before the best so far matters.
             let limit = first.map_or(hay.len(), |(at, _)| at);
-            let mut from = 0;
+            // Where this marker is known not to start (a call attempt that
+            // failed hands its bytes back to be searched again).
+            let mut from = misses.skip(index, base).min(limit);
+            let searched_from = from;
+            let mut searched_to = from;
             while from < limit {
                 let end = hay.len().min(limit + marker.bytes.len());
-                let Some(rel) = finder.find(&hay[from..end]) else {
+                let found = finder.find(&hay[from..end]);
+                #[cfg(test)]
+                tests::SEARCHED.with(|n| {
+                    let upto = found.map_or(end, |rel| from + rel + marker.bytes.len());
+                    n.set(n.get() + (upto - from));
+                });
+                let Some(rel) = found else {
+                    searched_to = (end + 1).saturating_sub(marker.bytes.len());
                     break;
                 };
                 let at = from + rel;
+                searched_to = at;
                 match check(marker, &hay[at..], &[]) {
                     Check::Full => {
                         first = Some((at, index));
@@ -276,6 +341,7 @@ impl MarkerSet {
                     Check::Mismatch => from = at + 1,
                 }
             }
+            misses.note(index, base, (searched_from, searched_to));
         }
         let limit = first.map_or(hay.len(), |(at, _)| at);
         let mut k = hay.len().saturating_sub(self.longest);
@@ -423,13 +489,72 @@ mod tests {
                     for c in pieces {
                         let hay = format!("{}{a}{b2}{c}", "p".repeat(64));
                         assert_eq!(
-                            fast.find(hay.as_bytes()),
-                            slow.find(hay.as_bytes()),
+                            fast.find_fresh(hay.as_bytes()),
+                            slow.find_fresh(hay.as_bytes()),
                             "{hay:?}"
                         );
                     }
                 }
             }
+        }
+    }
+
+    thread_local! {
+        /// Bytes handed to memmem searches.
+        pub(super) static SEARCHED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// A marker that never occurs is not searched for again after every
+    /// call attempt (each of which hands the rest of the chunk back): every
+    /// byte is searched about once per marker. Before, this took a search
+    /// over the rest of the chunk per attempt (quadratic time).
+    #[test]
+    fn an_absent_marker_is_searched_for_once() {
+        let s = set(&[
+            ("<tool_call>", Boundary::None),
+            ("<function=", Boundary::None),
+        ]);
+        let hay = "<function=f> ".repeat(20_000);
+        let hay = hay.as_bytes();
+        let mut misses = Misses::default();
+        SEARCHED.with(|n| n.set(0));
+        let (mut from, mut found) = (0, 0);
+        while let Found::Marker { at, index } = s.find(&hay[from..], from as u64, &mut misses) {
+            from += at + s.marker(index).bytes.len();
+            found += 1;
+        }
+        assert_eq!(found, 20_000);
+        let searched = SEARCHED.with(std::cell::Cell::get);
+        assert!(searched < 3 * hay.len(), "{searched} bytes searched");
+    }
+
+    impl MarkerSet {
+        fn find_fresh(&self, hay: &[u8]) -> Found {
+            self.find(hay, 0, &mut Misses::default())
+        }
+    }
+
+    #[test]
+    fn remembered_misses_change_no_answer() {
+        let s = set(&[
+            ("<tool_call>", Boundary::None),
+            ("<function=", Boundary::None),
+        ]);
+        let unit = "<function=f> x <tool_cal <functio ";
+        let hay = format!("{}<tool_call>{}", unit.repeat(8), unit.repeat(4));
+        let hay = hay.as_bytes();
+        // Forward, and back again as given-back bytes are.
+        let mut starts: Vec<usize> = (0..hay.len()).step_by(3).collect();
+        starts.extend((0..hay.len()).rev().step_by(7));
+        starts.extend((0..hay.len()).step_by(5));
+        let mut misses = Misses::default();
+        for from in starts {
+            let rest = &hay[from..];
+            assert_eq!(
+                s.find(rest, from as u64, &mut misses),
+                s.find_fresh(rest),
+                "from {from}"
+            );
         }
     }
 
@@ -448,21 +573,21 @@ mod tests {
     fn finds_full_partial_and_none() {
         let s = set(&[("<tool_call>", Boundary::None)]);
         assert_eq!(
-            s.find(b"ab <tool_call>{"),
+            s.find_fresh(b"ab <tool_call>{"),
             Found::Marker { at: 3, index: 0 }
         );
-        assert_eq!(s.find(b"a < b <tool_"), Found::Partial { at: 6 });
-        assert_eq!(s.find(b"a <tool_callback> b"), Found::None);
-        assert_eq!(s.find(b"plain prose"), Found::None);
+        assert_eq!(s.find_fresh(b"a < b <tool_"), Found::Partial { at: 6 });
+        assert_eq!(s.find_fresh(b"a <tool_callback> b"), Found::None);
+        assert_eq!(s.find_fresh(b"plain prose"), Found::None);
     }
 
     #[test]
     fn boundary_byte_decides() {
         let s = set(&[("```tool_call", Boundary::Whitespace)]);
-        assert_eq!(s.find(b"```tool_call"), Found::Partial { at: 0 });
-        assert_eq!(s.find(b"```tool_calls"), Found::None);
+        assert_eq!(s.find_fresh(b"```tool_call"), Found::Partial { at: 0 });
+        assert_eq!(s.find_fresh(b"```tool_calls"), Found::None);
         assert_eq!(
-            s.find(b"x```tool_call\n"),
+            s.find_fresh(b"x```tool_call\n"),
             Found::Marker { at: 1, index: 0 }
         );
     }
