@@ -34,6 +34,9 @@ pub enum DiagnosticKind {
     /// A closing tag (`</parameter>`, `</function>`, …) was missing; the
     /// element was closed by the next structural tag or the end of the call.
     MissingCloseTag,
+    /// A closing tag with no element open (`</command>` once more after the
+    /// element closed) was skipped; the call was delivered.
+    StrayCloseTag,
     /// The call's body is complete but its end marker is missing; the call was
     /// recovered anyway.
     MissingEndMarker,
@@ -68,6 +71,7 @@ impl DiagnosticKind {
             DiagnosticKind::UnknownTool => "unknown-tool",
             DiagnosticKind::RepairedJson => "repaired-json",
             DiagnosticKind::MissingCloseTag => "missing-close-tag",
+            DiagnosticKind::StrayCloseTag => "stray-close-tag",
             DiagnosticKind::MissingEndMarker => "missing-end-marker",
             DiagnosticKind::UnfinishedCall => "unfinished-call",
             DiagnosticKind::CallTooLarge => "call-too-large",
@@ -86,6 +90,7 @@ impl DiagnosticKind {
             self,
             DiagnosticKind::MissingEndMarker
                 | DiagnosticKind::MissingCloseTag
+                | DiagnosticKind::StrayCloseTag
                 | DiagnosticKind::RepairedJson
                 | DiagnosticKind::Coercion
         )

@@ -217,7 +217,11 @@ w(M, "several_invokes_one_block", '<minimax:tool_call>\n<invoke name="get_weathe
 w(M, "single_quoted_names", "<minimax:tool_call>\n<invoke name='get_weather'>\n<parameter name='city'>Kyiv</parameter>\n</invoke>\n</minimax:tool_call>", TYPED_TOOLS)
 w(M, "unknown_then_known_in_block", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n<invoke name="nope">\n<parameter name="x">1</parameter>\n</invoke>\n</minimax:tool_call>', TYPED_TOOLS)
 w(M, "missing_close_invoke", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</minimax:tool_call>', TYPED_TOOLS)
+# Closing tags once too often between elements: skipped.
+w(Q, "stray_close_tags", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</parameter>\n<parameter=days>\n2\n</parameter>\n</function>\n</function>\n</tool_call> after", TYPED_TOOLS)
+w(M, "stray_close_tags", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</parameter>\n</invoke>\n</invoke>\n</minimax:tool_call> after', TYPED_TOOLS)
 L = "glm"
+w(L, "stray_close_tags", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</arg_value>\n<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call> after", TYPED_TOOLS)
 w(L, "glm47_no_newlines", "Checking.<tool_call>get_weather<arg_key>city</arg_key><arg_value>Beijing</arg_value><arg_key>days</arg_key><arg_value>2</arg_value></tool_call>", TYPED_TOOLS)
 w(L, "glm47_parallel", "".join(xml_call(L, "get_weather", [("city", x)], nl=False) for x in ["Beijing", "Shanghai"]), TYPED_TOOLS)
 w(L, "json_array_value", "<tool_call>configure\n<arg_key>tags</arg_key>\n<arg_value>[\"x\", \"y\"]</arg_value>\n<arg_key>options</arg_key>\n<arg_value>{\"a\": 1}</arg_value>\n</tool_call>", TYPED_TOOLS)
@@ -234,6 +238,14 @@ MT = TYPED_TOOLS + [
          "filter": {"type": "object", "properties": {"age": {"type": "integer"}, "name": {"type": "string"}}},
          "limit": {"type": "integer"}}}},
 ]
+# Real outputs for a Codex-style shell tool: a stray closing tag, and an
+# array parameter whose elements come apart (with a string given twice).
+SHELL = MT + [{"name": "shell", "description": "Runs a shell command",
+    "parameters": {"type": "object", "required": ["command"], "additionalProperties": False, "properties": {
+        "command": {"type": "array", "items": {"type": "string"}}, "justification": {"type": "string"},
+        "timeout_ms": {"type": "number"}, "with_escalated_permissions": {"type": "boolean"}, "workdir": {"type": "string"}}}}]
+w(X, "stray_close_tag", "<shell><command>ls</command><command>app</command><command>shared</command></command><justification>List key\n  directories</justification><timeout_ms>5000</timeout_ms><with_escalated_permissions>false</with_escalated_permissions><workdir>/Users/me/\n  v2</workdir></shell>", SHELL)
+w(X, "array_elements_apart", "<shell><command>git</command><command>log</command><justification>oneline</justification><command>-10</command><justification>Examine recent commits</justification><timeout_ms>5000</timeout_ms><workdir>.</workdir></shell>", SHELL)
 w(X, "prose_call_prose", "Checking.\n<get_weather>\n  <city>Seoul</city>\n  <days>3</days>\n</get_weather>\nDone.", MT)
 w(X, "only_call", "<get_weather><city>Paris</city></get_weather>", MT)
 w(X, "self_closing", "Time: <get_time/> and <get_time />", MT)

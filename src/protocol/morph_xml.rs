@@ -13,7 +13,9 @@
 //! nested children form objects, entities are decoded, and a string-typed
 //! parameter keeps its inner markup verbatim. Each parameter is sent once
 //! the next sibling with another name begins (a repeat would make it an
-//! array) or the root closes.
+//! array) or the root closes; array-typed ones when the root closes, since
+//! their elements may come apart (`<command>a</command><cwd>.</cwd>
+//! <command>b</command>`). A closing tag with nothing open is skipped.
 
 use serde_json::Value;
 
@@ -49,6 +51,15 @@ fn starts(body: &[u8], at: usize, lit: &[u8]) -> Option<bool> {
     }
 }
 
+/// Whether `key` may name an element: not empty, letters, digits and
+/// `_-.:`.
+fn is_name(key: &[u8]) -> bool {
+    !key.is_empty()
+        && key
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+}
+
 /// Is there an opening tag `<key` (then `>`, `/` or whitespace) at `at`?
 fn opens(body: &[u8], at: usize, key: &[u8]) -> Option<bool> {
     match starts(body, at + 1, key)? {
@@ -57,6 +68,43 @@ fn opens(body: &[u8], at: usize, key: &[u8]) -> Option<bool> {
             let next = *body.get(at + 1 + key.len())?;
             Some(next == b'>' || next == b'/' || crate::scan::is_ws(next))
         }
+    }
+}
+
+/// A parameter read and not yet sent.
+#[derive(Debug, Clone)]
+struct Param {
+    key: String,
+    /// Its values' JSON: one, or the elements of an array.
+    values: Vec<String>,
+    /// Whether a single value stands alone (not an element of an array).
+    single: bool,
+    array_typed: bool,
+}
+
+impl Param {
+    /// The parameter's JSON.
+    fn json(self) -> String {
+        match <[String; 1]>::try_from(self.values) {
+            Ok([value]) if self.single => value,
+            Ok([value]) => format!("[{value}]"),
+            Err(values) => format!("[{}]", values.join(", ")),
+        }
+    }
+
+    /// Adds an element; a whole array given before becomes its elements.
+    fn push(&mut self, json: String) {
+        if self.single {
+            let whole = self.values.pop().unwrap_or_default();
+            match serde_json::from_str::<Value>(&whole) {
+                Ok(Value::Array(items)) => {
+                    self.values.extend(items.iter().map(Value::to_string));
+                }
+                _ => self.values.push(whole),
+            }
+            self.single = false;
+        }
+        self.values.push(json);
     }
 }
 
@@ -70,10 +118,13 @@ pub(crate) struct MorphXml {
     scan_from: usize,
     key: String,
     /// The last parameter read, held until we know it does not repeat.
-    /// The last parameter read, held until we know it does not repeat:
-    /// key, JSON values, and whether a single value stands alone (not an
-    /// element of an array-typed parameter).
-    pending: Option<(String, Vec<String>, bool)>,
+    pending: Option<Param>,
+    /// Array-typed parameters, held until the root closes: a later element
+    /// of the same name, after other parameters, still adds to them.
+    arrays: Vec<Param>,
+    /// The parameters sent so far (a later element of the same name is a
+    /// duplicate).
+    sent: Vec<String>,
     args: ArgsWriter,
     params: usize,
     rejected: Option<Failure>,
@@ -91,6 +142,8 @@ impl MorphXml {
             scan_from: 0,
             key: String::new(),
             pending: None,
+            arrays: Vec::new(),
+            sent: Vec::new(),
             args: ArgsWriter::default(),
             params: 0,
             rejected: None,
@@ -109,6 +162,8 @@ impl MorphXml {
         self.scan_from = 0;
         self.key.clear();
         self.pending = None;
+        self.arrays.clear();
+        self.sent.clear();
         self.args.reset();
         self.params = 0;
         self.rejected = None;
@@ -216,16 +271,25 @@ impl MorphXml {
                         return self.end_early(cx);
                     };
                     let head = &window[..gt];
+                    let end = at + 1 + gt + 1;
+                    if let Some(stray) = head.strip_prefix(b"/").filter(|k| is_name(k)) {
+                        // A closing tag with no element open (`</command>`
+                        // once more after `</command>`), as models now and
+                        // then write one: skipped.
+                        cx.recovered(
+                            DiagnosticKind::StrayCloseTag,
+                            self.at(at),
+                            format!("stray </{}> skipped", String::from_utf8_lossy(stray)),
+                        );
+                        self.pos = end;
+                        continue;
+                    }
                     let name_len = head
                         .iter()
                         .position(|&b| b == b'/' || crate::scan::is_ws(b))
                         .unwrap_or(head.len());
                     let key = String::from_utf8_lossy(&head[..name_len]).into_owned();
-                    let valid = !key.is_empty()
-                        && !key.starts_with(['/', '!', '?'])
-                        && key.bytes().all(|b| {
-                            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')
-                        });
+                    let valid = !key.starts_with(['/', '!', '?']) && is_name(key.as_bytes());
                     if !valid {
                         return self.end_early(cx);
                     }
@@ -236,7 +300,6 @@ impl MorphXml {
                             "too many parameters",
                         );
                     }
-                    let end = at + 1 + gt + 1;
                     if head.last() == Some(&b'/') {
                         // `<key/>`: an empty value.
                         self.value(key, "", false, at, cx);
@@ -339,7 +402,18 @@ impl MorphXml {
     ) {
         self.params += 1;
         let schema = cx.param_schema(&key).cloned();
-        let repeated = matches!(&self.pending, Some((k, _, _)) if *k == key);
+        let repeated = matches!(&self.pending, Some(p) if p.key == key);
+        // A name seen before, with other parameters in between.
+        let held = self.arrays.iter().position(|p| p.key == key);
+        if !repeated && held.is_none() && self.sent.contains(&key) {
+            cx.recovered(
+                DiagnosticKind::DuplicateKey,
+                self.body.at(at),
+                format!("parameter {key:?} given twice; the first value is kept"),
+            );
+            return;
+        }
+        let repeated = repeated || held.is_some();
         let array_typed = schema.as_ref().is_some_and(|s| is_type(s, "array"));
         let items = schema.as_ref().and_then(|s| s.get("items")).cloned();
         let mut report = |problem: String| {
@@ -384,27 +458,39 @@ impl MorphXml {
             };
             (convert(content, s, self.max_depth, &mut report), false)
         };
-        if repeated {
-            if let Some((_, values, _)) = self.pending.as_mut() {
-                values.push(json);
+        if let Some(i) = held {
+            // What was read in between is complete.
+            self.flush(cx);
+            if let Some(param) = self.arrays.get_mut(i) {
+                param.push(json);
             }
             return;
         }
+        if let Some(param) = self.pending.as_mut().filter(|_| repeated) {
+            param.push(json);
+            return;
+        }
         self.flush(cx);
-        self.pending = Some((key, vec![json], whole || !array_typed));
+        self.pending = Some(Param {
+            key,
+            values: vec![json],
+            single: whole || !array_typed,
+            array_typed,
+        });
     }
 
-    /// Emits the held parameter.
+    /// Sends the held parameter, or keeps it with the arrays.
     fn flush<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        let Some((key, values, whole)) = self.pending.take() else {
+        let Some(param) = self.pending.take() else {
             return;
         };
-        let json = if values.len() == 1 && whole {
-            values.into_iter().next().unwrap_or_default()
-        } else {
-            format!("[{}]", values.join(", "))
-        };
-        self.args.add_json(&key, &json, cx);
+        if param.array_typed {
+            self.arrays.push(param);
+            return;
+        }
+        self.sent.push(param.key.clone());
+        let key = param.key.clone();
+        self.args.add_json(&key, &param.json(), cx);
     }
 
     fn complete<'c, S: FnMut(Event<'c>)>(
@@ -417,6 +503,10 @@ impl MorphXml {
             return Outcome::failed(f);
         }
         self.flush(cx);
+        for param in std::mem::take(&mut self.arrays) {
+            let key = param.key.clone();
+            self.args.add_json(&key, &param.json(), cx);
+        }
         self.args.close(cx);
         Outcome::Complete {
             give_back: self.body.len().saturating_sub(end),

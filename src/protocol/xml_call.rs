@@ -422,10 +422,12 @@ impl XmlCall {
                             t.param_open,
                             Pat::Lit(t.func_close.unwrap_or(t.end)),
                             Pat::Lit(t.end),
+                            Pat::Lit(t.param_close),
                         ]
                     };
                     match tag_at(&self.body, self.pos, pats) {
                         Tag::Found { end, .. } if value_open => self.open_value(end, cx),
+                        Tag::Found { index: 3, end, .. } => self.stray_close(end, cx),
                         Tag::Found {
                             index: 0,
                             end,
@@ -578,10 +580,13 @@ impl XmlCall {
                         close_at,
                         ws_to: next,
                     };
+                    // A close tag once more counts too: models double
+                    // them now and then (the second is skipped as stray).
                     let follow = [
                         t.param_open,
                         Pat::Lit(t.func_close.unwrap_or(t.end)),
                         Pat::Lit(t.end),
+                        Pat::Lit(t.param_close),
                     ];
                     let verdict = if next == len {
                         if eof {
@@ -641,9 +646,17 @@ impl XmlCall {
                         };
                     }
                     let open = t.func_open.unwrap_or(t.end);
-                    let after = [Pat::Lit(t.end), Pat::Open(open)];
+                    let after = [
+                        Pat::Lit(t.end),
+                        Pat::Open(open),
+                        Pat::Lit(t.func_close.unwrap_or(t.end)),
+                        Pat::Lit(t.param_close),
+                    ];
                     match tag_at(&self.body, self.pos, &after) {
                         Tag::Found { index: 0, end, .. } => return self.complete(cx, end),
+                        Tag::Found {
+                            index: 2 | 3, end, ..
+                        } => self.stray_close(end, cx),
                         Tag::Found { at, .. } => {
                             // Another call in the same block.
                             self.args.close(cx);
@@ -685,6 +698,19 @@ impl XmlCall {
                 Phase::Json => return Outcome::More,
             }
         }
+    }
+
+    /// A closing tag with no element open (`</parameter>` or `</function>`
+    /// once more), ending at `end`: skipped.
+    #[cold]
+    fn stray_close<'c, S: FnMut(Event<'c>)>(&mut self, end: usize, cx: &mut CallCx<'_, 'c, S>) {
+        let tag = String::from_utf8_lossy(&self.body[self.pos..end]).into_owned();
+        cx.recovered(
+            DiagnosticKind::StrayCloseTag,
+            self.at(self.pos),
+            format!("stray {tag} skipped"),
+        );
+        self.pos = end;
     }
 
     /// GLM: the name is the text up to the first newline or tag.
