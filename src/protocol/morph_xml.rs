@@ -431,25 +431,7 @@ impl MorphXml {
             };
             (empty.to_owned(), false)
         } else if array_typed && !repeated {
-            // The whole array in one element (as JSON or as children), or
-            // the first of repeated elements.
-            match children(content, self.max_depth) {
-                Some(kids) if !kids.is_empty() => (
-                    object_or_array(&kids, schema.as_ref(), self.max_depth, &mut report),
-                    true,
-                ),
-                _ => {
-                    let text = decode_entities(strip_one_newline(content));
-                    let whole = coerce(&text, schema.as_ref(), self.max_depth);
-                    match whole.problem {
-                        None => (whole.json, true),
-                        Some(_) => (
-                            convert(content, items.as_ref(), self.max_depth, &mut report),
-                            false,
-                        ),
-                    }
-                }
-            }
+            whole_or_item(content, schema.as_ref(), self.max_depth, &mut report)
         } else {
             let s = if repeated && array_typed {
                 items.as_ref()
@@ -579,6 +561,50 @@ fn convert(
     }
 }
 
+/// An element of an array-typed parameter: the whole array (as JSON, or
+/// one child per item) or one item of it (the first of elements that
+/// repeat, or the only one). The JSON, and whether it is the whole array.
+fn whole_or_item(
+    content: &str,
+    schema: Option<&Value>,
+    max_depth: usize,
+    problem: &mut dyn FnMut(String),
+) -> (String, bool) {
+    let items = schema.and_then(|s| s.get("items"));
+    match children(content, max_depth) {
+        // Children named as the properties of an object item are that
+        // item (`<step><name>a</name><status>done</status></step>`).
+        Some(kids) if !kids.is_empty() && !is_item_of(&kids, items) => {
+            (object_or_array(&kids, schema, max_depth, problem), true)
+        }
+        Some(kids) if !kids.is_empty() => {
+            let item = object_or_array(&kids, items, max_depth.saturating_sub(1), problem);
+            (item, false)
+        }
+        _ => {
+            let text = decode_entities(strip_one_newline(content));
+            let whole = coerce(&text, schema, max_depth);
+            match whole.problem {
+                None => (whole.json, true),
+                Some(_) => (convert(content, items, max_depth, problem), false),
+            }
+        }
+    }
+}
+
+/// Whether `kids` are the members of one item under `items`: an object
+/// schema that has every one of their names as a property.
+fn is_item_of(kids: &[(String, String)], items: Option<&Value>) -> bool {
+    let Some(props) = items
+        .filter(|s| is_type(s, "object"))
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+    else {
+        return false;
+    };
+    kids.iter().all(|(k, _)| props.contains_key(k))
+}
+
 fn object_or_array(
     kids: &[(String, String)],
     schema: Option<&Value>,
@@ -605,15 +631,33 @@ fn object_or_array(
         .iter()
         .map(|k| {
             let sub = props.and_then(|p| p.get(*k));
-            let values: Vec<String> = kids
-                .iter()
-                .filter(|(kk, _)| kk == k)
-                .map(|(_, c)| convert(c, sub, max_depth.saturating_sub(1), problem))
-                .collect();
-            let v = if values.len() == 1 {
-                values.into_iter().next().unwrap_or_default()
+            let depth = max_depth.saturating_sub(1);
+            let mut elements = kids.iter().filter(|(kk, _)| kk == k).map(|(_, c)| c);
+            let v = if sub.is_some_and(|s| is_type(s, "array")) {
+                // The array in one element, or its items one per element.
+                let items = sub.and_then(|s| s.get("items"));
+                let first = elements.next().map_or((String::new(), true), |c| {
+                    whole_or_item(c, sub, depth, problem)
+                });
+                let rest: Vec<String> = elements
+                    .map(|c| convert(c, items, depth, problem))
+                    .collect();
+                match first {
+                    (whole, true) if rest.is_empty() => whole,
+                    (first, _) => {
+                        let mut all = vec![first];
+                        all.extend(rest);
+                        format!("[{}]", all.join(", "))
+                    }
+                }
             } else {
-                format!("[{}]", values.join(", "))
+                let values: Vec<String> =
+                    elements.map(|c| convert(c, sub, depth, problem)).collect();
+                if values.len() == 1 {
+                    values.into_iter().next().unwrap_or_default()
+                } else {
+                    format!("[{}]", values.join(", "))
+                }
             };
             format!("{}: {v}", Value::String((*k).to_owned()))
         })
