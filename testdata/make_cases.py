@@ -254,6 +254,9 @@ PLAN = SHELL + [{"name": "update_plan", "description": "Update the plan",
 # item's name may be a property of the item too).
 w(X, "nested_array_of_objects", "<update_plan><explanation>Two steps</explanation><plan><step><step>Read the code</step><status>completed</status></step><step><step>Write AGENTS.md</step><status>in_progress</status></step></plan></update_plan>", PLAN)
 w(X, "nested_array_single_object", "<update_plan><explanation>One step</explanation><plan><step><step>Read the code</step><status>completed</status></step></plan></update_plan>", PLAN)
+# A `>` inside an attribute's quotes does not end the tag; one element
+# around a number is that number.
+w(X, "attribute_with_gt_and_wrapped_number", "<get_weather note=\"a > b\"><city lang='en > fr'>Paris</city><days><item>3</item></days></get_weather>", MT)
 w(X, "stray_close_tag", "<shell><command>ls</command><command>app</command><command>shared</command></command><justification>List key\n  directories</justification><timeout_ms>5000</timeout_ms><with_escalated_permissions>false</with_escalated_permissions><workdir>/Users/me/\n  v2</workdir></shell>", SHELL)
 w(X, "array_elements_apart", "<shell><command>git</command><command>log</command><justification>oneline</justification><command>-10</command><justification>Examine recent commits</justification><timeout_ms>5000</timeout_ms><workdir>.</workdir></shell>", SHELL)
 w(X, "prose_call_prose", "Checking.\n<get_weather>\n  <city>Seoul</city>\n  <days>3</days>\n</get_weather>\nDone.", MT)

@@ -51,6 +51,21 @@ fn starts(body: &[u8], at: usize, lit: &[u8]) -> Option<bool> {
     }
 }
 
+/// The `>` that ends the tag `head` begins: the first one outside an
+/// attribute's quotes (`<content note="a > b">`).
+fn tag_end(head: &[u8]) -> Option<usize> {
+    let mut quote = None;
+    for (i, &b) in head.iter().enumerate() {
+        match (quote, b) {
+            (None, b'>') => return Some(i),
+            (None, b'"' | b'\'') => quote = Some(b),
+            (Some(q), _) if b == q => quote = None,
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Whether `key` may name an element: not empty, letters, digits and
 /// `_-.:`.
 fn is_name(key: &[u8]) -> bool {
@@ -220,7 +235,7 @@ impl MorphXml {
             match self.phase {
                 Phase::Open => {
                     let window = &self.body[..len.min(MAX_TAG)];
-                    let Some(gt) = memchr::memchr(b'>', window) else {
+                    let Some(gt) = tag_end(window) else {
                         if eof || len >= MAX_TAG {
                             return self.failed(DiagnosticKind::MalformedCall, 0, "unclosed tag");
                         }
@@ -264,7 +279,7 @@ impl MorphXml {
                     }
                     // A child: `<key>`, `<key attr>` or `<key/>`.
                     let window = &self.body[at + 1..len.min(at + 1 + MAX_TAG)];
-                    let Some(gt) = memchr::memchr(b'>', window) else {
+                    let Some(gt) = tag_end(window) else {
                         if !eof && window.len() < MAX_TAG {
                             return Outcome::More;
                         }
@@ -549,6 +564,10 @@ fn convert(
         return Value::String(text).to_string();
     }
     match children(content, max_depth) {
+        // One element around a number or a boolean (`<data><item>42</item></data>`).
+        Some(kids) if kids.len() == 1 && is_scalar(schema) => {
+            convert(&kids[0].1, schema, max_depth.saturating_sub(1), problem)
+        }
         Some(kids) if !kids.is_empty() => object_or_array(&kids, schema, max_depth, problem),
         _ => {
             let text = decode_entities(strip_one_newline(content));
@@ -590,6 +609,15 @@ fn whole_or_item(
             }
         }
     }
+}
+
+/// Whether `schema` asks for a number, an integer or a boolean.
+fn is_scalar(schema: Option<&Value>) -> bool {
+    schema.is_some_and(|s| {
+        ["number", "integer", "boolean"]
+            .iter()
+            .any(|t| is_type(s, t))
+    })
 }
 
 /// Whether `kids` are the members of one item under `items`: an object
@@ -677,7 +705,7 @@ fn children(content: &str, max_depth: usize) -> Option<Vec<(String, String)>> {
         if b[i] != b'<' {
             return None;
         }
-        let gt = i + memchr::memchr(b'>', &b[i..])?;
+        let gt = i + tag_end(&b[i..])?;
         let head = &content[i + 1..gt];
         let name_len = head
             .find(|c: char| c == '/' || c.is_ascii_whitespace())
