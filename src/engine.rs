@@ -701,7 +701,10 @@ impl ParserBuilder {
     /// The tools the model may call. With a list, a call to any other name
     /// stays text (with an [`UnknownTool`](DiagnosticKind::UnknownTool)
     /// diagnostic); without one, every well-formed call is accepted. Share one
-    /// `Arc` between the parsers of many streams.
+    /// `Arc` between the parsers of many streams. The XML formats type their
+    /// values by the tools' parameter schemas; schemas with local `$ref`s
+    /// (`#/$defs/…`) are copied once, when the parser is built, with the
+    /// references resolved.
     pub fn tools(mut self, tools: impl Into<Arc<[Tool]>>) -> Self {
         self.tools = tools.into();
         self
