@@ -18,10 +18,11 @@ use crate::error::DiagnosticKind;
 /// read, not the rest of the slice, and the whole stream stays linear.
 #[inline]
 pub(crate) fn piece_end(buffered: usize, from: usize, len: usize) -> usize {
-    /// The smallest piece copied at once.
-    const MIN_PIECE: usize = 512;
     from + (len - from).min(buffered.max(MIN_PIECE))
 }
+
+/// The smallest piece of a slice copied at once (see [`piece_end`]).
+pub(crate) const MIN_PIECE: usize = 512;
 
 /// How a call attempt went, after [`Automaton::advance`] or
 /// [`Automaton::finish`].

@@ -478,16 +478,16 @@ impl MorphXml {
 
     /// Sends the held parameter, or keeps it with the arrays.
     fn flush<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        let Some(param) = self.pending.take() else {
+        let Some(mut param) = self.pending.take() else {
             return;
         };
         if param.array_typed {
             self.arrays.push(param);
             return;
         }
-        self.sent.push(param.key.clone());
-        let key = param.key.clone();
+        let key = std::mem::take(&mut param.key);
         self.args.add_json(&key, &param.json(), cx);
+        self.sent.push(key);
     }
 
     fn complete<'c, S: FnMut(Event<'c>)>(
@@ -500,8 +500,8 @@ impl MorphXml {
             return Outcome::failed(f);
         }
         self.flush(cx);
-        for param in std::mem::take(&mut self.arrays) {
-            let key = param.key.clone();
+        for mut param in std::mem::take(&mut self.arrays) {
+            let key = std::mem::take(&mut param.key);
             self.args.add_json(&key, &param.json(), cx);
         }
         self.args.close(cx);

@@ -274,6 +274,26 @@ impl XmlCall {
         if self.phase == Phase::Json || (blank && self.json_begins(bytes)) {
             return self.json_advance(bytes, cx);
         }
+        if bytes.len() > super::MIN_PIECE {
+            return self.advance_in_pieces(bytes, cx);
+        }
+        let before = self.body.append(bytes, cx.offset(0));
+        if self.wait.holds(self.body.len(), bytes) && !cx.at_limit() {
+            return (bytes.len(), Outcome::More);
+        }
+        self.wait = Wait::default();
+        let outcome = self.run(cx, false);
+        self.body.settle(before, bytes.len(), outcome)
+    }
+
+    /// [`advance`](Self::advance) for a long slice, appended in pieces (see
+    /// [`piece_end`](super::piece_end)).
+    #[inline(never)]
+    fn advance_in_pieces<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
         let before = self.body.len();
         let mut from = 0;
         loop {
@@ -422,12 +442,10 @@ impl XmlCall {
                             t.param_open,
                             Pat::Lit(t.func_close.unwrap_or(t.end)),
                             Pat::Lit(t.end),
-                            Pat::Lit(t.param_close),
                         ]
                     };
                     match tag_at(&self.body, self.pos, pats) {
                         Tag::Found { end, .. } if value_open => self.open_value(end, cx),
-                        Tag::Found { index: 3, end, .. } => self.stray_close(end, cx),
                         Tag::Found {
                             index: 0,
                             end,
@@ -473,13 +491,25 @@ impl XmlCall {
                             self.wait = need_until(&self.body, self.pos, pats);
                             return Outcome::More;
                         }
-                        _ if eof => return self.end_early(cx),
                         _ => {
-                            return self.failed(
-                                DiagnosticKind::MalformedCall,
-                                self.pos,
-                                "unexpected text between parameters",
-                            )
+                            // A parameter's close once too often is skipped.
+                            let stray = if value_open {
+                                None
+                            } else {
+                                self.stray_close(&[Pat::Lit(t.param_close)], eof, cx)
+                            };
+                            match stray {
+                                Some(Outcome::Complete { .. }) => {}
+                                Some(outcome) => return outcome,
+                                None if eof => return self.end_early(cx),
+                                None => {
+                                    return self.failed(
+                                        DiagnosticKind::MalformedCall,
+                                        self.pos,
+                                        "unexpected text between parameters",
+                                    )
+                                }
+                            }
                         }
                     }
                 }
@@ -580,13 +610,10 @@ impl XmlCall {
                         close_at,
                         ws_to: next,
                     };
-                    // A close tag once more counts too: models double
-                    // them now and then (the second is skipped as stray).
                     let follow = [
                         t.param_open,
                         Pat::Lit(t.func_close.unwrap_or(t.end)),
                         Pat::Lit(t.end),
-                        Pat::Lit(t.param_close),
                     ];
                     let verdict = if next == len {
                         if eof {
@@ -602,6 +629,13 @@ impl XmlCall {
                     } else {
                         tag_at(&self.body, next, &follow)
                     };
+                    // The same close once more counts too: models double
+                    // it now and then (the second is then skipped as stray).
+                    let again = [Pat::Lit(t.param_close)];
+                    let verdict = match verdict {
+                        Tag::Miss => tag_at(&self.body, next, &again),
+                        verdict => verdict,
+                    };
                     match verdict {
                         Tag::Found { .. } => {
                             self.commit_value(start, close_at, cx);
@@ -609,7 +643,8 @@ impl XmlCall {
                             self.phase = Phase::Params;
                         }
                         Tag::Need { .. } if !eof => {
-                            self.wait = need_until(&self.body, next, &follow);
+                            let all = [follow[0], follow[1], follow[2], again[0]];
+                            self.wait = need_until(&self.body, next, &all);
                             return Outcome::More;
                         }
                         _ => {
@@ -646,17 +681,9 @@ impl XmlCall {
                         };
                     }
                     let open = t.func_open.unwrap_or(t.end);
-                    let after = [
-                        Pat::Lit(t.end),
-                        Pat::Open(open),
-                        Pat::Lit(t.func_close.unwrap_or(t.end)),
-                        Pat::Lit(t.param_close),
-                    ];
+                    let after = [Pat::Lit(t.end), Pat::Open(open)];
                     match tag_at(&self.body, self.pos, &after) {
                         Tag::Found { index: 0, end, .. } => return self.complete(cx, end),
-                        Tag::Found {
-                            index: 2 | 3, end, ..
-                        } => self.stray_close(end, cx),
                         Tag::Found { at, .. } => {
                             // Another call in the same block.
                             self.args.close(cx);
@@ -668,7 +695,19 @@ impl XmlCall {
                             self.wait = need_until(&self.body, self.pos, &after);
                             return Outcome::More;
                         }
-                        _ => return self.end_early(cx),
+                        // The function's (or a parameter's) close once too
+                        // often is skipped.
+                        _ => {
+                            let closes = [
+                                Pat::Lit(t.func_close.unwrap_or(t.end)),
+                                Pat::Lit(t.param_close),
+                            ];
+                            match self.stray_close(&closes, eof, cx) {
+                                Some(Outcome::Complete { .. }) => {}
+                                Some(outcome) => return outcome,
+                                None => return self.end_early(cx),
+                            }
+                        }
                     }
                 }
                 Phase::Skip => {
@@ -700,17 +739,35 @@ impl XmlCall {
         }
     }
 
-    /// A closing tag with no element open (`</parameter>` or `</function>`
-    /// once more), ending at `end`: skipped.
+    /// After the structural tags did not match at `pos`: one of `closes`
+    /// there (`</parameter>` or `</function>` once more) has no element
+    /// open, and is skipped (`Complete` stands for "skipped, go on");
+    /// `More` if it may still come; `None` if it is not there.
     #[cold]
-    fn stray_close<'c, S: FnMut(Event<'c>)>(&mut self, end: usize, cx: &mut CallCx<'_, 'c, S>) {
-        let tag = String::from_utf8_lossy(&self.body[self.pos..end]).into_owned();
-        cx.recovered(
-            DiagnosticKind::StrayCloseTag,
-            self.at(self.pos),
-            format!("stray {tag} skipped"),
-        );
-        self.pos = end;
+    #[inline(never)]
+    fn stray_close<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        closes: &[Pat],
+        eof: bool,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        match tag_at(&self.body, self.pos, closes) {
+            Tag::Found { end, .. } => {
+                let tag = String::from_utf8_lossy(&self.body[self.pos..end]).into_owned();
+                cx.recovered(
+                    DiagnosticKind::StrayCloseTag,
+                    self.at(self.pos),
+                    format!("stray {tag} skipped"),
+                );
+                self.pos = end;
+                Some(Outcome::Complete { give_back: 0 })
+            }
+            Tag::Need { .. } if !eof => {
+                self.wait = need_until(&self.body, self.pos, closes);
+                Some(Outcome::More)
+            }
+            _ => None,
+        }
     }
 
     /// GLM: the name is the text up to the first newline or tag.
