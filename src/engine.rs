@@ -408,6 +408,16 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         &self.core.limits
     }
 
+    /// The tool list (a shared handle).
+    pub(crate) fn tools(&self) -> Arc<[Tool]> {
+        Arc::clone(&self.core.tools)
+    }
+
+    /// The index in [`tools`](Self::tools) of the call's tool, once known.
+    pub(crate) fn tool_index(&self) -> Option<usize> {
+        self.core.tool
+    }
+
     /// The JSON Schema of parameter `key` of the call in progress, if the
     /// tool list has one.
     pub(crate) fn param_schema(&self, key: &str) -> Option<&serde_json::Value> {

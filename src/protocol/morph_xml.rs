@@ -127,6 +127,8 @@ impl Param {
 pub(crate) struct MorphXml {
     tools: Vec<String>,
     name: Vec<u8>,
+    /// `</name>`: the root's closing tag.
+    root_close: Vec<u8>,
     phase: Phase,
     body: Body,
     pos: usize,
@@ -151,6 +153,7 @@ impl MorphXml {
         MorphXml {
             tools: tools.iter().map(|t| t.name.clone()).collect(),
             name: Vec::new(),
+            root_close: Vec::new(),
             phase: Phase::Open,
             body: Body::default(),
             pos: 0,
@@ -171,6 +174,10 @@ impl MorphXml {
         if let Some(name) = self.tools.get(marker) {
             self.name.extend_from_slice(name.as_bytes());
         }
+        self.root_close.clear();
+        self.root_close.extend_from_slice(b"</");
+        self.root_close.extend_from_slice(&self.name);
+        self.root_close.push(b'>');
         self.phase = Phase::Open;
         self.body.clear();
         self.pos = 0;
@@ -268,12 +275,8 @@ impl MorphXml {
                     if self.body[at] != b'<' {
                         return self.end_early(cx);
                     }
-                    let mut close = Vec::with_capacity(self.name.len() + 3);
-                    close.extend_from_slice(b"</");
-                    close.extend_from_slice(&self.name);
-                    close.push(b'>');
-                    match starts(&self.body, at, &close) {
-                        Some(true) => return self.complete(cx, at + close.len()),
+                    match starts(&self.body, at, &self.root_close) {
+                        Some(true) => return self.complete(cx, at + self.root_close.len()),
                         None if !eof => return Outcome::More,
                         _ => {}
                     }
@@ -330,7 +333,7 @@ impl MorphXml {
                     };
                 }
                 Phase::Child { start, depth } => {
-                    let key = self.key.as_bytes().to_vec();
+                    let key_len = self.key.len();
                     let mut i = self.scan_from;
                     let mut depth = depth;
                     loop {
@@ -347,18 +350,16 @@ impl MorphXml {
                             return Outcome::More;
                         };
                         let lt = i + rel;
-                        let close_key = starts(&self.body, lt + 1, b"/").and_then(|slash| {
+                        let (body, key) = (&self.body, self.key.as_bytes());
+                        let close_key = starts(body, lt + 1, b"/").and_then(|slash| {
                             if !slash {
                                 return Some(false);
                             }
-                            let k = starts(&self.body, lt + 2, &key)?;
-                            Some(k && *self.body.get(lt + 2 + key.len())? == b'>')
+                            let k = starts(body, lt + 2, key)?;
+                            Some(k && *body.get(lt + 2 + key.len())? == b'>')
                         });
-                        let nested = opens(&self.body, lt, &key);
-                        let mut root = b"</".to_vec();
-                        root.extend_from_slice(&self.name);
-                        root.push(b'>');
-                        let root_close = starts(&self.body, lt, &root);
+                        let nested = opens(body, lt, key);
+                        let root_close = starts(body, lt, &self.root_close);
                         if (close_key.is_none() || nested.is_none() || root_close.is_none()) && !eof
                         {
                             self.scan_from = lt;
@@ -371,7 +372,7 @@ impl MorphXml {
                                     String::from_utf8_lossy(&self.body[start..lt]).into_owned();
                                 let k = std::mem::take(&mut self.key);
                                 self.value(k, &content, true, start, cx);
-                                self.pos = lt + key.len() + 3;
+                                self.pos = lt + key_len + 3;
                                 self.phase = Phase::Children;
                                 break;
                             }
@@ -416,7 +417,14 @@ impl MorphXml {
         cx: &mut CallCx<'_, 'c, S>,
     ) {
         self.params += 1;
-        let schema = cx.param_schema(&key).cloned();
+        // The tool list is shared: a handle to it lends the schema without
+        // holding on to `cx` (a clone of the schema cost more than all the
+        // rest of a parameter).
+        let tools = cx.tools();
+        let schema = cx
+            .tool_index()
+            .and_then(|t| tools.get(t))
+            .and_then(|tool| crate::protocol::xml::param_schema(tool, &key));
         let repeated = matches!(&self.pending, Some(p) if p.key == key);
         // A name seen before, with other parameters in between.
         let held = self.arrays.iter().position(|p| p.key == key);
@@ -429,8 +437,8 @@ impl MorphXml {
             return;
         }
         let repeated = repeated || held.is_some();
-        let array_typed = schema.as_ref().is_some_and(|s| is_type(s, "array"));
-        let items = schema.as_ref().and_then(|s| s.get("items")).cloned();
+        let array_typed = schema.is_some_and(|s| is_type(s, "array"));
+        let items = schema.and_then(|s| s.get("items"));
         let mut report = |problem: String| {
             cx.recovered(
                 DiagnosticKind::Coercion,
@@ -439,19 +447,19 @@ impl MorphXml {
             )
         };
         let (json, whole) = if !has_content {
-            let empty = match schema.as_ref() {
+            let empty = match schema {
                 None => "\"\"",
                 Some(s) if is_type(s, "string") => "\"\"",
                 Some(_) => "null",
             };
             (empty.to_owned(), false)
         } else if array_typed && !repeated {
-            whole_or_item(content, schema.as_ref(), self.max_depth, &mut report)
+            whole_or_item(content, schema, self.max_depth, &mut report)
         } else {
             let s = if repeated && array_typed {
-                items.as_ref()
+                items
             } else {
-                schema.as_ref()
+                schema
             };
             (convert(content, s, self.max_depth, &mut report), false)
         };
