@@ -207,9 +207,7 @@ impl MorphXml {
         let before = self.body.len();
         let mut from = 0;
         loop {
-            let to = self.body.piece_end(from, bytes.len());
-            self.body.append(&bytes[from..to], cx.offset(from));
-            from = to;
+            from = self.body.append_piece(bytes, from, cx.offset(from));
             let outcome = self.run(cx, false);
             if from == bytes.len() || !matches!(outcome, Outcome::More) {
                 return self.body.settle(before, from, outcome);

@@ -50,11 +50,14 @@ impl Body {
         before
     }
 
-    /// Where the next piece of a slice to append ends (see
+    /// Appends the next piece of `slice`, from `from` (at stream offset
+    /// `offset`); returns where the piece ends (see
     /// [`piece_end`](super::piece_end)).
     #[inline]
-    pub(crate) fn piece_end(&self, from: usize, len: usize) -> usize {
-        super::piece_end(self.bytes.len(), from, len)
+    pub(crate) fn append_piece(&mut self, slice: &[u8], from: usize, offset: u64) -> usize {
+        let to = super::piece_end(self.bytes.len(), from, slice.len());
+        self.append(&slice[from..to], offset);
+        to
     }
 
     /// Sets where the body begins, if no byte has come yet.

@@ -297,9 +297,8 @@ impl XmlCall {
         let before = self.body.len();
         let mut from = 0;
         loop {
-            let to = self.body.piece_end(from, bytes.len());
+            let to = self.body.append_piece(bytes, from, cx.offset(from));
             let piece = &bytes[from..to];
-            self.body.append(piece, cx.offset(from));
             from = to;
             let last = from == bytes.len();
             if !(self.wait.holds(self.body.len(), piece) && !(last && cx.at_limit())) {
