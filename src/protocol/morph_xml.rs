@@ -304,11 +304,10 @@ impl MorphXml {
                         .iter()
                         .position(|&b| b == b'/' || crate::scan::is_ws(b))
                         .unwrap_or(head.len());
-                    let key = String::from_utf8_lossy(&head[..name_len]).into_owned();
-                    let valid = !key.starts_with(['/', '!', '?']) && is_name(key.as_bytes());
-                    if !valid {
+                    if !is_name(&head[..name_len]) {
                         return self.end_early(cx);
                     }
+                    let key = String::from_utf8_lossy(&head[..name_len]).into_owned();
                     if self.params >= cx.limits().max_params {
                         return self.failed(
                             DiagnosticKind::CallTooLarge,

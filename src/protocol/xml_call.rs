@@ -129,6 +129,17 @@ enum Phase {
     Json,
 }
 
+/// What [`XmlCall::stray_close`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stray {
+    /// A closing tag with nothing open: skipped.
+    Skipped,
+    /// It may still come: more bytes are needed.
+    Undecided,
+    /// None there.
+    Absent,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct XmlCall {
     tags: &'static Tags,
@@ -493,15 +504,15 @@ impl XmlCall {
                         _ => {
                             // A parameter's close once too often is skipped.
                             let stray = if value_open {
-                                None
+                                Stray::Absent
                             } else {
                                 self.stray_close(&[Pat::Lit(t.param_close)], eof, cx)
                             };
                             match stray {
-                                Some(Outcome::Complete { .. }) => {}
-                                Some(outcome) => return outcome,
-                                None if eof => return self.end_early(cx),
-                                None => {
+                                Stray::Skipped => {}
+                                Stray::Undecided => return Outcome::More,
+                                Stray::Absent if eof => return self.end_early(cx),
+                                Stray::Absent => {
                                     return self.failed(
                                         DiagnosticKind::MalformedCall,
                                         self.pos,
@@ -702,9 +713,9 @@ impl XmlCall {
                                 Pat::Lit(t.param_close),
                             ];
                             match self.stray_close(&closes, eof, cx) {
-                                Some(Outcome::Complete { .. }) => {}
-                                Some(outcome) => return outcome,
-                                None => return self.end_early(cx),
+                                Stray::Skipped => {}
+                                Stray::Undecided => return Outcome::More,
+                                Stray::Absent => return self.end_early(cx),
                             }
                         }
                     }
@@ -738,10 +749,9 @@ impl XmlCall {
         }
     }
 
-    /// After the structural tags did not match at `pos`: one of `closes`
-    /// there (`</parameter>` or `</function>` once more) has no element
-    /// open, and is skipped (`Complete` stands for "skipped, go on");
-    /// `More` if it may still come; `None` if it is not there.
+    /// After the structural tags did not match at `pos`: whether one of
+    /// `closes` stands there (`</parameter>` or `</function>` once more,
+    /// with no element open); if so it is skipped.
     #[cold]
     #[inline(never)]
     fn stray_close<'c, S: FnMut(Event<'c>)>(
@@ -749,7 +759,7 @@ impl XmlCall {
         closes: &[Pat],
         eof: bool,
         cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
+    ) -> Stray {
         match tag_at(&self.body, self.pos, closes) {
             Tag::Found { end, .. } => {
                 let tag = String::from_utf8_lossy(&self.body[self.pos..end]).into_owned();
@@ -759,13 +769,13 @@ impl XmlCall {
                     format!("stray {tag} skipped"),
                 );
                 self.pos = end;
-                Some(Outcome::Complete { give_back: 0 })
+                Stray::Skipped
             }
             Tag::Need { .. } if !eof => {
                 self.wait = need_until(&self.body, self.pos, closes);
-                Some(Outcome::More)
+                Stray::Undecided
             }
-            _ => None,
+            _ => Stray::Absent,
         }
     }
 
