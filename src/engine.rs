@@ -183,6 +183,42 @@ impl TextOut {
     }
 }
 
+/// A [`Steady::Verbatim`] chunk (at stream offset `offset`) that begins or
+/// ends inside a code point, or is not UTF-8: then the call fails, as the
+/// automaton decides for such bytes elsewhere.
+#[inline(never)]
+fn verbatim_split<'c, S: FnMut(Event<'c>)>(
+    core: &mut Core,
+    automaton: &mut Automaton,
+    chunk: &'c [u8],
+    offset: u64,
+    sink: &mut S,
+) {
+    if let (Some(next), Some(id)) = (core.delta_carry.continue_with(chunk), core.call) {
+        let at = core.delta_carry.pending_offset().unwrap_or(offset);
+        core.delta_carry = next.carry(offset + chunk.len() as u64);
+        if !next.is_empty() {
+            let delta = next.into_text();
+            core.note_verbatim(&delta, at, (chunk, offset));
+            sink(Event::ToolInputDelta { id, delta });
+        }
+        return;
+    }
+    let mut cx = CallCx {
+        core,
+        sink,
+        base: offset,
+        chunk,
+        at_limit: false,
+        pending: None,
+    };
+    let decoded = cx.delta(chunk, offset);
+    cx.flush();
+    if let Err(at) = decoded {
+        automaton.reject_invalid_utf8(at);
+    }
+}
+
 /// The `len` bytes at stream offset `offset`, if they lie in `chunk`
 /// (which starts at stream offset `base`).
 #[inline]
@@ -926,14 +962,15 @@ impl Parser {
         // automaton (`CallCx::at_limit`).
         let below_limit =
             core.call_buf.len().saturating_add(chunk.len()) < core.limits.max_call_bytes;
-        if chunk.is_empty() || !below_limit || !core.delta_carry.is_empty() || !self.held.is_empty()
-        {
+        if chunk.is_empty() || !below_limit || !self.held.is_empty() {
             return false;
         }
-        match self
-            .automaton
-            .steady(chunk, self.offset, core.call.is_some())
-        {
+        match self.automaton.steady(
+            chunk,
+            self.offset,
+            core.call.is_some(),
+            !core.delta_carry.is_empty(),
+        ) {
             Steady::No => return false,
             Steady::Quiet => {}
             Steady::Delta(text) => {
@@ -945,6 +982,20 @@ impl Parser {
                         id,
                         delta: Cow::Borrowed(text),
                     });
+                }
+            }
+            Steady::Verbatim => {
+                debug_assert!(core.call.is_some());
+                let whole = core.delta_carry.is_empty();
+                match (core.call, crate::scan::utf8::validate(chunk)) {
+                    (Some(id), Ok(text)) if whole => {
+                        core.note_verbatim(text, self.offset, (chunk, self.offset));
+                        sink(Event::ToolInputDelta {
+                            id,
+                            delta: Cow::Borrowed(text),
+                        });
+                    }
+                    _ => verbatim_split(core, &mut self.automaton, chunk, self.offset, sink),
                 }
             }
             Steady::Escaped(text) => {

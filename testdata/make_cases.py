@@ -58,6 +58,10 @@ w(H, "not_json_after_marker", "<tool_call>get_weather(city='Paris')</tool_call> 
 w(H, "duplicate_name", '<tool_call>{"name": "a", "name": "b", "arguments": {}}</tool_call>')
 w(H, "think_then_call", "<think>\nThe user wants weather; call the tool. A <tool_call> would go here.\n</think>\n\n" + hermes('{"city": "Hanoi"}'))
 w(H, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + hermes('{"city": "Paris"}').encode())
+# Invalid bytes inside the arguments, after a long valid stretch (token-sized
+# chunks take the engine's steady path there) and after a split code point.
+w(H, "invalid_utf8_in_arguments", b'<tool_call>\n{"name": "get_weather", "arguments": {"note": "' + "東京 and 大阪 are both fine, then ".encode() + b'\xe6\x9d \xff bad"}}\n</tool_call> after')
+w(H, "cjk_arguments_token_sized", hermes('{"city": "東京都千代田区", "note": "café 👋🏽 naïve e\u0301", "list": ["北京", "서울"]}'))
 w(H, "name_not_string", '<tool_call>{"name": 42, "arguments": {}}</tool_call>')
 w(H, "arguments_array", '<tool_call>{"name": "f", "arguments": [1, 2]}</tool_call>')
 w(H, "many_calls", "".join(hermes('{"i": %d}' % i, "step") for i in range(12)))

@@ -289,6 +289,11 @@ impl JsonCall {
         }
     }
 
+    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8).
+    pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
+        self.reject(invalid_utf8(at));
+    }
+
     /// Bytes of the current member, in the current chunk.
     #[inline]
     fn take<'c, S: FnMut(Event<'c>)>(
@@ -433,7 +438,13 @@ impl JsonCall {
     /// call object that end no member of it. When they do, the scan is kept
     /// for [`advance`](Self::advance), which comes next with the same bytes.
     #[inline]
-    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
+    pub(crate) fn steady<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        offset: u64,
+        started: bool,
+        carried: bool,
+    ) -> Steady<'c> {
         if let Phase::End { matched } = self.phase {
             // More of the end marker, not yet all of it.
             let want = &self.end[matched..];
@@ -447,7 +458,7 @@ impl JsonCall {
             return Steady::No;
         }
         if self.phase != Phase::Body || self.rejected.is_some() {
-            if self.phase == Phase::Xml {
+            if self.phase == Phase::Xml && !carried {
                 return self.xml_steady(bytes, offset, started);
             }
             return Steady::No;
@@ -456,11 +467,7 @@ impl JsonCall {
         // A comma at the end may be a trailing one: `advance` holds it back.
         if scan.1 == Signal::More && self.held_comma.is_empty() && !self.json.after_comma() {
             match self.capture {
-                Capture::ArgsObject if started => {
-                    if let Ok(text) = crate::scan::utf8::validate(bytes) {
-                        return Steady::Delta(text);
-                    }
-                }
+                Capture::ArgsObject if started => return Steady::Verbatim,
                 Capture::ArgsObject => {
                     self.pending.extend_from_slice(bytes);
                     return Steady::Quiet;

@@ -88,6 +88,11 @@ pub(crate) enum Steady<'c> {
     Quiet,
     /// Consumed; the chunk is the next argument delta, as it stands.
     Delta(&'c str),
+    /// Consumed; the chunk is the next argument delta as it stands, once
+    /// decoded after the start of a code point the engine may carry from
+    /// the chunk before. If it is not UTF-8 the engine says so
+    /// ([`Automaton::reject_invalid_utf8`]).
+    Verbatim,
     /// Consumed; the chunk is the next part of a JSON string value: the
     /// delta is it JSON-escaped.
     Escaped(&'c str),
@@ -118,13 +123,29 @@ impl Automaton {
     /// `started` is whether the call's `tool-input-start` was emitted. On
     /// [`Steady::No`] the engine must hand the same `bytes` to
     /// [`advance`](Self::advance) at once (an automaton may have scanned
-    /// them already and keep the result).
+    /// them already and keep the result). `carried` is whether earlier
+    /// argument bytes ended inside a code point.
     #[inline]
-    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
+    pub(crate) fn steady<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        offset: u64,
+        started: bool,
+        carried: bool,
+    ) -> Steady<'c> {
         match self {
-            Automaton::Json(a) => a.steady(bytes, offset, started),
-            Automaton::Xml(a) => a.steady(bytes, offset, started),
-            Automaton::Morph(_) => Steady::No,
+            Automaton::Json(a) => a.steady(bytes, offset, started, carried),
+            // Their deltas are built: nothing is carried between steady ones.
+            Automaton::Xml(a) if !carried => a.steady(bytes, offset, started),
+            Automaton::Xml(_) | Automaton::Morph(_) => Steady::No,
+        }
+    }
+
+    /// The bytes of a [`Steady::Verbatim`] answer were not UTF-8: the call
+    /// fails, at stream offset `at`, where the automaton reports failures.
+    pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
+        if let Automaton::Json(a) = self {
+            a.reject_invalid_utf8(at);
         }
     }
 

@@ -329,7 +329,9 @@ impl XmlCall {
     /// small.
     #[inline(never)]
     fn json_steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
-        self.json.steady(bytes, offset, started)
+        // Steady XML chunks only come with nothing carried (see
+        // `Automaton::steady`).
+        self.json.steady(bytes, offset, started, false)
     }
 
     /// [`JsonCall::advance`] for a JSON block, out of line (see

@@ -51,7 +51,83 @@ pub(crate) enum Utf8Piece<'c> {
     Invalid(u64),
 }
 
-#[derive(Debug, Default, Clone, Copy)]
+/// The decoding of bytes that continue a stream after a [`Utf8Carry`],
+/// when they hold no invalid sequence: see [`Utf8Carry::continue_with`].
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Continued<'c> {
+    /// The code point the carried bytes began, now whole.
+    pub(crate) completed: Option<char>,
+    /// Whole code points after it, borrowed from the bytes.
+    pub(crate) text: &'c str,
+    /// The start of a code point the bytes end inside (its first
+    /// `tail_len` bytes), carried on.
+    tail: [u8; 3],
+    tail_len: u8,
+}
+
+impl<'c> Continued<'c> {
+    /// What to carry after bytes that end at stream offset `end`.
+    pub(crate) fn carry(&self, end: u64) -> Utf8Carry {
+        let mut carry = Utf8Carry::default();
+        if self.tail_len > 0 {
+            carry.bytes[..3].copy_from_slice(&self.tail);
+            carry.len = self.tail_len;
+            carry.offset = end - u64::from(self.tail_len);
+        }
+        carry
+    }
+
+    /// Whether there is no text at all (bytes that only carry).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.completed.is_none() && self.text.is_empty()
+    }
+
+    /// All the text, owned if a code point was completed (it cannot be
+    /// borrowed from either chunk).
+    pub(crate) fn into_text(self) -> Cow<'c, str> {
+        match self.completed {
+            None => Cow::Borrowed(self.text),
+            Some(c) => {
+                let mut text = String::with_capacity(c.len_utf8() + self.text.len());
+                text.push(c);
+                text.push_str(self.text);
+                Cow::Owned(text)
+            }
+        }
+    }
+}
+
+/// The number of bytes of a code point whose first byte is `lead` (0 for
+/// a byte that cannot begin one).
+fn sequence_len(lead: u8) -> usize {
+    match lead {
+        0x00..=0x7F => 1,
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => 0,
+    }
+}
+
+/// Where an incomplete but so far valid code point begins at the end of
+/// `bytes`, if one does.
+#[inline]
+fn incomplete_tail(bytes: &[u8]) -> Option<usize> {
+    if bytes.last().map_or(true, |&b| b < 0x80) {
+        return None;
+    }
+    let back = bytes.len().min(3);
+    let start = (bytes.len() - back..bytes.len())
+        .rev()
+        .find(|&i| bytes[i] & 0xC0 != 0x80)?;
+    let tail = &bytes[start..];
+    let whole = sequence_len(tail[0]);
+    // Incomplete (not too short to judge) and a valid start of one.
+    (whole > tail.len() && matches!(std::str::from_utf8(tail), Err(e) if e.error_len().is_none()))
+        .then_some(start)
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Utf8Carry {
     bytes: [u8; 4],
     len: u8,
@@ -88,7 +164,74 @@ impl Utf8Carry {
                 return;
             }
         }
-        self.push_slow(chunk, base, out)
+        self.push_split(chunk, base, out)
+    }
+
+    /// [`push`](Self::push) of bytes that begin or end inside a code point,
+    /// or hold an invalid sequence.
+    #[inline(never)]
+    fn push_split<'c>(&mut self, chunk: &'c [u8], base: u64, out: &mut impl FnMut(Utf8Piece<'c>)) {
+        match self.continue_with(chunk) {
+            Some(next) => {
+                if let Some(c) = next.completed {
+                    out(Utf8Piece::Text(Cow::Owned(c.to_string())));
+                }
+                if !next.text.is_empty() {
+                    out(Utf8Piece::Text(Cow::Borrowed(next.text)));
+                }
+                *self = next.carry(base + chunk.len() as u64);
+            }
+            None => self.push_slow(chunk, base, out),
+        }
+    }
+
+    /// Decodes `bytes`, which continue the stream, without emitting
+    /// anything: the carried code point completed, the whole code points
+    /// after it, and what to carry next. `None` if the bytes hold an
+    /// invalid sequence ([`push`](Self::push) reports those). The text
+    /// begins where the carried bytes did, if any were carried.
+    ///
+    /// # Complexity
+    ///
+    /// One validation of `bytes`, plus at most four bytes looked at twice.
+    #[inline]
+    pub(crate) fn continue_with<'c>(&self, bytes: &'c [u8]) -> Option<Continued<'c>> {
+        let mut completed = None;
+        let mut rest = bytes;
+        if self.len > 0 {
+            let held = usize::from(self.len);
+            let whole = sequence_len(self.bytes[0]);
+            let need = whole.checked_sub(held).filter(|&n| n > 0)?;
+            let mut window = self.bytes;
+            if need > rest.len() {
+                // Still incomplete: carried on if it can still be valid.
+                let len = held + rest.len();
+                window[held..len].copy_from_slice(rest);
+                return match std::str::from_utf8(&window[..len]) {
+                    Err(e) if e.error_len().is_none() => Some(Continued {
+                        completed: None,
+                        text: "",
+                        tail: [window[0], window[1], window[2]],
+                        tail_len: len as u8,
+                    }),
+                    _ => None,
+                };
+            }
+            window[held..whole].copy_from_slice(&rest[..need]);
+            completed = std::str::from_utf8(&window[..whole]).ok()?.chars().next();
+            rest = &rest[need..];
+        }
+        // The tail first, so that the bytes are validated once.
+        let cut = incomplete_tail(rest).unwrap_or(rest.len());
+        let text = validate(&rest[..cut]).ok()?;
+        let mut tail = [0; 3];
+        tail[..rest.len() - cut].copy_from_slice(&rest[cut..]);
+        Some(Continued {
+            completed,
+            text,
+            tail,
+            tail_len: (rest.len() - cut) as u8,
+        })
     }
 
     #[cold]
@@ -208,6 +351,71 @@ mod tests {
             out.push('\u{FFFD}');
         }
         out
+    }
+
+    /// Valid text in any chunking is decoded by `continue_with` alone (the
+    /// slow path is only for invalid bytes), and carries what it should.
+    #[test]
+    fn valid_text_continues_at_every_chunk_size() {
+        let text = "héllo wörld 你好 👋🏽 e\u{301} ok";
+        for size in 1..=8 {
+            let mut carry = Utf8Carry::default();
+            let mut out = String::new();
+            let mut base = 0;
+            for chunk in text.as_bytes().chunks(size) {
+                let next = carry
+                    .continue_with(chunk)
+                    .unwrap_or_else(|| panic!("size {size}: {chunk:?} after {carry:?}"));
+                out.push_str(&next.into_text());
+                base += chunk.len() as u64;
+                carry = next.carry(base);
+                if let Some(at) = carry.pending_offset() {
+                    assert_eq!(at + u64::from(carry.len), base, "size {size}");
+                }
+            }
+            assert!(carry.is_empty());
+            assert_eq!(out, text, "size {size}");
+        }
+    }
+
+    #[test]
+    fn continuing_refuses_what_is_not_utf8() {
+        let carried = Utf8Carry {
+            bytes: [0xE4, 0, 0, 0],
+            len: 1,
+            offset: 7,
+        };
+        // Not a continuation byte; not one that can follow 0xE4 0xBD; fine.
+        assert_eq!(carried.continue_with(b"a"), None);
+        assert_eq!(carried.continue_with(b"\xBDa"), None);
+        let next = carried.continue_with(b"\xBD").unwrap();
+        assert!(next.is_empty());
+        assert_eq!(
+            next.carry(9),
+            Utf8Carry {
+                bytes: [0xE4, 0xBD, 0, 0],
+                len: 2,
+                offset: 7
+            }
+        );
+        let next = carried.continue_with(b"\xBD\xA0!").unwrap();
+        assert_eq!((next.completed, next.text), (Some('你'), "!"));
+        assert!(next.carry(11).is_empty());
+        // An invalid sequence after the valid text, and an invalid start of
+        // one at the end.
+        let empty = Utf8Carry::default();
+        assert_eq!(empty.continue_with(b"ab\xFFcd"), None);
+        assert_eq!(empty.continue_with(b"ab\xE0\x80"), None);
+        let next = empty.continue_with(b"ab\xF0\x9F").unwrap();
+        assert_eq!(next.text, "ab");
+        assert_eq!(
+            next.carry(4),
+            Utf8Carry {
+                bytes: [0xF0, 0x9F, 0, 0],
+                len: 2,
+                offset: 2
+            }
+        );
     }
 
     #[test]
