@@ -289,9 +289,14 @@ impl JsonCall {
         }
     }
 
-    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8).
+    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8):
+    /// told whoever answered [`Steady::Verbatim`], itself or the XML
+    /// automaton it handed the block to.
     pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
-        self.reject(invalid_utf8(at));
+        match self.xml.as_mut() {
+            Some(xml) if self.phase == Phase::Xml => xml.reject_invalid_utf8(at),
+            _ => self.reject(invalid_utf8(at)),
+        }
     }
 
     /// Bytes of the current member, in the current chunk.

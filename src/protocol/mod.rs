@@ -144,8 +144,11 @@ impl Automaton {
     /// The bytes of a [`Steady::Verbatim`] answer were not UTF-8: the call
     /// fails, at stream offset `at`, where the automaton reports failures.
     pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
-        if let Automaton::Json(a) = self {
-            a.reject_invalid_utf8(at);
+        match self {
+            Automaton::Json(a) => a.reject_invalid_utf8(at),
+            Automaton::Xml(a) => a.reject_invalid_utf8(at),
+            // Never answers `Verbatim`.
+            Automaton::Morph(_) => {}
         }
     }
 

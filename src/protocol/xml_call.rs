@@ -334,6 +334,14 @@ impl XmlCall {
         self.json.steady(bytes, offset, started, false)
     }
 
+    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8):
+    /// only a JSON block answers [`Steady::Verbatim`].
+    pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
+        if self.phase == Phase::Json {
+            self.json.reject_invalid_utf8(at);
+        }
+    }
+
     /// [`JsonCall::advance`] for a JSON block, out of line (see
     /// [`json_steady`](Self::json_steady)).
     #[inline(never)]
