@@ -986,16 +986,22 @@ impl Parser {
             }
             Steady::Verbatim => {
                 debug_assert!(core.call.is_some());
-                let whole = core.delta_carry.is_empty();
-                match (core.call, crate::scan::utf8::validate(chunk)) {
-                    (Some(id), Ok(text)) if whole => {
+                // The common case: whole code points, nothing carried.
+                let plain = match core.call {
+                    Some(id) if core.delta_carry.is_empty() => {
+                        crate::scan::utf8::validate(chunk).ok().map(|text| (id, text))
+                    }
+                    _ => None,
+                };
+                match plain {
+                    Some((id, text)) => {
                         core.note_verbatim(text, self.offset, (chunk, self.offset));
                         sink(Event::ToolInputDelta {
                             id,
                             delta: Cow::Borrowed(text),
                         });
                     }
-                    _ => verbatim_split(core, &mut self.automaton, chunk, self.offset, sink),
+                    None => verbatim_split(core, &mut self.automaton, chunk, self.offset, sink),
                 }
             }
             Steady::Escaped(text) => {
