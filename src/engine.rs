@@ -103,10 +103,18 @@ pub(crate) struct Core {
     /// calls in one `<minimax:tool_call>`): bytes before it are accounted for.
     delivered_to: Option<u64>,
     /// Stream offset up to which a call body was read ahead as relaxed
-    /// JSON: bytes given back from there are not read ahead again, so the
-    /// stream is read ahead at most once (linear time).
+    /// JSON.
     relaxed_to: u64,
+    /// Bytes read ahead a second time (a call given back from an earlier
+    /// read-ahead, read ahead in turn): at most [`REREAD_FACTOR`] times
+    /// `relaxed_to` in all, so that reading ahead stays linear.
+    reread: u64,
 }
+
+/// See [`Core::reread`]: a second relaxed call after one that lacked its
+/// end marker is read, while a chain of such calls costs at most this many
+/// times the stream.
+const REREAD_FACTOR: u64 = 2;
 
 #[derive(Debug, Clone, Default)]
 struct TextOut {
@@ -280,6 +288,7 @@ impl Core {
             span_start: 0,
             delivered_to: None,
             relaxed_to: 0,
+            reread: 0,
         }
     }
 
@@ -467,9 +476,20 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     }
 
     /// Whether a call body that stops being JSON at stream offset `at` may
-    /// be read ahead as relaxed JSON (no earlier read-ahead covered `at`).
-    pub(crate) fn may_read_ahead(&self, at: u64) -> bool {
-        at >= self.core.relaxed_to
+    /// be read ahead as relaxed JSON, and if so counts the bytes it will
+    /// read again: all of them while an earlier read-ahead did not cover
+    /// `at`; after one did, while the bytes read twice stay within
+    /// [`REREAD_FACTOR`] times the stream read ahead (linear time whatever
+    /// the input).
+    pub(crate) fn may_read_ahead(&mut self, at: u64) -> bool {
+        let core = &mut *self.core;
+        let again = core.relaxed_to.saturating_sub(at);
+        let reread = core.reread.saturating_add(again);
+        if again > 0 && reread > core.relaxed_to.saturating_mul(REREAD_FACTOR) {
+            return false;
+        }
+        core.reread = reread;
+        true
     }
 
     /// A read-ahead went up to stream offset `to`.
@@ -988,9 +1008,9 @@ impl Parser {
                 debug_assert!(core.call.is_some());
                 // The common case: whole code points, nothing carried.
                 let plain = match core.call {
-                    Some(id) if core.delta_carry.is_empty() => {
-                        crate::scan::utf8::validate(chunk).ok().map(|text| (id, text))
-                    }
+                    Some(id) if core.delta_carry.is_empty() => crate::scan::utf8::validate(chunk)
+                        .ok()
+                        .map(|text| (id, text)),
                     _ => None,
                 };
                 match plain {
@@ -1162,6 +1182,7 @@ impl Parser {
         self.core.next_call = 0;
         self.core.delivered = 0;
         self.core.relaxed_to = 0;
+        self.core.reread = 0;
         self.offset = 0;
         self.core.call_start = 0;
         self.misses.clear();

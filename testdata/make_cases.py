@@ -311,6 +311,7 @@ w(H, "relaxed_end_marker_in_single_quotes", "<tool_call>{'name': 'echo', 'argume
 w(H, "relaxed_text_after_object", "<tool_call>{'name': 'get_time', 'arguments': {}} oops</tool_call> after")
 w(H, "relaxed_missing_end_then_prose", "<tool_call>{'name': 'get_time', 'arguments': {}}\nThe time is coming.")
 w(H, "relaxed_missing_end_then_next_call", "<tool_call>{'name': 'get_time', 'arguments': {}}\n<tool_call>{'name': 'get_time', 'arguments': {}}</tool_call>")
+w(H, "relaxed_two_missing_ends_then_call", "Checking.\n<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Oslo'}}\n<tool_call>\n{'name': 'get_weather', 'arguments': {'city': 'Bergen', 'days': None}}\n<tool_call>\n{'name': 'get_time', 'arguments': {}}\n</tool_call>\nDone.")
 w(G, "relaxed_python_dict", "Calling.\n```tool_call\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': False}}\n```\nDone.")
 
 Q = "qwen3-coder"

@@ -18,6 +18,8 @@ thread_local! {
     /// ever were.
     static LIVE: Cell<isize> = const { Cell::new(0) };
     static PEAK: Cell<isize> = const { Cell::new(0) };
+    /// Bytes allocated in all while counted (growth included).
+    static TOTAL: Cell<usize> = const { Cell::new(0) };
 }
 
 fn count(grown: isize) {
@@ -28,6 +30,7 @@ fn count(grown: isize) {
             l.get()
         });
         PEAK.with(|p| p.set(p.get().max(live)));
+        TOTAL.with(|t| t.set(t.get() + usize::try_from(grown).unwrap_or(0)));
     }
 }
 
@@ -132,6 +135,40 @@ fn failed_attempts_in_a_long_chunk_copy_what_they_read() {
         assert!(
             peak < 64 * 1024,
             "{format}: {peak} bytes held at once for a {} byte chunk",
+            input.len()
+        );
+    }
+}
+
+/// Relaxed calls that each lack their end marker, one after another, before
+/// the one end marker: a call given back from an earlier call's read-ahead
+/// may be read ahead again (so that the second of two such calls is
+/// found), but the bytes read twice stay a bounded multiple of the stream.
+/// Without the bound each call would read ahead to the far end marker
+/// again (quadratic).
+#[test]
+fn relaxed_calls_read_ahead_again_within_a_linear_budget() {
+    for format in [Format::Hermes, Format::Gemma] {
+        let (start, end) = match format {
+            Format::Gemma => ("```tool_call\n", "\n```"),
+            _ => ("<tool_call>", "</tool_call>"),
+        };
+        let unit = format!("{start}{{'name': 'get_time', 'arguments': {{}}}}\n");
+        let input = unit.repeat(2000) + end;
+        let mut parser = Parser::new(format);
+        let mut calls = 0;
+        COUNTED.with(|c| c.set(true));
+        let before = TOTAL.with(Cell::get);
+        parser.feed_str(&input, &mut |e| {
+            calls += usize::from(matches!(e, Event::ToolCall { .. }))
+        });
+        parser.finish(&mut |e| calls += usize::from(matches!(e, Event::ToolCall { .. })));
+        let total = TOTAL.with(Cell::get) - before;
+        COUNTED.with(|c| c.set(false));
+        assert!(calls >= 2, "{format}: {calls} calls");
+        assert!(
+            total < 40 * input.len(),
+            "{format}: {total} bytes allocated for a {} byte input",
             input.len()
         );
     }
