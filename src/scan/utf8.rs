@@ -53,12 +53,12 @@ pub(crate) enum Utf8Piece<'c> {
 
 /// The decoding of bytes that continue a stream after a [`Utf8Carry`],
 /// when they hold no invalid sequence: see [`Utf8Carry::continue_with`].
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Continued<'c> {
     /// The code point the carried bytes began, now whole.
-    pub(crate) completed: Option<char>,
+    completed: Option<char>,
     /// Whole code points after it, borrowed from the bytes.
-    pub(crate) text: &'c str,
+    text: &'c str,
     /// The start of a code point the bytes end inside (its first
     /// `tail_len` bytes), carried on.
     tail: [u8; 3],
