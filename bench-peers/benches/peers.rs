@@ -8,17 +8,16 @@
 //!
 //! `cargo bench -p toolsieve-bench-peers`
 
-use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
 };
-use futures::executor::block_on;
-use tool_parser::{ParserFactory, ToolParser};
+use tool_parser::ParserFactory;
 use toolsieve::contract::char_chunks;
 use toolsieve::{Event, Format, Parser, Tool};
+use toolsieve_bench_peers::{corpus, openai_tools, run_ours, run_peer};
 
 const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
 
@@ -30,31 +29,12 @@ const PAIRS: [(Format, &str); 4] = [
     (Format::MiniMaxM2, "minimax_m2"),
 ];
 
-fn corpus(name: &str) -> String {
-    let path = format!("{}/../testdata/bench/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 fn label(size: usize) -> String {
     if size == usize::MAX {
         "whole".into()
     } else {
         size.to_string()
     }
-}
-
-/// The tool list in the peer's terms.
-fn openai_tools(tools: &[Tool]) -> Vec<openai_protocol::common::Tool> {
-    tools
-        .iter()
-        .map(|t| {
-            serde_json::from_value(serde_json::json!({
-                "type": "function",
-                "function": {"name": t.name, "description": t.description, "parameters": t.parameters}
-            }))
-            .unwrap()
-        })
-        .collect()
 }
 
 fn peers(c: &mut Criterion) {
@@ -167,40 +147,6 @@ fn race(
             |b, pieces| b.iter(|| run_peer(theirs, pieces, tools)),
         );
     }
-}
-
-fn run_ours(parser: &mut Parser, pieces: &[&str]) -> usize {
-    let mut seen = 0usize;
-    let mut sink = |e: Event<'_>| match e {
-        Event::TextDelta { delta, .. } | Event::ToolInputDelta { delta, .. } => seen += delta.len(),
-        Event::ToolCall { .. } => seen += 1,
-        _ => {}
-    };
-    for piece in pieces {
-        parser.feed_str(black_box(piece), &mut sink);
-    }
-    parser.finish(&mut sink);
-    seen
-}
-
-/// Streams into the peer; returns the calls it announced.
-fn run_peer(
-    parser: &mut dyn ToolParser,
-    pieces: &[&str],
-    tools: &[openai_protocol::common::Tool],
-) -> usize {
-    parser.reset();
-    let mut calls = 0;
-    let mut seen = 0;
-    for piece in pieces {
-        if let Ok(result) = block_on(parser.parse_incremental(black_box(piece), tools)) {
-            seen += result.normal_text.len();
-            calls += result.calls.iter().filter(|c| c.name.is_some()).count();
-        }
-    }
-    seen += parser.take_unstreamed_normal_text().len();
-    black_box(seen);
-    calls
 }
 
 fn config() -> Criterion {

@@ -1,0 +1,82 @@
+//! Streams a bench corpus through toolsieve or the peer, many times, as
+//! `benches/peers.rs` does: a small program for counting instructions,
+//! which the shared machine's noise does not move. The difference between
+//! two runs of different lengths is the work per run:
+//!
+//! ```sh
+//! cargo build --release -p toolsieve-bench-peers --example peer_feed
+//! for n in 100 200; do valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!     target/release/examples/peer_feed tool-parser mixed hermes 0 $n; done
+//! ```
+//!
+//! Arguments: `toolsieve` or `tool-parser`, corpus (`mixed`, `big_arg`),
+//! format (`hermes`, `qwen3-coder`, `glm`, `minimax-m2`), chunk size in
+//! characters (`0` for whole), runs.
+
+use std::process::ExitCode;
+
+use tool_parser::ParserFactory;
+use toolsieve::contract::char_chunks;
+use toolsieve::{Format, Parser, Tool};
+use toolsieve_bench_peers::{corpus, openai_tools, run_ours, run_peer};
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("peer_feed: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [who, corpus_name, format, size, runs] = args.as_slice() else {
+        return Err("usage: peer_feed toolsieve|tool-parser CORPUS FORMAT CHUNK RUNS".into());
+    };
+    let format: Format = format.parse().map_err(|e| format!("{e}"))?;
+    let peer_name = match format {
+        Format::Hermes => "qwen",
+        Format::Qwen3Coder => "qwen_coder",
+        Format::Glm => "glm45_moe",
+        Format::MiniMaxM2 => "minimax_m2",
+        other => return Err(format!("the peer has no parser for {other}")),
+    };
+    let size = match size.parse::<usize>().map_err(|e| e.to_string())? {
+        0 => usize::MAX,
+        n => n,
+    };
+    let runs: usize = runs
+        .parse()
+        .map_err(|e: std::num::ParseIntError| e.to_string())?;
+    let text = corpus(&format!("{corpus_name}_{}.txt", format.name()));
+    let pieces = char_chunks(&text, size);
+    let tools = Tool::list_from_json(&corpus("tools.json")).map_err(|e| e.to_string())?;
+    let mut calls = 0;
+    match who.as_str() {
+        "toolsieve" => {
+            let mut parser = Parser::builder(format)
+                .tools(tools)
+                .build()
+                .map_err(|e| e.to_string())?;
+            for _ in 0..runs {
+                calls += run_ours(&mut parser, &pieces);
+            }
+        }
+        "tool-parser" => {
+            let tools = openai_tools(&tools);
+            let factory = ParserFactory::new();
+            let mut parser = factory
+                .registry()
+                .create_parser(peer_name)
+                .ok_or("no such peer parser")?;
+            for _ in 0..runs {
+                calls += run_peer(&mut *parser, &pieces, &tools);
+            }
+        }
+        other => return Err(format!("{other}: toolsieve or tool-parser")),
+    }
+    println!("{who}: {runs} runs, {calls}");
+    Ok(())
+}
