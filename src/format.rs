@@ -130,7 +130,8 @@ impl Format {
         }
         let (boundary, automaton) = match self {
             Format::Hermes => {
-                let mut automaton = JsonCall::new(end.as_bytes(), limits.max_depth);
+                let mut automaton = JsonCall::new(end.as_bytes(), limits.max_depth)
+                    .reopened_by(&start, Boundary::None);
                 // Qwen3-Coder served as hermes writes its XML calls in the
                 // same `<tool_call>` blocks.
                 if end.as_bytes() == Dialect::Qwen3Coder.end_marker() {
@@ -141,7 +142,10 @@ impl Format {
             // The fence tag must end its word: ```tool_calls is prose.
             Format::Gemma => (
                 Boundary::Whitespace,
-                Automaton::Json(JsonCall::new(end.as_bytes(), limits.max_depth)),
+                Automaton::Json(
+                    JsonCall::new(end.as_bytes(), limits.max_depth)
+                        .reopened_by(&start, Boundary::Whitespace),
+                ),
             ),
             Format::Qwen3Coder | Format::MiniMaxM2 | Format::Glm | Format::MorphXml => {
                 if delimiters.is_some() {

@@ -118,6 +118,12 @@ w(G, "custom_tag_untouched", "```tool_code\nprint(get_weather(city='Paris'))\n``
 w(G, "invalid_utf8_prose", b"bad \xe2\x82 bytes \xc0\xaf\n" + fence('{"city": "Paris"}').encode())
 w(G, "array_of_calls", "```tool_call\n[" + call_obj("get_weather", '{"city": "Lima"}') + ",\n " + call_obj("get_time", "{}") + "]\n```\nok")
 w(G, "two_objects_in_fence", "```tool_call\n" + call_obj("get_weather", '{"city": "Lima"}') + "\n" + call_obj("get_time", "{}") + "\n```")
+# A closing fence that begins the next call's opening one: the first call's
+# own closing fence never came (strict and relaxed JSON); a fence followed by
+# other words still closes.
+w(G, "missing_fence_then_next_call", "```tool_call\n" + call_obj("get_time", "{}") + "\n```tool_call\n" + call_obj("get_weather", '{"city": "Rome"}') + "\n```\nok")
+w(G, "relaxed_missing_fence_then_next_call", "```tool_call\n{'name': 'get_time', 'arguments': {}}\n```tool_call\n{'name': 'get_weather', 'arguments': {'city': 'Rome'}}\n```\nok")
+w(G, "closing_fence_then_words", fence('{"city": "Pisa"}') + "tool_calls are done\n" + fence('{"city": "Rome"}') + "tool")
 w(G, "nested_arguments", fence('{"a": {"b": [1, {"c": [true, null, -1.5e-3]}]}}', "deep"))
 print("ok")
 

@@ -62,6 +62,27 @@ fn other_tags() {
     assert!(diagnostic_kinds(&e).is_empty());
 }
 
+/// A fence pair as delimiters: a closing fence that begins the next
+/// opening one means the first call's own closing fence never came; one
+/// followed by other words still closes.
+#[test]
+fn fence_delimiters_reopen() {
+    let input = "```json\n{\"name\": \"a\", \"arguments\": {}}\n```json\n{\"name\": \"b\", \"arguments\": {\"x\": 1}}\n```js end";
+    let events = events("```json", "```", input);
+    assert_eq!(
+        calls(&events),
+        [
+            ("a".into(), "{}".into()),
+            ("b".into(), r#"{"x": 1}"#.into())
+        ]
+    );
+    assert_eq!(text(&events), "\njs end");
+    assert_eq!(
+        diagnostic_kinds(&events),
+        [DiagnosticKind::MissingEndMarker]
+    );
+}
+
 #[test]
 fn no_end_marker_array_of_calls() {
     let e = events(

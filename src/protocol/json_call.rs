@@ -24,6 +24,7 @@ use crate::event::Event;
 use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::json::{is_complete_value, JsonScanner, Signal};
+use crate::scan::marker::Boundary;
 use crate::scan::skip_ws;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,12 @@ enum Phase {
     Trail,
     /// Matching the end marker; `matched` bytes of it so far.
     End { matched: usize },
+    /// After an end marker that also begins the start marker (a fence:
+    /// ```` ``` ```` and ```` ```tool_call ````): `seen` bytes of the start
+    /// marker's rest so far. The end marker closes the call unless the
+    /// whole start marker follows: then the call's own end never came, and
+    /// the next call begins.
+    Reopen { seen: usize },
     /// The call object is not JSON: read on to the end marker, to try it as
     /// relaxed JSON (see [`RelaxedBody`]).
     Relaxed,
@@ -89,7 +96,11 @@ impl RelaxedBody {
     /// in the bytes so far, searching on from where the last search
     /// stopped: one pass over the body, and the same answer however it
     /// arrived. A partial `end` at the very end is searched again next time.
-    fn find_end(&mut self, end: &[u8]) -> Option<usize> {
+    /// An `end` that begins the next call's start marker does not close
+    /// the body, which ends before it without its end marker (see
+    /// [`Phase::Reopen`]; `at_eof`, the bytes are all there is):
+    /// `(where, closes)`.
+    fn find_end(&mut self, end: &[u8], reopen: &Reopen, at_eof: bool) -> Option<(usize, bool)> {
         let mut i = self.searched;
         while let Some(&b) = self.bytes.get(i) {
             match self.quote {
@@ -101,10 +112,15 @@ impl RelaxedBody {
                 None if b == end[0] => {
                     let rest = &self.bytes[i..];
                     if rest.starts_with(end) {
-                        self.searched = i;
-                        return Some(i);
-                    }
-                    if end.starts_with(rest) {
+                        match reopen.follows(0, &rest[end.len()..], at_eof) {
+                            Some(reopens) => {
+                                self.searched = i;
+                                return Some((i, !reopens));
+                            }
+                            // Its line is still to come.
+                            None => break,
+                        }
+                    } else if end.starts_with(rest) {
                         break;
                     }
                 }
@@ -114,6 +130,51 @@ impl RelaxedBody {
         }
         self.searched = i;
         None
+    }
+}
+
+/// The rest of the start marker after an end marker that begins it
+/// (```` ```tool_call ```` after ```` ``` ````), with the boundary the start
+/// marker needs; empty for formats whose markers differ.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Reopen {
+    tail: Box<[u8]>,
+    boundary: Option<Boundary>,
+}
+
+impl Reopen {
+    /// The start marker's rest after `end`, if `start` begins with it.
+    pub(crate) fn new(start: &[u8], end: &[u8], boundary: Boundary) -> Reopen {
+        match start.strip_prefix(end) {
+            Some(tail) if !end.is_empty() && !tail.is_empty() => Reopen {
+                tail: tail.into(),
+                boundary: Some(boundary),
+            },
+            _ => Reopen::default(),
+        }
+    }
+
+    /// Whether the start marker's rest (and its boundary) follows the end
+    /// marker, where `seen` bytes of it did and `after` comes next. `None`
+    /// while `after` is too short to tell, unless `at_eof` (it is all there
+    /// is).
+    fn follows(&self, seen: usize, after: &[u8], at_eof: bool) -> Option<bool> {
+        let Some(boundary) = self.boundary else {
+            return Some(false);
+        };
+        let tail = self.tail.get(seen..).unwrap_or_default();
+        let n = after.len().min(tail.len());
+        if after[..n] != tail[..n] {
+            return Some(false);
+        }
+        let decided = if n < tail.len() {
+            None
+        } else if boundary == Boundary::None {
+            Some(true)
+        } else {
+            after.get(n).map(|&b| boundary.accepts(b))
+        };
+        decided.or(at_eof.then_some(false))
     }
 }
 
@@ -193,6 +254,8 @@ pub(crate) struct JsonCall {
     /// Reads a block that begins with `<` as an XML call ([`Phase::Xml`]),
     /// for the formats that have such blocks.
     xml: Option<Box<XmlCall>>,
+    /// See [`Reopen`].
+    reopen: Reopen,
 }
 
 impl JsonCall {
@@ -224,7 +287,16 @@ impl JsonCall {
             fence_at: None,
             fenced: false,
             xml: None,
+            reopen: Reopen::default(),
         }
+    }
+
+    /// The start marker `start` begins with the end marker (a fence): an
+    /// end marker followed by the rest of it (and its `boundary`) opens the
+    /// next call instead of closing this one.
+    pub(crate) fn reopened_by(mut self, start: &[u8], boundary: Boundary) -> JsonCall {
+        self.reopen = Reopen::new(start, &self.end, boundary);
+        self
     }
 
     /// Whether a markdown fence may wrap the JSON inside the block (not for
@@ -699,13 +771,20 @@ impl JsonCall {
                         let to = super::piece_end(relaxed.bytes.len(), i, bytes.len());
                         relaxed.bytes.extend_from_slice(&bytes[i..to]);
                         i = to;
-                        if let Some(k) = relaxed.find_end(&self.end) {
+                        if let Some((k, closes)) = relaxed.find_end(&self.end, &self.reopen, false)
+                        {
                             relaxed.bytes.truncate(k);
-                            let end_at = self.object_at + (k + self.end.len()) as u64;
-                            // Not found before: the marker ends in this slice.
+                            let marker = if closes { self.end.len() } else { 0 };
+                            let end_at = self.object_at + (k + marker) as u64;
+                            // Where the marker ends in this slice; or the
+                            // bytes that followed it to tell whether it
+                            // closes were read in earlier ones, and go back.
                             let used = usize::try_from(end_at.saturating_sub(cx.offset(0)))
                                 .map_or(bytes.len(), |n| n.min(bytes.len()));
-                            return (used, self.relaxed_end(end_at, false, cx));
+                            let past = usize::try_from(cx.offset(0).saturating_sub(end_at))
+                                .unwrap_or(usize::MAX);
+                            let outcome = self.relaxed_end(end_at, !closes, cx);
+                            return (used, outcome.giving_back(past));
                         }
                     }
                     if cx.at_limit() {
@@ -772,6 +851,10 @@ impl JsonCall {
                     i += common;
                     self.trail += common;
                     if common == want.len() {
+                        if self.reopen.boundary.is_some() {
+                            self.phase = Phase::Reopen { seen: 0 };
+                            continue;
+                        }
                         self.trail = 0;
                         return (i, self.conclude(cx, None));
                     }
@@ -784,6 +867,29 @@ impl JsonCall {
                     // Something else follows the JSON: the call ends with it.
                     let end_of_json = cx.offset(i).saturating_sub(self.trail as u64);
                     return (i, self.conclude(cx, Some(end_of_json)));
+                }
+                Phase::Reopen { seen } => {
+                    match self.reopen.follows(seen, &bytes[i..], false) {
+                        // All of it may still be the start marker.
+                        None => {
+                            let more = bytes.len() - i;
+                            self.trail += more;
+                            self.phase = Phase::Reopen { seen: seen + more };
+                            return (bytes.len(), Outcome::More);
+                        }
+                        // The next call's start marker: this call's end
+                        // never came, and the marker is read again.
+                        Some(true) => {
+                            let end_of_json = cx.offset(i).saturating_sub(self.trail as u64);
+                            return (i, self.conclude(cx, Some(end_of_json)));
+                        }
+                        // The end marker closed the call: what followed it
+                        // is read again as text.
+                        Some(false) => {
+                            self.trail = seen;
+                            return (i, self.conclude(cx, None));
+                        }
+                    }
                 }
             }
         }
@@ -845,7 +951,32 @@ impl JsonCall {
                 ))
             }
             Phase::ArrayAfter => self.conclude(cx, Some(self.json_end)),
-            Phase::Relaxed => self.relaxed_end(cx.offset(0), true, cx),
+            Phase::Relaxed => {
+                // An end marker the read-ahead left undecided (the start
+                // marker may have been following it) closes at the end of
+                // the stream; what follows it is text again.
+                let end = self.end.len();
+                let reopen = &self.reopen;
+                let found = self.relaxed.as_mut().and_then(|relaxed| {
+                    Some((relaxed.find_end(&self.end, reopen, true)?, relaxed))
+                });
+                let closed = match found {
+                    Some(((k, closes), relaxed)) => {
+                        // The read-ahead returns any marker it can decide.
+                        debug_assert!(closes, "a decided marker ends the read-ahead");
+                        let after = relaxed.bytes.len() - (k + end);
+                        relaxed.bytes.truncate(k);
+                        Some(after)
+                    }
+                    None => None,
+                };
+                match self.relaxed_end(cx.offset(0), closed.is_none(), cx) {
+                    Outcome::Complete { give_back: 0 } => Outcome::Complete {
+                        give_back: closed.unwrap_or(0),
+                    },
+                    outcome => outcome,
+                }
+            }
             Phase::Xml => match self.xml.as_mut() {
                 Some(xml) => xml.finish(cx),
                 None => Outcome::failed(Failure::new(
@@ -855,6 +986,11 @@ impl JsonCall {
                 )),
             },
             Phase::Trail if self.end.is_empty() => self.conclude(cx, None),
+            // The end marker closed the call.
+            Phase::Reopen { seen } => {
+                self.trail = seen;
+                self.conclude(cx, None)
+            }
             Phase::Trail | Phase::End { .. } | Phase::FenceClose { .. } => {
                 let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
                 self.conclude(cx, Some(end_of_json))

@@ -46,6 +46,20 @@ impl Outcome {
     pub(crate) fn failed(failure: Failure) -> Outcome {
         Outcome::Failed(Box::new(failure))
     }
+
+    /// The same outcome, with `more` consumed bytes at the end given back.
+    pub(crate) fn giving_back(self, more: usize) -> Outcome {
+        match self {
+            Outcome::More => Outcome::More,
+            Outcome::Complete { give_back } => Outcome::Complete {
+                give_back: give_back.saturating_add(more),
+            },
+            Outcome::Failed(mut f) => {
+                f.give_back = f.give_back.saturating_add(more);
+                Outcome::Failed(f)
+            }
+        }
+    }
 }
 
 /// Why a call attempt failed.

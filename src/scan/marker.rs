@@ -22,7 +22,7 @@ pub(crate) enum Boundary {
 
 impl Boundary {
     #[inline]
-    fn accepts(self, b: u8) -> bool {
+    pub(crate) fn accepts(self, b: u8) -> bool {
         match self {
             Boundary::None => true,
             Boundary::Whitespace => super::is_ws(b),
