@@ -117,7 +117,7 @@ impl RelaxedBody {
                                 self.searched = i;
                                 return Some((i, !reopens));
                             }
-                            // Its line is still to come.
+                            // Too few bytes after it yet to tell.
                             None => break,
                         }
                     } else if end.starts_with(rest) {
