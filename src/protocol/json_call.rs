@@ -137,14 +137,14 @@ impl RelaxedBody {
 /// (```` ```tool_call ```` after ```` ``` ````), with the boundary the start
 /// marker needs; empty for formats whose markers differ.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Reopen {
+struct Reopen {
     tail: Box<[u8]>,
     boundary: Option<Boundary>,
 }
 
 impl Reopen {
     /// The start marker's rest after `end`, if `start` begins with it.
-    pub(crate) fn new(start: &[u8], end: &[u8], boundary: Boundary) -> Reopen {
+    fn new(start: &[u8], end: &[u8], boundary: Boundary) -> Reopen {
         match start.strip_prefix(end) {
             Some(tail) if !end.is_empty() && !tail.is_empty() => Reopen {
                 tail: tail.into(),
