@@ -481,7 +481,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// `at`; after one did, while the bytes read twice stay within
     /// [`REREAD_FACTOR`] times the stream read ahead (linear time whatever
     /// the input).
-    pub(crate) fn may_read_ahead(&mut self, at: u64) -> bool {
+    pub(crate) fn claim_read_ahead(&mut self, at: u64) -> bool {
         let core = &mut *self.core;
         let again = core.relaxed_to.saturating_sub(at);
         let reread = core.reread.saturating_add(again);

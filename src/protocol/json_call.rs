@@ -679,7 +679,7 @@ impl JsonCall {
                                 && self.rejected.is_none()
                                 && !self.array
                                 && !self.end.is_empty()
-                                && cx.may_read_ahead(cx.offset(i));
+                                && cx.claim_read_ahead(cx.offset(i));
                             if relaxable {
                                 self.relaxed = Some(RelaxedBody::new(
                                     cx.call_bytes(self.object_at, cx.offset(i)),
@@ -956,18 +956,17 @@ impl JsonCall {
                 // marker may have been following it) closes at the end of
                 // the stream; what follows it is text again.
                 let end = self.end.len();
-                let reopen = &self.reopen;
-                let found = self.relaxed.as_mut().and_then(|relaxed| {
-                    Some((relaxed.find_end(&self.end, reopen, true)?, relaxed))
-                });
-                let closed = match found {
-                    Some(((k, closes), relaxed)) => {
-                        // The read-ahead returns any marker it can decide.
-                        debug_assert!(closes, "a decided marker ends the read-ahead");
-                        let after = relaxed.bytes.len() - (k + end);
-                        relaxed.bytes.truncate(k);
-                        Some(after)
-                    }
+                let closed = match self.relaxed.as_mut() {
+                    Some(relaxed) => match relaxed.find_end(&self.end, &self.reopen, true) {
+                        Some((k, closes)) => {
+                            // The read-ahead returns any marker it can decide.
+                            debug_assert!(closes, "a decided marker ends the read-ahead");
+                            let after = relaxed.bytes.len() - (k + end);
+                            relaxed.bytes.truncate(k);
+                            Some(after)
+                        }
+                        None => None,
+                    },
                     None => None,
                 };
                 match self.relaxed_end(cx.offset(0), closed.is_none(), cx) {
