@@ -16,7 +16,7 @@ use criterion::{
 };
 use tool_parser::ParserFactory;
 use toolsieve::contract::char_chunks;
-use toolsieve::{Event, Format, Parser, Tool};
+use toolsieve::{Format, Parser, Tool};
 use toolsieve_bench_peers::{corpus, openai_tools, run_ours, run_peer};
 
 const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
@@ -128,14 +128,14 @@ fn race(
         .create_parser(peer_name)
         .expect("peer parser");
     let theirs = &mut *theirs;
-    let mut ours_calls = 0;
-    for e in ours.parse(text.as_bytes()) {
-        ours_calls += usize::from(matches!(e, Event::ToolCall { .. }));
-    }
-    let theirs_calls = run_peer(theirs, &char_chunks(text, 16), tools);
-    eprintln!("{name}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}");
     for &size in sizes {
         let pieces = char_chunks(text, size);
+        let ours_calls = run_ours(ours, &pieces);
+        let theirs_calls = run_peer(theirs, &pieces, tools);
+        eprintln!(
+            "{name} at {}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}",
+            label(size)
+        );
         group.bench_with_input(
             BenchmarkId::new("toolsieve", label(size)),
             &pieces,

@@ -35,27 +35,43 @@ pub fn openai_tools(tools: &[Tool]) -> Vec<openai_protocol::common::Tool> {
         .collect()
 }
 
-/// Streams `pieces` through toolsieve; returns the bytes of output seen.
+/// Streams `pieces` through toolsieve (one piece: the whole text at once);
+/// returns the calls it delivered.
 pub fn run_ours(parser: &mut Parser, pieces: &[&str]) -> usize {
     let mut seen = 0usize;
+    let mut calls = 0;
     let mut sink = |e: Event<'_>| match e {
         Event::TextDelta { delta, .. } | Event::ToolInputDelta { delta, .. } => seen += delta.len(),
-        Event::ToolCall { .. } => seen += 1,
+        Event::ToolCall { .. } => calls += 1,
         _ => {}
     };
     for piece in pieces {
         parser.feed_str(black_box(piece), &mut sink);
     }
     parser.finish(&mut sink);
-    seen
+    black_box(seen);
+    calls
 }
 
-/// Streams `pieces` into the peer; returns the calls it announced.
+/// Streams `pieces` into the peer; returns the calls it announced. One
+/// piece (the whole text) goes to its one-shot `parse_complete` instead:
+/// its streaming entry point announces one call per invocation, so a
+/// single invocation would leave most of a document unparsed.
 pub fn run_peer(
     parser: &mut dyn ToolParser,
     pieces: &[&str],
     tools: &[openai_protocol::common::Tool],
 ) -> usize {
+    if let [whole] = pieces {
+        let calls = match block_on(parser.parse_complete(black_box(whole))) {
+            Ok((normal_text, calls)) => {
+                black_box(normal_text.len());
+                calls.len()
+            }
+            Err(_) => 0,
+        };
+        return calls;
+    }
     parser.reset();
     let mut calls = 0;
     let mut seen = 0;
