@@ -377,6 +377,14 @@ w(H, "comma_before_next_member_is_kept", '<tool_call>{"name": "plot", "arguments
 # Regression: a fence, then a tag (not Qwen3-Coder XML after a fence).
 w(H, "fence_then_tag", "<tool_call>```tool_call\n<tool_call>\n" + '{"name": "get_weather", "arguments": {"city": "", "days": 0}}' + "\n</tool_call>")
 
+# The tool named by "function": a string (as some fine-tunes write it), or
+# the nested object of the OpenAI API.
+w(H, "function_key_names_the_tool", "Sure.\n<tool_call>\n" + '{"function": "get_weather", "arguments": {"city": "Paris"}}' + "\n</tool_call>\n<tool_call>\n" + '{"arguments": {}, "function": "get_time"}' + "\n</tool_call>")
+w(H, "openai_nested_function", "<tool_call>\n" + '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}}' + "\n</tool_call>\n<tool_call>\n" + '{"type": "function", "function": {"name": "get_time", "arguments": "{}"}}' + "\n</tool_call> done", WEATHER_TOOLS)
+w(H, "openai_nested_function_unknown_tool", "<tool_call>" + '{"type": "function", "function": {"name": "launch", "arguments": {"n": 1}}}' + "</tool_call> then " + hermes('{"city": "Oslo"}', nl=False), WEATHER_TOOLS)
+w(H, "function_key_not_a_name", "<tool_call>" + '{"function": 3, "arguments": {}}' + "</tool_call> then " + hermes('{"city": "Oslo"}', nl=False))
+w("gemma", "openai_nested_function", "Checking.\n```tool_call\n" + '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Lima"}}}' + "\n```\nDone.")
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()

@@ -643,6 +643,9 @@ impl JsonCall {
                             self.value_end(cx.offset(i), cx);
                         }
                         Signal::RootEnd => {
+                            if !self.has_name && self.rejected.is_none() {
+                                self.name_from_function(cx.offset(i), cx);
+                            }
                             if !self.has_name {
                                 self.reject(Failure::new(
                                     DiagnosticKind::MissingName,
@@ -1231,6 +1234,38 @@ impl JsonCall {
         }
     }
 
+    /// The call object, which ended at stream offset `end`, has no
+    /// `"name"`: if it names its tool by `"function"`
+    /// ([`named_by_function`]), the call starts now, with all of its
+    /// arguments.
+    #[cold]
+    #[inline(never)]
+    fn name_from_function<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        end: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let object = cx.call_bytes(self.object_at, end);
+        let Some((name, args)) = named_by_function(&object, cx.limits().max_depth) else {
+            return;
+        };
+        if let Err(f) = cx.start(&name, end) {
+            return self.reject(f.with_name(&name));
+        }
+        self.has_name = true;
+        // Without arguments of its own, the object's are those read so
+        // far (none: the conclusion sends `{}`).
+        let args = match args {
+            Some(nested) => nested.into_bytes(),
+            None => std::mem::take(&mut self.pending),
+        };
+        self.seen_args |= !args.is_empty();
+        if let Err(at) = cx.delta_owned(&args, end) {
+            self.reject(invalid_utf8(at));
+        }
+        self.pending.clear();
+    }
+
     fn value_end<'c, S: FnMut(Event<'c>)>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
         let capture = std::mem::replace(&mut self.capture, Capture::None);
         if self.rejected.is_some() {
@@ -1299,26 +1334,76 @@ fn relaxed_call(body: &str, max_depth: usize, close: bool) -> Option<(String, St
     if !is_complete_value(json.as_bytes(), max_depth) || !json.starts_with('{') {
         return None;
     }
-    let (mut name, mut args) = (None, None);
-    for (key, value) in root_members(json.as_bytes(), max_depth) {
-        let slot = match decode_str(&json.as_bytes()[key])?.as_ref() {
-            "name" => &mut name,
-            "arguments" | "parameters" => &mut args,
-            _ => continue,
-        };
-        if slot.replace(&json[value]).is_some() {
-            // A key given twice, as JSON refuses it.
-            return None;
-        }
-    }
-    let name = decode_str(name?.as_bytes())?.into_owned();
-    let args = match args.map(|a| (a, a.as_bytes()[0])) {
-        None | Some((_, b'n')) => "{}".to_owned(),
-        Some((object, b'{')) => object.to_owned(),
-        Some((string, b'"')) => object_in_string(string.as_bytes(), max_depth)?,
-        Some(_) => return None,
-    };
+    let members = CallMembers::of(json, max_depth)?;
+    let name = decode_str(members.name?.as_bytes())?.into_owned();
+    let args = arguments_text(members.args, max_depth)?;
     (!name.is_empty()).then_some((name, args, read))
+}
+
+/// The raw values of the members of a call object that name the tool and
+/// hold its arguments.
+#[derive(Default)]
+struct CallMembers<'j> {
+    name: Option<&'j str>,
+    /// `arguments`, or `parameters`.
+    args: Option<&'j str>,
+    function: Option<&'j str>,
+}
+
+impl<'j> CallMembers<'j> {
+    /// The members of `json`, a complete JSON object; `None` if one of
+    /// them is given twice (as JSON refuses it).
+    fn of(json: &'j str, max_depth: usize) -> Option<CallMembers<'j>> {
+        let mut members = CallMembers::default();
+        for (key, value) in root_members(json.as_bytes(), max_depth) {
+            let slot = match decode_str(&json.as_bytes()[key])?.as_ref() {
+                "name" => &mut members.name,
+                "arguments" | "parameters" => &mut members.args,
+                "function" => &mut members.function,
+                _ => continue,
+            };
+            if slot.replace(&json[value]).is_some() {
+                return None;
+            }
+        }
+        Some(members)
+    }
+}
+
+/// A call's arguments from the raw value of its arguments member: `{}`
+/// when absent or `null`, an object as it stands, a string holding an
+/// object decoded; `None` for anything else.
+fn arguments_text(raw: Option<&str>, max_depth: usize) -> Option<String> {
+    match raw.map(|a| (a, a.as_bytes()[0])) {
+        None | Some((_, b'n')) => Some("{}".to_owned()),
+        Some((object, b'{')) => Some(object.to_owned()),
+        Some((string, b'"')) => object_in_string(string.as_bytes(), max_depth),
+        Some(_) => None,
+    }
+}
+
+/// A complete call object `object` without `"name"` that names its tool
+/// by `"function"` instead: a string (`{"function": "f", "arguments":
+/// {…}}`; its arguments are the object's own, so `None` here), or the
+/// nested shape of the OpenAI API (`{"type": "function", "function":
+/// {"name": "f", "arguments": {…}}}`, with the arguments inside). The name
+/// and those arguments.
+fn named_by_function(object: &[u8], max_depth: usize) -> Option<(String, Option<String>)> {
+    let object = std::str::from_utf8(object).ok()?;
+    if !is_complete_value(object.as_bytes(), max_depth) {
+        return None;
+    }
+    let function = CallMembers::of(object.trim(), max_depth)?.function?;
+    let (name, args) = match function.as_bytes()[0] {
+        b'"' => (function, None),
+        b'{' => {
+            let inner = CallMembers::of(function, max_depth)?;
+            (inner.name?, Some(arguments_text(inner.args, max_depth)?))
+        }
+        _ => return None,
+    };
+    let name = decode_str(name.as_bytes())?.into_owned();
+    (!name.is_empty()).then_some((name, args))
 }
 
 /// Arguments given as a JSON-encoded string (`raw`, quotes included): the
