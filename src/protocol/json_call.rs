@@ -1374,11 +1374,14 @@ impl<'j> CallMembers<'j> {
 /// when absent or `null`, an object as it stands, a string holding an
 /// object decoded; `None` for anything else.
 fn arguments_text(raw: Option<&str>, max_depth: usize) -> Option<String> {
-    match raw.map(|a| (a, a.as_bytes()[0])) {
-        None | Some((_, b'n')) => Some("{}".to_owned()),
-        Some((object, b'{')) => Some(object.to_owned()),
-        Some((string, b'"')) => object_in_string(string.as_bytes(), max_depth),
-        Some(_) => None,
+    let Some(raw) = raw else {
+        return Some("{}".to_owned());
+    };
+    match raw.as_bytes().first() {
+        Some(b'n') => Some("{}".to_owned()),
+        Some(b'{') => Some(raw.to_owned()),
+        Some(b'"') => object_in_string(raw.as_bytes(), max_depth),
+        _ => None,
     }
 }
 
@@ -1394,9 +1397,9 @@ fn named_by_function(object: &[u8], max_depth: usize) -> Option<(String, Option<
         return None;
     }
     let function = CallMembers::of(object.trim(), max_depth)?.function?;
-    let (name, args) = match function.as_bytes()[0] {
-        b'"' => (function, None),
-        b'{' => {
+    let (name, args) = match function.as_bytes().first() {
+        Some(b'"') => (function, None),
+        Some(b'{') => {
             let inner = CallMembers::of(function, max_depth)?;
             (inner.name?, Some(arguments_text(inner.args, max_depth)?))
         }
