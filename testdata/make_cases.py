@@ -383,6 +383,7 @@ w(H, "function_key_names_the_tool", "Sure.\n<tool_call>\n" + '{"function": "get_
 w(H, "openai_nested_function", "<tool_call>\n" + '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}}' + "\n</tool_call>\n<tool_call>\n" + '{"type": "function", "function": {"name": "get_time", "arguments": "{}"}}' + "\n</tool_call> done", WEATHER_TOOLS)
 w(H, "openai_nested_function_unknown_tool", "<tool_call>" + '{"type": "function", "function": {"name": "launch", "arguments": {"n": 1}}}' + "</tool_call> then " + hermes('{"city": "Oslo"}', nl=False), WEATHER_TOOLS)
 w(H, "function_key_not_a_name", "<tool_call>" + '{"function": 3, "arguments": {}}' + "</tool_call> then " + hermes('{"city": "Oslo"}', nl=False))
+w(H, "relaxed_openai_nested_function", "<tool_call>\n{'type': 'function', 'function': {'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': True}}}\n</tool_call> ok")
 w("gemma", "openai_nested_function", "Checking.\n```tool_call\n" + '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Lima"}}}' + "\n```\nDone.")
 
 def write_index():

@@ -1335,8 +1335,20 @@ fn relaxed_call(body: &str, max_depth: usize, close: bool) -> Option<(String, St
         return None;
     }
     let members = CallMembers::of(json, max_depth)?;
-    let name = decode_str(members.name?.as_bytes())?.into_owned();
-    let args = arguments_text(members.args, max_depth)?;
+    let (name, args) = match members.name {
+        Some(name) => (
+            decode_str(name.as_bytes())?.into_owned(),
+            arguments_text(members.args, max_depth)?,
+        ),
+        None => {
+            let (name, nested) = members.by_function(max_depth)?;
+            let args = match nested {
+                Some(args) => args,
+                None => arguments_text(members.args, max_depth)?,
+            };
+            (name, args)
+        }
+    };
     (!name.is_empty()).then_some((name, args, read))
 }
 
@@ -1368,6 +1380,26 @@ impl<'j> CallMembers<'j> {
         }
         Some(members)
     }
+
+    /// For a call object without `"name"` that names its tool by
+    /// `"function"` instead: a string (`{"function": "f", "arguments":
+    /// {…}}`; its arguments are the object's own, so `None` here), or the
+    /// nested shape of the OpenAI API (`{"type": "function", "function":
+    /// {"name": "f", "arguments": {…}}}`, with the arguments inside). The
+    /// name and those arguments.
+    fn by_function(&self, max_depth: usize) -> Option<(String, Option<String>)> {
+        let function = self.function?;
+        let (name, args) = match function.as_bytes().first() {
+            Some(b'"') => (function, None),
+            Some(b'{') => {
+                let inner = CallMembers::of(function, max_depth)?;
+                (inner.name?, Some(arguments_text(inner.args, max_depth)?))
+            }
+            _ => return None,
+        };
+        let name = decode_str(name.as_bytes())?.into_owned();
+        (!name.is_empty()).then_some((name, args))
+    }
 }
 
 /// A call's arguments from the raw value of its arguments member: `{}`
@@ -1385,28 +1417,13 @@ fn arguments_text(raw: Option<&str>, max_depth: usize) -> Option<String> {
     }
 }
 
-/// A complete call object `object` without `"name"` that names its tool
-/// by `"function"` instead: a string (`{"function": "f", "arguments":
-/// {…}}`; its arguments are the object's own, so `None` here), or the
-/// nested shape of the OpenAI API (`{"type": "function", "function":
-/// {"name": "f", "arguments": {…}}}`, with the arguments inside). The name
-/// and those arguments.
+/// [`CallMembers::by_function`] of the complete JSON object `object`.
 fn named_by_function(object: &[u8], max_depth: usize) -> Option<(String, Option<String>)> {
     let object = std::str::from_utf8(object).ok()?;
     if !is_complete_value(object.as_bytes(), max_depth) {
         return None;
     }
-    let function = CallMembers::of(object.trim(), max_depth)?.function?;
-    let (name, args) = match function.as_bytes().first() {
-        Some(b'"') => (function, None),
-        Some(b'{') => {
-            let inner = CallMembers::of(function, max_depth)?;
-            (inner.name?, Some(arguments_text(inner.args, max_depth)?))
-        }
-        _ => return None,
-    };
-    let name = decode_str(name.as_bytes())?.into_owned();
-    (!name.is_empty()).then_some((name, args))
+    CallMembers::of(object.trim(), max_depth)?.by_function(max_depth)
 }
 
 /// Arguments given as a JSON-encoded string (`raw`, quotes included): the
