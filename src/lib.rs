@@ -34,7 +34,7 @@
 //!
 //! | [`Format`] | what the model writes |
 //! |---|---|
-//! | `hermes` | `<tool_call>{"name": …, "arguments": {…}}</tool_call>` (delimiters configurable; several call objects, or an array of them, per block; a body in relaxed JSON — a Python dict, single quotes, `True` — is read too, and so is JSON with trailing commas, in a markdown fence, with a closing bracket too many, or missing its last ones before the end marker) |
+//! | `hermes` | `<tool_call>{"name": …, "arguments": {…}}</tool_call>` (delimiters configurable; several call objects, or an array of them, per block; a body in relaxed JSON — a Python dict, single quotes, `True` — is read too, and so is JSON with trailing commas, in a markdown fence, with a closing bracket too many, or missing its last ones before the end marker; the tool may be named by `"function"`, a string or OpenAI's nested object) |
 //! | `gemma` | a ```` ```tool_call ```` fence holding `{"name", "arguments"}` (or several, as for `hermes`) |
 //! | `qwen3-coder` | `<tool_call><function=NAME><parameter=KEY>…</parameter></function></tool_call>`, or the `<function=…>` element alone |
 //! | `minimax-m2` | `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">…</parameter></invoke></minimax:tool_call>` |
