@@ -36,6 +36,13 @@ enum Piece {
         tool: u8,
         args: Vec<(u8, Arg)>,
     },
+    /// For the JSON formats, the tool named by `"function"`: the nested
+    /// object of the OpenAI API, or a string.
+    Function {
+        tool: u8,
+        args: Vec<(u8, Arg)>,
+        nested: bool,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -156,6 +163,21 @@ fuzz_target!(|input: Input| {
                     let (start, end) = format.default_delimiters();
                     text.push_str(&format!("{start}\n{body}\n{end}"));
                     relaxed += 1;
+                }
+                calls.push((name, args));
+            }
+            Piece::Function { tool, args, nested } => {
+                let (name, args) = call(*tool, args, &names, &mut schemas, xml);
+                if xml {
+                    text.push_str(&format_tool_call(format, &name, &args));
+                } else {
+                    let body = if *nested {
+                        json!({"type": "function", "function": {"name": name, "arguments": args}})
+                    } else {
+                        json!({"arguments": args, "function": name})
+                    };
+                    let (start, end) = format.default_delimiters();
+                    text.push_str(&format!("{start}\n{body}\n{end}"));
                 }
                 calls.push((name, args));
             }
