@@ -1494,13 +1494,5 @@ fn decode_string(raw: &[u8]) -> Option<String> {
 
 /// [`decode_string`], borrowing from `raw` when it has no escapes.
 fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
-    if raw.first() != Some(&b'"') {
-        return None;
-    }
-    if !raw.contains(&b'\\') && raw.len() >= 2 && raw.last() == Some(&b'"') {
-        return crate::scan::utf8::validate(&raw[1..raw.len() - 1])
-            .ok()
-            .map(Cow::Borrowed);
-    }
-    serde_json::from_slice(raw).ok().map(Cow::Owned)
+    crate::scan::json::decode_string_literal(raw)
 }

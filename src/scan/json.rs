@@ -6,6 +6,8 @@
 //! container begins or ends, so a protocol can tell which bytes are a key,
 //! the `name` or the `arguments` without a second pass.
 
+use std::borrow::Cow;
+
 use smallvec::SmallVec;
 
 /// Why scanning stopped.
@@ -591,6 +593,80 @@ impl JsonScanner {
     }
 }
 
+/// Decodes a JSON string literal (`raw`, quotes included) that the scanner
+/// accepted; borrowed when it has no escapes. `None` if it is not one.
+///
+/// The decoded text is never longer than `raw`, so one allocation of that
+/// size holds it (`serde_json` grows its buffer as it goes, which cost more
+/// than the decoding itself for long escaped strings such as arguments
+/// given as a JSON-encoded string).
+///
+/// # Complexity
+///
+/// O(`raw.len()`): one UTF-8 validation and one memchr pass, plus each
+/// escape.
+pub(crate) fn decode_string_literal(raw: &[u8]) -> Option<Cow<'_, str>> {
+    let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    let text = crate::scan::utf8::validate(inner).ok()?;
+    let Some(first) = memchr::memchr(b'\\', inner) else {
+        return Some(Cow::Borrowed(text));
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut rest = text;
+    let mut next = Some(first);
+    while let Some(k) = next {
+        out.push_str(&rest[..k]);
+        let (c, len) = escape_at(&rest.as_bytes()[k..])?;
+        out.push(c);
+        rest = rest.get(k + len..)?;
+        next = memchr::memchr(b'\\', rest.as_bytes());
+    }
+    out.push_str(rest);
+    Some(Cow::Owned(out))
+}
+
+/// The character of the escape at the start of `bytes` (its backslash
+/// first) and the escape's length; a `\u` high surrogate takes its low
+/// half with it.
+fn escape_at(bytes: &[u8]) -> Option<(char, usize)> {
+    let simple = match bytes.get(1)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let high = hex4(bytes.get(2..6)?)?;
+            return match high {
+                0xD800..=0xDBFF => {
+                    if bytes.get(6..8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(bytes.get(8..12)?)?;
+                    if !(0xDC00..=0xDFFF).contains(&low) {
+                        return None;
+                    }
+                    let code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00);
+                    Some((char::from_u32(code)?, 12))
+                }
+                _ => Some((char::from_u32(high)?, 6)),
+            };
+        }
+        _ => return None,
+    };
+    Some((simple, 2))
+}
+
+/// The value of four hex digits.
+fn hex4(digits: &[u8]) -> Option<u32> {
+    digits
+        .iter()
+        .try_fold(0, |value, &d| Some(value << 4 | (d as char).to_digit(16)?))
+}
+
 /// Whether `text` is exactly one complete JSON value (whitespace around it
 /// allowed).
 pub(crate) fn is_complete_value(text: &[u8], max_depth: usize) -> bool {
@@ -791,5 +867,70 @@ mod tests {
             }
         }
         assert_eq!(at, 10);
+    }
+
+    /// A JSON string literal with escapes of every kind, valid or not.
+    fn string_literal() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            "[a-zé€\u{1F600} ]{0,6}",
+            proptest::sample::select(
+                &[
+                    "\\\"",
+                    "\\\\",
+                    "\\/",
+                    "\\b",
+                    "\\f",
+                    "\\n",
+                    "\\r",
+                    "\\t",
+                    "\\u00e9",
+                    "\\u0000",
+                    "\\u20AC",
+                    "\\ud83d\\ude00",
+                    "\\uD83D\\uDE00",
+                    // Not JSON: a lone or misordered surrogate, a bad hex
+                    // digit, an unknown or cut escape.
+                    "\\ud83d",
+                    "\\ude00",
+                    "\\ud83dx",
+                    "\\ud83d\\u0041",
+                    "\\u12g4",
+                    "\\x",
+                    "\\u12",
+                    "\\",
+                ][..]
+            )
+            .prop_map(str::to_string),
+        ];
+        proptest::collection::vec(piece, 0..8).prop_map(|p| format!("\"{}\"", p.concat()))
+    }
+
+    proptest::proptest! {
+        /// Decoding agrees with serde_json, accepting and refusing alike.
+        #[test]
+        fn string_literals_decode_as_serde_json_does(raw in string_literal()) {
+            let ours = decode_string_literal(raw.as_bytes()).map(Cow::into_owned);
+            let theirs = serde_json::from_str::<String>(&raw).ok();
+            proptest::prop_assert_eq!(ours, theirs, "{}", raw);
+        }
+
+        #[test]
+        fn any_text_encoded_by_serde_json_decodes_back(text in "\\PC{0,40}|[\\x00-\\x7f]{0,40}") {
+            let raw = serde_json::to_string(&text).unwrap();
+            let decoded = decode_string_literal(raw.as_bytes());
+            proptest::prop_assert_eq!(decoded.as_deref(), Some(text.as_str()));
+        }
+    }
+
+    #[test]
+    fn string_literals_without_escapes_are_borrowed() {
+        let raw = "\"café </tool_call>\"".as_bytes();
+        assert!(matches!(
+            decode_string_literal(raw),
+            Some(Cow::Borrowed("café </tool_call>"))
+        ));
+        assert_eq!(decode_string_literal(b"\""), None);
+        assert_eq!(decode_string_literal(b"abc"), None);
     }
 }
