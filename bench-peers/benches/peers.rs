@@ -17,7 +17,7 @@ use criterion::{
 use tool_parser::ParserFactory;
 use toolsieve::contract::char_chunks;
 use toolsieve::{Format, Parser, Tool};
-use toolsieve_bench_peers::{corpus, openai_tools, run_ours, run_peer};
+use toolsieve_bench_peers::{corpus, dense_tools, openai_tools, run_ours, run_peer, DENSE};
 
 const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
 
@@ -72,24 +72,9 @@ fn peers(c: &mut Criterion) {
     }
 }
 
-/// Dense-call documents: corpus, toolsieve's delimiters, tool-parser's parser.
-const DENSE: [(&str, (&str, &str), &str); 3] = [
-    ("dense_hermes", ("<tool_call>", "</tool_call>"), "qwen"),
-    ("dense_mistral", ("[TOOL_CALLS]", ""), "mistral"),
-    ("dense_llama", ("<|python_tag|>", ""), "llama"),
-];
-
 fn dense(c: &mut Criterion) {
     let factory = ParserFactory::new();
-    let ours_tools: Vec<Tool> = [
-        "create_pipeline",
-        "schedule_job",
-        "run_query",
-        "execute_code",
-    ]
-    .into_iter()
-    .map(|name| Tool::new(name).with_parameters(serde_json::json!({"type": "object"})))
-    .collect();
+    let ours_tools = dense_tools();
     let openai_tools = openai_tools(&ours_tools);
     for (name, (start, end), peer_name) in DENSE {
         let text = corpus(&format!("{name}.txt"));

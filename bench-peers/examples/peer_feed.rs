@@ -9,16 +9,18 @@
 //!     target/release/examples/peer_feed tool-parser mixed hermes 0 $n; done
 //! ```
 //!
-//! Arguments: `toolsieve` or `tool-parser`, corpus (`mixed`, `big_arg`),
-//! format (`hermes`, `qwen3-coder`, `glm`, `minimax-m2`), chunk size in
-//! characters (`0` for whole), runs.
+//! Arguments: `toolsieve` or `tool-parser`, corpus (`mixed`, `big_arg`, or
+//! one of the dense documents, `dense_hermes`, `dense_mistral`,
+//! `dense_llama`, read as `hermes` with their delimiters), format
+//! (`hermes`, `qwen3-coder`, `glm`, `minimax-m2`), chunk size in characters
+//! (`0` for whole), runs.
 
 use std::process::ExitCode;
 
 use tool_parser::ParserFactory;
 use toolsieve::contract::char_chunks;
 use toolsieve::{Format, Parser, Tool};
-use toolsieve_bench_peers::{corpus, openai_tools, run_ours, run_peer};
+use toolsieve_bench_peers::{corpus, dense_tools, openai_tools, run_ours, run_peer, DENSE};
 
 fn main() -> ExitCode {
     match run() {
@@ -36,12 +38,15 @@ fn run() -> Result<(), String> {
         return Err("usage: peer_feed toolsieve|tool-parser CORPUS FORMAT CHUNK RUNS".into());
     };
     let format: Format = format.parse().map_err(|e| format!("{e}"))?;
-    let peer_name = match format {
-        Format::Hermes => "qwen",
-        Format::Qwen3Coder => "qwen_coder",
-        Format::Glm => "glm45_moe",
-        Format::MiniMaxM2 => "minimax_m2",
-        other => return Err(format!("the peer has no parser for {other}")),
+    let dense = DENSE.iter().find(|(name, ..)| name == corpus_name);
+    let peer_name = match (dense, format) {
+        (Some((.., peer)), Format::Hermes) => peer,
+        (Some(_), _) => return Err("the dense documents are read as hermes".into()),
+        (None, Format::Hermes) => "qwen",
+        (None, Format::Qwen3Coder) => "qwen_coder",
+        (None, Format::Glm) => "glm45_moe",
+        (None, Format::MiniMaxM2) => "minimax_m2",
+        (None, other) => return Err(format!("the peer has no parser for {other}")),
     };
     let size = match size.parse::<usize>().map_err(|e| e.to_string())? {
         0 => usize::MAX,
@@ -50,16 +55,22 @@ fn run() -> Result<(), String> {
     let runs: usize = runs
         .parse()
         .map_err(|e: std::num::ParseIntError| e.to_string())?;
-    let text = corpus(&format!("{corpus_name}_{}.txt", format.name()));
+    let (text, tools) = match dense {
+        Some(_) => (corpus(&format!("{corpus_name}.txt")), dense_tools()),
+        None => (
+            corpus(&format!("{corpus_name}_{}.txt", format.name())),
+            Tool::list_from_json(&corpus("tools.json")).map_err(|e| e.to_string())?,
+        ),
+    };
     let pieces = char_chunks(&text, size);
-    let tools = Tool::list_from_json(&corpus("tools.json")).map_err(|e| e.to_string())?;
     let mut calls = 0;
     match who.as_str() {
         "toolsieve" => {
-            let mut parser = Parser::builder(format)
-                .tools(tools)
-                .build()
-                .map_err(|e| e.to_string())?;
+            let mut builder = Parser::builder(format).tools(tools);
+            if let Some((_, (start, end), _)) = dense {
+                builder = builder.delimiters(*start, *end);
+            }
+            let mut parser = builder.build().map_err(|e| e.to_string())?;
             for _ in 0..runs {
                 calls += run_ours(&mut parser, &pieces);
             }

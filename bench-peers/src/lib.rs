@@ -17,6 +17,27 @@ pub fn corpus(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// The dense-call documents: corpus name, toolsieve's delimiters (for
+/// its `hermes` automaton), the peer's parser for them.
+pub const DENSE: [(&str, (&str, &str), &str); 3] = [
+    ("dense_hermes", ("<tool_call>", "</tool_call>"), "qwen"),
+    ("dense_mistral", ("[TOOL_CALLS]", ""), "mistral"),
+    ("dense_llama", ("<|python_tag|>", ""), "llama"),
+];
+
+/// The tools the dense documents call.
+pub fn dense_tools() -> Vec<Tool> {
+    [
+        "create_pipeline",
+        "schedule_job",
+        "run_query",
+        "execute_code",
+    ]
+    .into_iter()
+    .map(|name| Tool::new(name).with_parameters(serde_json::json!({"type": "object"})))
+    .collect()
+}
+
 /// The tool list in the peer's terms.
 ///
 /// # Panics
