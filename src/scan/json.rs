@@ -595,6 +595,8 @@ impl JsonScanner {
 
 /// Decodes a JSON string literal (`raw`, quotes included) that the scanner
 /// accepted; borrowed when it has no escapes. `None` if it is not one.
+/// Escapes are checked; raw quotes and control bytes inside are not looked
+/// for, since the scanner refuses them (or escapes control bytes first).
 ///
 /// The decoded text is never longer than `raw`, so one allocation of that
 /// size holds it (`serde_json` grows its buffer as it goes, which cost more
