@@ -1335,19 +1335,13 @@ fn relaxed_call(body: &str, max_depth: usize, close: bool) -> Option<(String, St
         return None;
     }
     let members = CallMembers::of(json, max_depth)?;
-    let (name, args) = match members.name {
-        Some(name) => (
-            decode_str(name.as_bytes())?.into_owned(),
-            arguments_text(members.args, max_depth)?,
-        ),
-        None => {
-            let (name, nested) = members.by_function(max_depth)?;
-            let args = match nested {
-                Some(args) => args,
-                None => arguments_text(members.args, max_depth)?,
-            };
-            (name, args)
-        }
+    let (name, nested) = match members.name {
+        Some(name) => (decode_str(name.as_bytes())?.into_owned(), None),
+        None => members.by_function(max_depth)?,
+    };
+    let args = match nested {
+        Some(args) => args,
+        None => arguments_text(members.args, max_depth)?,
     };
     (!name.is_empty()).then_some((name, args, read))
 }
