@@ -236,6 +236,10 @@ w(L, "glm47_no_newlines", "Checking.<tool_call>get_weather<arg_key>city</arg_key
 w(L, "glm47_parallel", "".join(xml_call(L, "get_weather", [("city", x)], nl=False) for x in ["Beijing", "Shanghai"]), TYPED_TOOLS)
 w(L, "json_array_value", "<tool_call>configure\n<arg_key>tags</arg_key>\n<arg_value>[\"x\", \"y\"]</arg_value>\n<arg_key>options</arg_key>\n<arg_value>{\"a\": 1}</arg_value>\n</tool_call>", TYPED_TOOLS)
 w(L, "name_only_no_args", "<tool_call>get_time</tool_call>", TYPED_TOOLS)
+# The stream ends inside the name (a cut-off call, or prose that mentions
+# the tag): text; after the name's line break, the call is recovered.
+w(L, "eof_inside_name", "GLM opens its calls with <tool_call> get_wea")
+w(L, "eof_after_name", "<tool_call>get_time\n")
 w(L, "missing_arg_value_close", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>", TYPED_TOOLS)
 print("ok xml")
 

@@ -800,7 +800,16 @@ impl XmlCall {
         // arrived: the verdict must not depend on the chunking.
         let rest = &self.body[from..self.body.len().min(from + MAX_TAG)];
         let stop = memchr::memchr2(b'\n', b'<', rest);
-        let Some(stop) = stop.or((eof || rest.len() == MAX_TAG).then_some(rest.len())) else {
+        let Some(stop) = stop.or((rest.len() == MAX_TAG).then_some(rest.len())) else {
+            if eof {
+                // `<tool_call>get_wea` cut off: the name may be a prefix of
+                // the one meant, and prose mentioning the tag ends like this.
+                return self.failed(
+                    DiagnosticKind::UnfinishedCall,
+                    self.body.len(),
+                    "the stream ended inside the tool name",
+                );
+            }
             return Outcome::More;
         };
         let name = String::from_utf8_lossy(&rest[..stop]).trim().to_owned();
