@@ -189,15 +189,67 @@ pub fn parser_for(format: crate::Format) -> Parser {
     }
 }
 
+/// A parser the fuzz targets pick by a selector byte: a format, and for
+/// the JSON formats whether a call may also open the stream without its
+/// marker (with Llama's `<|python_tag|>` and no end marker for `hermes`,
+/// so that calls ending with their JSON are fuzzed too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setup {
+    /// The wire format.
+    pub format: crate::Format,
+    /// See [`ParserBuilder::bare_call_at_start`](crate::ParserBuilder::bare_call_at_start).
+    pub bare_call_at_start: bool,
+}
+
+impl Setup {
+    /// The format is `selector` modulo the number of formats; selectors
+    /// from `0x90` on ask for [`bare_call_at_start`](Self::bare_call_at_start).
+    pub fn of_selector(selector: u8) -> Setup {
+        let formats = crate::Format::ALL;
+        Setup {
+            format: formats[selector as usize % formats.len()],
+            bare_call_at_start: selector >= 0x90,
+        }
+    }
+
+    /// The parser: [`parser_for`] the format, or the bare-call variant.
+    pub fn parser(self) -> Parser {
+        use crate::Format;
+        match self.format {
+            Format::Hermes if self.bare_call_at_start => Parser::builder(Format::Hermes)
+                .delimiters("<|python_tag|>", "")
+                .bare_call_at_start(true)
+                .build()
+                .unwrap_or_else(|e| panic!("{self}: {e}")),
+            Format::Gemma if self.bare_call_at_start => Parser::builder(Format::Gemma)
+                .bare_call_at_start(true)
+                .build()
+                .unwrap_or_else(|e| panic!("{self}: {e}")),
+            format => parser_for(format),
+        }
+    }
+}
+
+impl std::fmt::Display for Setup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.format)?;
+        if self.bare_call_at_start {
+            f.write_str(" (bare call at start)")?;
+        }
+        Ok(())
+    }
+}
+
 /// How the `split_invariance` fuzz target reads its input (shared with the
 /// regression tests that replay its findings): the first byte picks the
-/// format and, in its high nibble, how many of the next bytes are cut
-/// offsets (as increments, at most 8); the rest is the stream.
-pub fn split_case(data: &[u8]) -> Option<(crate::Format, Vec<usize>, &[u8])> {
+/// parser ([`Setup::of_selector`]) and, in its high nibble, how many of the
+/// next bytes are cut offsets (as increments): that many up to 8, or that
+/// many less 8 from 9 on (the bare-call selectors); the rest is the stream.
+pub fn split_case(data: &[u8]) -> Option<(Setup, Vec<usize>, &[u8])> {
     let (&selector, rest) = data.split_first()?;
-    let formats = crate::Format::ALL;
-    let format = formats[selector as usize % formats.len()];
-    let ncuts = (selector as usize >> 4).min(rest.len()).min(8);
+    let nibble = selector as usize >> 4;
+    let ncuts = if nibble >= 9 { nibble - 8 } else { nibble };
+    let ncuts = ncuts.min(rest.len()).min(8);
     let (cut_bytes, input) = rest.split_at(ncuts);
     let cuts = cut_bytes
         .iter()
@@ -206,7 +258,7 @@ pub fn split_case(data: &[u8]) -> Option<(crate::Format, Vec<usize>, &[u8])> {
             Some(*at)
         })
         .collect();
-    Some((format, cuts, input))
+    Some((Setup::of_selector(selector), cuts, input))
 }
 
 /// `text` in pieces of about `size` bytes (0: one piece), each cut moved

@@ -18,6 +18,9 @@ const FAST_TEXT_MAX: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
+    /// The start of a stream that may open with a call's bare JSON (see
+    /// [`ParserBuilder::bare_call_at_start`]): only whitespace so far.
+    Lead,
     /// Scanning text for a start marker.
     Text,
     /// Inside a call; the automaton consumes the bytes.
@@ -62,8 +65,13 @@ pub struct Parser {
     /// attempts hand bytes back).
     misses: Misses,
     /// The state a stream starts in: `Call` for a parser that reads one bare
-    /// JSON call (the `tool_choice` fast path).
+    /// JSON call (the `tool_choice` fast path), `Lead` for one that may.
     initial: State,
+    /// With [`ParserBuilder::bare_call_at_start`]: the automaton that reads
+    /// a call at the start of the stream (JSON without markers). It takes
+    /// the place of `automaton` while it does (`lead_call`).
+    lead: Option<Box<Automaton>>,
+    lead_call: bool,
 }
 
 /// Everything an automaton may touch while it runs: ids, the tool list, text
@@ -761,6 +769,7 @@ pub struct ParserBuilder {
     limits: Limits,
     on_invalid: OnInvalid,
     delimiters: Option<(String, String)>,
+    bare_call_at_start: bool,
 }
 
 impl ParserBuilder {
@@ -824,6 +833,44 @@ impl ParserBuilder {
         self
     }
 
+    /// Also reads a call whose JSON opens the output without the start
+    /// marker, as Llama 3 writes its calls to custom tools
+    /// (`{"name": "f", "parameters": {…}}`, or several separated by `;`)
+    /// and as JSON-only models answer. Only the very start counts (after
+    /// whitespace): a `{` or `[` there opens a call read as with an empty
+    /// end marker (see [`delimiters`](Self::delimiters)); any other byte
+    /// means text, and markers are looked for as usual from then on. JSON
+    /// there that is not a call comes back as text with a diagnostic.
+    /// JSON formats only.
+    ///
+    /// ```
+    /// use toolsieve::{Event, Format, Parser};
+    ///
+    /// // Llama 3: a call alone, or after `<|python_tag|>`.
+    /// let mut parser = Parser::builder(Format::Hermes)
+    ///     .delimiters("<|python_tag|>", "")
+    ///     .bare_call_at_start(true)
+    ///     .build()?;
+    /// let calls = |events: Vec<Event<'_>>| -> Vec<String> {
+    ///     events
+    ///         .into_iter()
+    ///         .filter_map(|e| match e {
+    ///             Event::ToolCall { tool_name, .. } => Some(tool_name.into_owned()),
+    ///             _ => None,
+    ///         })
+    ///         .collect()
+    /// };
+    /// let bare = r#"{"name": "now", "parameters": {}}; {"name": "today", "parameters": {}}"#;
+    /// assert_eq!(calls(parser.parse(bare.as_bytes())), ["now", "today"]);
+    /// let prose = r#"It is {"name": "now"} o'clock."#;
+    /// assert!(calls(parser.parse(prose.as_bytes())).is_empty());
+    /// # Ok::<(), toolsieve::Error>(())
+    /// ```
+    pub fn bare_call_at_start(mut self, on: bool) -> Self {
+        self.bare_call_at_start = on;
+        self
+    }
+
     /// Builds the parser.
     ///
     /// # Errors
@@ -860,15 +907,33 @@ impl ParserBuilder {
         )?;
         let markers = MarkerSet::new(markers).map_err(crate::Error::InvalidMarker)?;
         let held = Vec::with_capacity(markers.longest());
+        let lead = match automaton {
+            Automaton::Json(_) if self.bare_call_at_start => Some(Box::new(Automaton::Json(
+                crate::protocol::json_call::JsonCall::new(b"", self.limits.max_depth),
+            ))),
+            _ if self.bare_call_at_start => {
+                return Err(crate::Error::InvalidMarker(
+                    "only the JSON formats read a call at the start without its marker",
+                ))
+            }
+            _ => None,
+        };
+        let initial = if lead.is_some() {
+            State::Lead
+        } else {
+            State::Text
+        };
         Ok(Parser {
             markers,
             automaton,
             core: Core::new(self.tools, self.limits, self.on_invalid),
-            state: State::Text,
+            state: initial,
             held,
             offset: 0,
             misses: Misses::default(),
-            initial: State::Text,
+            initial,
+            lead,
+            lead_call: false,
         })
     }
 }
@@ -895,6 +960,7 @@ impl Parser {
             limits: Limits::default(),
             on_invalid: OnInvalid::default(),
             delimiters: None,
+            bare_call_at_start: false,
         }
     }
 
@@ -1058,6 +1124,7 @@ impl Parser {
                 continue;
             }
             i = match self.state {
+                State::Lead => self.lead(chunk, i, sink),
                 State::Text => self.scan_text(chunk, text, i, sink),
                 State::Call => self.advance_call(chunk, i, sink),
             };
@@ -1186,7 +1253,8 @@ impl Parser {
         self.offset = 0;
         self.core.call_start = 0;
         self.misses.clear();
-        self.state = State::Text;
+        self.leave_lead_call();
+        self.state = self.initial;
         if self.initial == State::Call {
             self.enter_bare_call();
         }
@@ -1209,6 +1277,8 @@ impl Parser {
             offset: 0,
             misses: Misses::default(),
             initial: State::Call,
+            lead: None,
+            lead_call: false,
         };
         parser.enter_bare_call();
         parser
@@ -1429,6 +1499,7 @@ impl Parser {
         }
         self.core.call_buf.clear();
         self.state = State::Text;
+        self.leave_lead_call();
     }
 
     fn fail_call<'c, S: FnMut(Event<'c>)>(&mut self, failure: Failure, sink: &mut S) {
@@ -1457,5 +1528,38 @@ impl Parser {
         }
         self.core.call_buf.clear();
         self.state = State::Text;
+        self.leave_lead_call();
+    }
+
+    /// The stream's first bytes (see [`State::Lead`]): whitespace is text
+    /// whatever follows; then `{` or `[` opens a call read by the `lead`
+    /// automaton, anything else is text.
+    fn lead<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], i: usize, sink: &mut S) -> usize {
+        let rest = &chunk[i..];
+        let ws = rest.iter().take_while(|&&b| crate::scan::is_ws(b)).count();
+        let base = self.offset + i as u64;
+        self.core.text.push(&rest[..ws], base, sink);
+        match (rest.get(ws), self.lead.as_deref_mut()) {
+            (None, _) => return chunk.len(),
+            (Some(b'{' | b'['), Some(lead)) => {
+                std::mem::swap(&mut self.automaton, lead);
+                self.lead_call = true;
+                self.core.call_start = base + ws as u64;
+                self.core.call_buf.clear();
+                self.begin_call(0, sink);
+            }
+            _ => self.state = State::Text,
+        }
+        i + ws
+    }
+
+    /// A call read by the `lead` automaton is over: the format's own
+    /// automaton reads the calls that follow.
+    fn leave_lead_call(&mut self) {
+        if std::mem::take(&mut self.lead_call) {
+            if let Some(lead) = self.lead.as_deref_mut() {
+                std::mem::swap(&mut self.automaton, lead);
+            }
+        }
     }
 }

@@ -16,8 +16,12 @@ fn parser(start: &str, end: &str) -> Parser {
 /// The one-shot events, after checking every single split point against
 /// them and the contract.
 fn events(start: &str, end: &str, text: &str) -> Events {
+    checked(parser(start, end), text)
+}
+
+/// [`events`] for any parser.
+fn checked(mut parser: Parser, text: &str) -> Events {
     let input = text.as_bytes();
-    let mut parser = parser(start, end);
     let whole = run_whole(&mut parser, input);
     check_contract(input, &whole, true);
     for cut in 1..input.len() {
@@ -170,6 +174,101 @@ fn bad_delimiters_are_errors() {
     assert!(matches!(empty_start, Err(Error::InvalidMarker(_))));
     let xml = Parser::builder(Format::Qwen3Coder)
         .delimiters("<a>", "</a>")
+        .build();
+    assert!(matches!(xml, Err(Error::InvalidMarker(_))));
+}
+
+/// Llama 3: `<|python_tag|>` and no end marker, and calls also written
+/// without the tag at the very start.
+fn llama() -> Parser {
+    Parser::builder(Format::Hermes)
+        .delimiters("<|python_tag|>", "")
+        .bare_call_at_start(true)
+        .build()
+        .expect("valid options")
+}
+
+#[test]
+fn bare_calls_at_start() {
+    let input = concat!(
+        "\n  {\"name\": \"a\", \"parameters\": {\"x\": 1}}; ",
+        "{\"name\": \"b\", \"parameters\": {}} then ",
+        "<|python_tag|>{\"name\": \"c\", \"parameters\": {}}",
+    );
+    let e = checked(llama(), input);
+    assert_eq!(
+        calls(&e),
+        [
+            ("a".into(), r#"{"x": 1}"#.into()),
+            ("b".into(), "{}".into()),
+            ("c".into(), "{}".into())
+        ]
+    );
+    assert_eq!(text(&e), "\n   then ");
+    assert!(diagnostic_kinds(&e).is_empty());
+}
+
+#[test]
+fn bare_array_at_start() {
+    let mut parser = Parser::builder(Format::Hermes)
+        .delimiters("[TOOL_CALLS]", "")
+        .bare_call_at_start(true)
+        .build()
+        .unwrap();
+    let input = r#"[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"y": [2]}}]"#;
+    let e = checked(parser.clone(), input);
+    assert_eq!(
+        calls(&e),
+        [
+            ("a".into(), "{}".into()),
+            ("b".into(), r#"{"y": [2]}"#.into())
+        ]
+    );
+    // The parser keeps the option for the next stream, after `finish` or
+    // after `reset` in the middle of such a call.
+    parser.feed_str(r#"[{"name": "a", "#, &mut |_| {});
+    parser.reset();
+    assert_eq!(calls(&parser.parse(input.as_bytes())), calls(&e));
+}
+
+/// Only the start counts: JSON after prose is prose, and so is a `{`
+/// later in the stream; JSON at the start that is not a call is text with
+/// a diagnostic.
+#[test]
+fn bare_call_only_at_start() {
+    let prose = r#"Use {"name": "a", "parameters": {}} to call a."#;
+    let e = checked(llama(), prose);
+    assert!(calls(&e).is_empty());
+    assert_eq!(text(&e), prose);
+    assert!(diagnostic_kinds(&e).is_empty());
+
+    let data = r#"{"answer": 42} is the result"#;
+    let e = checked(llama(), data);
+    assert!(calls(&e).is_empty());
+    assert_eq!(text(&e), data);
+    assert_eq!(diagnostic_kinds(&e), [DiagnosticKind::MissingName]);
+
+    let hermes = Parser::builder(Format::Hermes)
+        .bare_call_at_start(true)
+        .build()
+        .unwrap();
+    let input =
+        r#"{"name": "a", "arguments": {}} <tool_call>{"name": "b", "arguments": {}}</tool_call>"#;
+    let e = checked(hermes, input);
+    assert_eq!(
+        calls(&e),
+        [("a".into(), "{}".into()), ("b".into(), "{}".into())]
+    );
+    assert_eq!(text(&e), " ");
+
+    let plain = Parser::builder(Format::Hermes).build().unwrap();
+    assert!(calls(&checked(plain, input)).len() == 1);
+}
+
+#[test]
+fn bare_call_at_start_needs_a_json_format() {
+    let xml = Parser::builder(Format::Glm)
+        .bare_call_at_start(true)
         .build();
     assert!(matches!(xml, Err(Error::InvalidMarker(_))));
 }

@@ -4,16 +4,15 @@
 
 use std::path::Path;
 
-use toolsieve::contract::parser_for;
-use toolsieve::contract::{check, run_cuts, run_str_cuts, split_case};
+use toolsieve::contract::{check, run_cuts, run_str_cuts, split_case, Setup};
 use toolsieve::{Format, Parser};
 
 /// The `split_invariance` target.
 fn split_invariance(data: &[u8]) {
-    let Some((format, cuts, input)) = split_case(data) else {
+    let Some((setup, cuts, input)) = split_case(data) else {
         return;
     };
-    let mut parser = parser_for(format);
+    let mut parser = setup.parser();
     let whole = run_cuts(&mut parser, input, &[]);
     check(input, &whole, true).unwrap();
     assert_eq!(run_cuts(&mut parser, input, &cuts), whole, "cuts {cuts:?}");
@@ -30,8 +29,7 @@ fn nothing_lost(data: &[u8]) {
     let Some((&selector, input)) = data.split_first() else {
         return;
     };
-    let format = Format::ALL[selector as usize % Format::ALL.len()];
-    let events = run_cuts(&mut parser_for(format), input, &[]);
+    let events = run_cuts(&mut Setup::of_selector(selector).parser(), input, &[]);
     check(input, &events, true).unwrap();
 }
 

@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
-use toolsieve::contract::{parser_for, sample_tools};
+use toolsieve::contract::{parser_for, sample_tools, Setup};
 use toolsieve::middleware::format_tool_call;
 use toolsieve::{Event, Format, Parser, Tool};
 
@@ -26,12 +26,30 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
             "<minimax:tool_call>", "<invoke name=\"get_time\">", "</invoke>", "</minimax:tool_call>",
             "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>",
             "<get_weather>", "</get_weather>", "<city>", "</city>", "<get_time/>", "<search>",
+            "<|python_tag|>", "; ", "[{",
         ])
         .prop_map(|s| s.as_bytes().to_vec()),
         1 => prop::collection::vec(any::<u8>(), 0..8),
         3 => (prop::sample::select(Format::ALL.to_vec()), known_call())
             .prop_map(|(f, (name, args))| format_tool_call(f, &name, &args).into_bytes()),
+        // A call's JSON without markers, as Llama 3 writes it.
+        1 => known_call().prop_map(|(name, args)| {
+            json!({"name": name, "parameters": args}).to_string().into_bytes()
+        }),
     ]
+}
+
+/// Every format's parser, and the JSON formats' with `bare_call_at_start`.
+fn setups() -> Vec<Setup> {
+    let plain = Format::ALL.iter().map(|&format| Setup {
+        format,
+        bare_call_at_start: false,
+    });
+    let bare = [Format::Hermes, Format::Gemma].map(|format| Setup {
+        format,
+        bare_call_at_start: true,
+    });
+    plain.chain(bare).collect()
 }
 
 /// A call to one of the sample tools, with arguments that fit its schema.
@@ -103,8 +121,8 @@ proptest! {
 
     #[test]
     fn random_chunkings_match_one_shot((input, cuts) in stream_and_cuts()) {
-        for &format in Format::ALL {
-            let mut parser = parser_for(format);
+        for format in setups() {
+            let mut parser = format.parser();
             let whole = run_whole(&mut parser, &input);
             check_contract(&input, &whole, true);
             let split = run_cuts(&mut parser, &input, &cuts);
@@ -118,8 +136,8 @@ proptest! {
 
     #[test]
     fn one_byte_chunks_match_one_shot(input in stream()) {
-        for &format in Format::ALL {
-            let mut parser = parser_for(format);
+        for format in setups() {
+            let mut parser = format.parser();
             let whole = run_whole(&mut parser, &input);
             let bytes = run_chunked(&mut parser, &input, 1);
             prop_assert_eq!(bytes, whole, "{}", format);
@@ -128,8 +146,8 @@ proptest! {
 
     #[test]
     fn every_split_point_of_short_streams(input in prop::collection::vec(fragment(), 0..4).prop_map(|v| v.concat())) {
-        for &format in Format::ALL {
-            let mut parser = parser_for(format);
+        for format in setups() {
+            let mut parser = format.parser();
             let whole = run_whole(&mut parser, &input);
             for cut in 0..=input.len() {
                 prop_assert_eq!(&run_cuts(&mut parser, &input, &[cut]), &whole, "{} cut {}", format, cut);

@@ -4,28 +4,28 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolsieve::contract::{parser_for, run_cuts, run_str_cuts, split_case};
+use toolsieve::contract::{run_cuts, run_str_cuts, split_case};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((format, cuts, input)) = split_case(data) else {
+    let Some((setup, cuts, input)) = split_case(data) else {
         return;
     };
-    let mut parser = parser_for(format);
+    let mut parser = setup.parser();
     let whole = run_cuts(&mut parser, input, &[]);
     let split = run_cuts(&mut parser, input, &cuts);
-    assert_eq!(split, whole, "{format}, cuts {cuts:?}");
+    assert_eq!(split, whole, "{setup}, cuts {cuts:?}");
     // The same chunks as `&str` (moved to char boundaries): text is not
     // validated again on that path, and must come out the same.
     if let Ok(text) = std::str::from_utf8(input) {
         let as_str = run_str_cuts(&mut parser, text, &cuts);
-        assert_eq!(as_str, whole, "{format}, str cuts {cuts:?}");
+        assert_eq!(as_str, whole, "{setup}, str cuts {cuts:?}");
     }
     if input.len() <= 512 {
         let bytes: Vec<usize> = (1..input.len()).collect();
         assert_eq!(
             run_cuts(&mut parser, input, &bytes),
             whole,
-            "{format}, 1-byte chunks"
+            "{setup}, 1-byte chunks"
         );
     }
 });

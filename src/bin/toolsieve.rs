@@ -88,6 +88,10 @@ struct ParseArgs {
     /// a call then ends with its JSON).
     #[arg(long, requires = "start_marker")]
     end_marker: Option<String>,
+    /// Also read a call whose JSON opens the output without the start
+    /// marker (Llama 3's `{"name": …, "parameters": …}`); JSON formats only.
+    #[arg(long)]
+    bare_call_at_start: bool,
     /// Most bytes one call may span.
     #[arg(long)]
     max_call_bytes: Option<usize>,
@@ -272,7 +276,10 @@ fn parse(args: ParseArgs) -> io::Result<()> {
     if let (Some(start), Some(end)) = (args.start_marker, args.end_marker) {
         builder = builder.delimiters(start, end);
     }
-    let mut parser = builder.build().map_err(invalid)?;
+    let mut parser = builder
+        .bare_call_at_start(args.bare_call_at_start)
+        .build()
+        .map_err(invalid)?;
     let input = read_path(&args.file)?;
     let chunk = args.chunk_size.map_or(input.len().max(1), |n| {
         usize::try_from(n).unwrap_or(usize::MAX)
