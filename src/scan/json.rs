@@ -375,6 +375,9 @@ pub(crate) struct JsonScanner {
     /// `stack.len()`, kept at hand: every member boundary asks for it.
     depth: usize,
     max_depth: usize,
+    /// The depth whose members are signalled: 1 (the root's), or none
+    /// ([`quiet_members`](JsonScanner::quiet_members)).
+    member_depth: usize,
     /// Whether a comma before a closing bracket is signalled
     /// ([`Signal::TrailingComma`]) rather than a syntax error.
     trailing_commas: bool,
@@ -389,8 +392,17 @@ impl JsonScanner {
             stack: SmallVec::new(),
             depth: 0,
             max_depth,
+            member_depth: 1,
             trailing_commas: false,
         }
+    }
+
+    /// Signals no member boundary: only the end of the root value, errors
+    /// and control bytes stop the scan (for a root value read whole, such as
+    /// a call's arguments object).
+    pub(crate) fn quiet_members(mut self) -> JsonScanner {
+        self.member_depth = usize::MAX;
+        self
     }
 
     /// Signals a comma before a closing bracket
@@ -435,7 +447,7 @@ impl JsonScanner {
     fn end_value(&self) -> (u8, Option<Signal>) {
         match self.depth {
             0 => (DONE, Some(Signal::RootEnd)),
-            1 => (COMMA, Some(Signal::ValueEnd)),
+            d if d == self.member_depth => (COMMA, Some(Signal::ValueEnd)),
             _ => (COMMA, None),
         }
     }
@@ -473,7 +485,7 @@ impl JsonScanner {
             }
             let ended = match step {
                 A_VALUE => {
-                    let member = self.depth == 1;
+                    let member = self.depth == self.member_depth;
                     state = match b {
                         b'"' => {
                             self.in_key = false;
@@ -508,7 +520,7 @@ impl JsonScanner {
                     i += 1;
                     state = STR;
                     self.in_key = true;
-                    if self.depth == 1 {
+                    if self.depth == self.member_depth {
                         break Signal::KeyStart;
                     }
                     continue;
@@ -517,7 +529,7 @@ impl JsonScanner {
                     i += 1;
                     if self.in_key {
                         state = COLON;
-                        if self.depth == 1 {
+                        if self.depth == self.member_depth {
                             break Signal::KeyEnd;
                         }
                         continue;
@@ -912,6 +924,11 @@ mod tests {
         /// Decoding agrees with serde_json, accepting and refusing alike.
         #[test]
         fn string_literals_decode_as_serde_json_does(raw in string_literal()) {
+            // A cut escape before an escaped quote makes a raw quote that
+            // ends the literal early: the scanner refuses such literals
+            // before they are decoded, and the decoder does not look.
+            let (n, signal) = JsonScanner::new(8).advance(raw.as_bytes());
+            proptest::prop_assume!(!(signal == Signal::RootEnd && n < raw.len()));
             let ours = decode_string_literal(raw.as_bytes()).map(Cow::into_owned);
             let theirs = serde_json::from_str::<String>(&raw).ok();
             proptest::prop_assert_eq!(ours, theirs, "{}", raw);
