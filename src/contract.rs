@@ -204,6 +204,8 @@ pub struct Setup {
 impl Setup {
     /// The format is `selector` modulo the number of formats; selectors
     /// from `0x90` on ask for [`bare_call_at_start`](Self::bare_call_at_start).
+    /// (A new format changes what a selector picks: the seeds and
+    /// regression files then get their first byte rewritten.)
     pub fn of_selector(selector: u8) -> Setup {
         let formats = crate::Format::ALL;
         Setup {

@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::limits::Limits;
 use crate::protocol::json_call::JsonCall;
 use crate::protocol::morph_xml::MorphXml;
+use crate::protocol::token_call::{TokenCall, Vendor};
 use crate::protocol::xml_call::{Dialect, XmlCall, BARE_FUNCTION};
 use crate::protocol::Automaton;
 use crate::scan::marker::{Boundary, Marker};
@@ -35,6 +36,12 @@ pub enum Format {
     MorphXml,
     /// GLM-4.5 / 4.6 / 4.7: `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>`.
     Glm,
+    /// DeepSeek-V3.1 and later: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
+    /// also DeepSeek-V3 / R1's `function<｜tool▁sep｜>NAME` with the
+    /// arguments in a ```` ```json ```` fence.
+    DeepSeek,
+    /// Kimi-K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`.
+    KimiK2,
 }
 
 impl Format {
@@ -46,6 +53,8 @@ impl Format {
         Format::MiniMaxM2,
         Format::Glm,
         Format::MorphXml,
+        Format::DeepSeek,
+        Format::KimiK2,
     ];
 
     /// The name used on the command line.
@@ -57,6 +66,8 @@ impl Format {
             Format::MiniMaxM2 => "minimax-m2",
             Format::Glm => "glm",
             Format::MorphXml => "morph-xml",
+            Format::DeepSeek => "deepseek",
+            Format::KimiK2 => "kimi-k2",
         }
     }
 
@@ -78,6 +89,8 @@ impl Format {
             }
             Format::Glm => "<tool_call>f\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
             Format::MorphXml => "<f>\\n<k>v</k>\\n</f>   (needs --tools)",
+            Format::DeepSeek => "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{...}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            Format::KimiK2 => "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...}<|tool_call_end|><|tool_calls_section_end|>",
         }
     }
 
@@ -90,6 +103,9 @@ impl Format {
             Format::MiniMaxM2 => ("<minimax:tool_call>", "</minimax:tool_call>"),
             // One marker per tool: `<name`; these are placeholders.
             Format::MorphXml => ("<", ">"),
+            // A call's own begin token also opens a block.
+            Format::DeepSeek => section(Vendor::DeepSeek),
+            Format::KimiK2 => section(Vendor::KimiK2),
         }
     }
 
@@ -129,6 +145,8 @@ impl Format {
             return Err(Error::InvalidMarker("the start marker must not be empty"));
         }
         let (boundary, automaton) = match self {
+            Format::DeepSeek => return token_automaton(Vendor::DeepSeek, delimiters, limits),
+            Format::KimiK2 => return token_automaton(Vendor::KimiK2, delimiters, limits),
             Format::Hermes => {
                 let mut automaton = JsonCall::new(end.as_bytes(), limits.max_depth)
                     .reopened_by(&start, Boundary::None);
@@ -178,6 +196,36 @@ impl Format {
         }
         Ok((markers, automaton))
     }
+}
+
+/// A vendor's section tokens.
+fn section(vendor: Vendor) -> (&'static str, &'static str) {
+    let tokens = vendor.tokens();
+    (tokens.section_begin, tokens.section_end)
+}
+
+/// The markers and automaton of a format read by the token automaton.
+fn token_automaton(
+    vendor: Vendor,
+    delimiters: Option<(&str, &str)>,
+    limits: &Limits,
+) -> Result<(Vec<Marker>, Automaton), Error> {
+    if delimiters.is_some() {
+        return Err(Error::InvalidMarker(
+            "only the JSON formats take custom delimiters",
+        ));
+    }
+    let markers = TokenCall::markers(vendor)
+        .into_iter()
+        .map(|m| Marker {
+            bytes: Cow::Borrowed(m.as_bytes()),
+            boundary: Boundary::None,
+        })
+        .collect();
+    Ok((
+        markers,
+        Automaton::Token(TokenCall::new(vendor, limits.max_depth)),
+    ))
 }
 
 impl fmt::Display for Format {

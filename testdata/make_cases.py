@@ -390,13 +390,77 @@ w(H, "function_key_not_a_name", "<tool_call>" + '{"function": 3, "arguments": {}
 w(H, "relaxed_openai_nested_function", "<tool_call>\n{'type': 'function', 'function': {'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': True}}}\n</tool_call> ok")
 w("gemma", "openai_nested_function", "Checking.\n```tool_call\n" + '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Lima"}}}' + "\n```\nDone.")
 
+# Special-token formats: the name before the JSON arguments.
+TOKENS = {
+    "deepseek": ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"),
+    "kimi-k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"),
+}
+
+def tok_one(fmt, name, args_json, index=0):
+    _, _, cb, sep, ce = TOKENS[fmt]
+    head = name if fmt == "deepseek" else "functions.%s:%d" % (name, index)
+    return cb + head + sep + args_json + ce
+
+def tok_section(fmt, calls, between=""):
+    sb, se = TOKENS[fmt][:2]
+    return sb + between.join(tok_one(fmt, n, a, i) for i, (n, a) in enumerate(calls)) + se
+
+for fmt in ["deepseek", "kimi-k2"]:
+    sb, se, cb, sep, ce = TOKENS[fmt]
+    one = lambda args='{"city": "Paris"}', name="get_weather": tok_section(fmt, [(name, args)])
+    w(fmt, "prose_call_prose", "Let me check the weather.\n" + one() + "\nI'll report back.")
+    w(fmt, "only_call", one('{"city": "Seoul", "days": 3}'))
+    w(fmt, "two_calls_one_section", tok_section(fmt, [("get_weather", '{"city": "Paris"}'), ("get_time", "{}")]))
+    w(fmt, "calls_on_lines", "Both:\n" + tok_section(fmt, [("get_weather", '{"city": "Paris"}'), ("get_weather", '{"city": "Rome"}'), ("get_time", "{}")], "\n").replace(sb, sb + "\n").replace(se, "\n" + se) + "\nDone.")
+    w(fmt, "prose_between_sections", "First:\n" + one() + "\nand then:\n" + one('{"city": "Rome"}') + "\nDone.")
+    w(fmt, "end_token_in_string", one('{"city": "Paris", "note": "write %s and %s literally"}' % (ce, se)))
+    w(fmt, "braces_in_string", one('{"code": "fn main() { let x = {}; }", "pat": "}}]]{{"}', "run"))
+    w(fmt, "escaped_quotes_and_unicode", one(r'{"quote": "she said \"hi\"", "path": "C:\\temp\\", "city": "Z\u00fcrich", "emoji": "\ud83d\ude00"}', "echo"))
+    w(fmt, "cjk_emoji_combining", "天気を調べます 👋🏽 e\u0301\n" + one('{"city": "東京", "mood": "😀🇫🇷", "accent": "e\u0301"}') + "\n完了 ✅")
+    w(fmt, "crlf", ("Checking.\n" + tok_section(fmt, [("get_weather", '{"city": "Oslo",\n "days": 2}'), ("get_time", "{}")], "\n") + "\nOk.\n").replace("\n", "\r\n"))
+    w(fmt, "tag_like_prose", "Use <b>bold</b>, a < b, %s stray, %s alone and %s. " % (ce, se, sb[:9]) + one('{"city": "Lima"}'))
+    w(fmt, "empty_arguments", one("{}", "get_time"))
+    w(fmt, "nested_arguments", one('{"filter": {"and": [{"field": "age", "gt": 18}, {"or": [{"x": [1, 2.5e3, -0.5, true, false, null]}]}]}, "limit": 10}', "query"))
+    w(fmt, "whitespace_around_tokens", sb + "\n  " + cb + " " + ("get_weather" if fmt == "deepseek" else "functions.get_weather:0") + " " + sep + '\n {"city": "Cairo"} \n' + ce + "\n" + se)
+    w(fmt, "large_argument_64k", "Writing the file.\n" + one(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum \"quoted\" {braces} %s é 世界\n" % ce * 1000)[:65536]}), "write_file") + "\nWritten.")
+    w(fmt, "malformed_then_valid", tok_section(fmt, [("search", "{invalid json}"), ("get_time", "{}")]) + " after")
+    w(fmt, "arguments_not_an_object", one('["Paris"]') + " then " + one('{"city": "Oslo"}'))
+    w(fmt, "raw_newline_in_string", one('{"text": "line one\nline two"}', "echo"))
+    w(fmt, "unknown_tool", "Calling.\n" + tok_section(fmt, [("launch_rockets", '{"q": 1}'), ("get_weather", '{"city": "Nice"}')]), WEATHER_TOOLS)
+    w(fmt, "known_tools", tok_section(fmt, [("get_weather", '{"city": "Nice"}'), ("get_time", "{}")]), WEATHER_TOOLS)
+    w(fmt, "eof_after_call_end", "Sure.\n" + sb + tok_one(fmt, "get_weather", '{"city": "Bern"}'))
+    w(fmt, "eof_before_call_end", "Sure.\n" + sb + tok_one(fmt, "get_weather", '{"city": "Bern"}')[: -len(ce)])
+    head = lambda name: cb + (name if fmt == "deepseek" else "functions.%s:0" % name) + sep
+    w(fmt, "eof_inside_arguments", "Sure.\n" + sb + head("get_weather") + '{"city": "Be')
+    w(fmt, "eof_inside_name", "Sure.\n" + sb + cb + "get_wea")
+    w(fmt, "partial_marker_at_eof", "The answer is 42 " + sb[:12])
+    w(fmt, "missing_call_end_before_next_call", sb + tok_one(fmt, "get_time", "{}")[: -len(ce)] + tok_one(fmt, "get_weather", '{"city": "Bern"}', 1) + se)
+    w(fmt, "missing_section_end_then_prose", sb + tok_one(fmt, "get_time", "{}") + "\nThe time is coming.")
+    w(fmt, "call_without_section", "Here: " + tok_one(fmt, "get_weather", '{"city": "Rome"}') + " and " + tok_one(fmt, "get_time", "{}", 1) + se + " done")
+    w(fmt, "section_without_call", "The section opens with %s but no call follows." % sb)
+    w(fmt, "think_then_call", "<think>\nThe user wants weather; a %s block would go here.\n</think>\n\n" % sb + one('{"city": "Hanoi"}'))
+    w(fmt, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + one().encode())
+    w(fmt, "invalid_utf8_in_arguments", (sb + head("echo") + '{"text": "caf').encode() + b"\xc3(\"}" + (ce + se + " after ").encode() + one().encode())
+    w(fmt, "many_calls", tok_section(fmt, [("get_weather", '{"city": "C%d", "days": %d}' % (i, i)) for i in range(8)], "\n"))
+
+DS = "deepseek"
+# DeepSeek-V3 and R1: `function<sep>NAME`, the arguments in a ```json fence.
+def v3(name, args):
+    return "<｜tool▁call▁begin｜>function<｜tool▁sep｜>%s\n```json\n%s\n```<｜tool▁call▁end｜>" % (name, args)
+w(DS, "v3_fenced_call", "Let me look.<｜tool▁calls▁begin｜>" + v3("get_weather", '{"city": "Beijing"}') + "<｜tool▁calls▁end｜>")
+w(DS, "v3_two_calls", "<｜tool▁calls▁begin｜>" + v3("get_weather", '{"city": "Beijing"}') + "\n" + v3("get_time", "{}") + "<｜tool▁calls▁end｜>")
+w(DS, "v3_fence_not_closed", "<｜tool▁calls▁begin｜>" + v3("get_weather", '{"city": "Beijing"}').replace("\n```<", "<") + "<｜tool▁calls▁end｜>")
+K = "kimi-k2"
+w(K, "namespaced_and_bare_names", tok_section(K, [("x", "{}")]).replace("functions.x:0", "api.tools.search:0") + "\n" + tok_section(K, [("x", "{}")]).replace("functions.x:0", "get_time"))
+w(K, "name_with_colon", tok_section(K, [("ns:tool", '{"a": 1}')]))
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()
     head, _, rest = readme.partition("\n## hermes")
     bench = rest[rest.index("\n## bench"):]
     parts = [head.rstrip("\n") + "\n"]
-    for fmt in ["hermes", "gemma", "qwen3-coder", "minimax-m2", "glm", "morph-xml"]:
+    for fmt in ["hermes", "gemma", "qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek", "kimi-k2"]:
         cases = sorted(f[:-4] for f in os.listdir(f"testdata/{fmt}") if f.endswith(".txt"))
         rows = ["| case | what it covers | tools |", "|---|---|---|"]
         for c in cases:

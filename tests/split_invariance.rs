@@ -27,6 +27,10 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
             "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>",
             "<get_weather>", "</get_weather>", "<city>", "</city>", "<get_time/>", "<search>",
             "<|python_tag|>", "; ", "[{",
+            "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>",
+            "<｜tool▁calls▁end｜>", "<｜tool▁", "function<｜tool▁sep｜>get_time\n```json\n", "```",
+            "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.get_time:0",
+            "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|tool_calls_section_end|>", "<|tool_",
         ])
         .prop_map(|s| s.as_bytes().to_vec()),
         1 => prop::collection::vec(any::<u8>(), 0..8),

@@ -12,7 +12,7 @@
 //! Arguments: `toolsieve` or `tool-parser`, corpus (`mixed`, `big_arg`, or
 //! one of the dense documents, `dense_hermes`, `dense_mistral`,
 //! `dense_llama`, read as `hermes` with their delimiters), format
-//! (`hermes`, `qwen3-coder`, `glm`, `minimax-m2`), chunk size in characters
+//! (`hermes`, `qwen3-coder`, `glm`, `minimax-m2`, `deepseek`, `kimi-k2`), chunk size in characters
 //! (`0` for whole), runs.
 
 use std::process::ExitCode;
@@ -46,6 +46,8 @@ fn run() -> Result<(), String> {
         (None, Format::Qwen3Coder) => "qwen_coder",
         (None, Format::Glm) => "glm45_moe",
         (None, Format::MiniMaxM2) => "minimax_m2",
+        (None, Format::DeepSeek) => "deepseek31",
+        (None, Format::KimiK2) => "kimik2",
         (None, other) => return Err(format!("the peer has no parser for {other}")),
     };
     let size = match size.parse::<usize>().map_err(|e| e.to_string())? {

@@ -4,8 +4,9 @@
 //! objects one after another or an array, and calls written as Python dicts,
 //! as some models write them; for the XML formats but morph-xml, arrays of
 //! JSON calls in their blocks; for hermes, Qwen3-Coder's XML calls in its
-//! blocks), parse back to exactly those calls (after coercion to the
-//! schema), and the prose comes back as text.
+//! blocks; for the special-token formats, several calls in one section),
+//! parse back to exactly those calls (after coercion to the schema), and
+//! the prose comes back as text.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -122,7 +123,11 @@ fn call(
 
 fuzz_target!(|input: Input| {
     let format = Format::ALL[input.format as usize % Format::ALL.len()];
-    let xml = !matches!(format, Format::Hermes | Format::Gemma);
+    // Calls named outside their JSON arguments, between special tokens.
+    let tokens = matches!(format, Format::DeepSeek | Format::KimiK2);
+    let xml = !tokens && !matches!(format, Format::Hermes | Format::Gemma);
+    // Formats whose calls are JSON objects between two markers.
+    let json_objects = !xml && !tokens;
     let mut names: Vec<String> = Vec::new();
     for name in input.tool_names.iter().filter(|n| valid_name(n)) {
         // morph-xml markers are `<name`: no name may extend another.
@@ -156,7 +161,7 @@ fuzz_target!(|input: Input| {
             }
             Piece::Python { tool, args } => {
                 let (name, args) = call(*tool, args, &names, &mut schemas, xml);
-                if xml {
+                if !json_objects {
                     text.push_str(&format_tool_call(format, &name, &args));
                 } else {
                     let body = python_repr(&json!({"name": name, "arguments": args}));
@@ -168,7 +173,7 @@ fuzz_target!(|input: Input| {
             }
             Piece::Function { tool, args, nested } => {
                 let (name, args) = call(*tool, args, &names, &mut schemas, xml);
-                if xml {
+                if !json_objects {
                     text.push_str(&format_tool_call(format, &name, &args));
                 } else {
                     let body = if *nested {
@@ -200,8 +205,25 @@ fuzz_target!(|input: Input| {
                     continue;
                 }
                 // The XML formats' blocks may hold JSON calls too.
-                let json_block = !xml || (*array && format != Format::MorphXml);
-                if !json_block {
+                let json_block = json_objects || (xml && *array && format != Format::MorphXml);
+                if tokens {
+                    // One section around all the calls (after a line break
+                    // each, or none).
+                    let (section_begin, section_end) = format.default_delimiters();
+                    text.push_str(section_begin);
+                    for (name, args) in &block {
+                        let one = format_tool_call(format, name, args);
+                        let inner = one
+                            .strip_prefix(section_begin)
+                            .and_then(|c| c.strip_suffix(section_end))
+                            .unwrap_or(&one);
+                        text.push_str(inner);
+                        if *array {
+                            text.push('\n');
+                        }
+                    }
+                    text.push_str(section_end);
+                } else if !json_block {
                     for (name, args) in &block {
                         text.push_str(&format_tool_call(format, name, args));
                     }

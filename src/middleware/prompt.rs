@@ -17,6 +17,8 @@ pub fn default_template(format: Format) -> &'static str {
         Format::MiniMaxM2 => MINIMAX_M2,
         Format::Glm => GLM,
         Format::MorphXml => MORPH_XML,
+        Format::DeepSeek => DEEPSEEK,
+        Format::KimiK2 => KIMI_K2,
     }
 }
 
@@ -108,6 +110,27 @@ const MORPH_XML: &str = "You can call tools. To call one, write an XML element n
 Available tools:
 {tools}";
 
+const DEEPSEEK: &str = "## Tools
+You have access to the following tools:
+
+{tools}
+
+IMPORTANT: ALWAYS adhere to this exact format for tool use:
+<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>tool_call_name<｜tool▁sep｜>tool_call_arguments<｜tool▁call▁end｜>{additional_tool_calls}<｜tool▁calls▁end｜>
+
+Where:
+- `tool_call_name` must be an exact match to one of the available tools
+- `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters Schema
+- For multiple tool calls, chain them directly without separators or spaces";
+
+const KIMI_K2: &str = "# Tools
+
+You may call one or more tools to assist with the user query. The tools, in JSONSchema format:
+{tools}
+
+To call tools, write one section that holds each call, numbered from 0:
+<|tool_calls_section_begin|><|tool_call_begin|>functions.tool_name:0<|tool_call_argument_begin|>{\"arg\": \"value\"}<|tool_call_end|><|tool_calls_section_end|>";
+
 fn describe(param: &Value) -> String {
     let ty = match param.get("type") {
         Some(Value::String(t)) => t.clone(),
@@ -146,6 +169,13 @@ pub fn tools_block(format: Format, tools: &[Tool]) -> String {
     for tool in tools {
         out.push(match format {
             Format::Hermes => json!({"type": "function", "function": {
+                "name": tool.name, "description": tool.description, "parameters": tool.parameters}})
+            .to_string(),
+            Format::DeepSeek => format!(
+                "### {}\nDescription: {}\n\nParameters: {}\n",
+                tool.name, tool.description, tool.parameters
+            ),
+            Format::KimiK2 => json!({"type": "function", "function": {
                 "name": tool.name, "description": tool.description, "parameters": tool.parameters}})
             .to_string(),
             Format::Gemma | Format::Glm => json!({

@@ -95,6 +95,16 @@ pub fn format_tool_call(format: Format, name: &str, args: &Value) -> String {
             out.push_str("</tool_call>");
             out
         }
+        // `function` names DeepSeek-V3's layout, where the name follows.
+        Format::DeepSeek if name == "function" => format!(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>function\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        ),
+        Format::DeepSeek => format!(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        ),
+        Format::KimiK2 => format!(
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
+        ),
         Format::MorphXml => {
             let members = members(args);
             if members.is_empty() {
@@ -122,6 +132,8 @@ pub fn format_tool_response(format: Format, name: &str, result: &Value) -> Strin
             format!("<tool_response>\n{text}\n</tool_response>")
         }
         Format::Gemma => format!("```tool_output\n{text}\n```"),
+        Format::DeepSeek => format!("<｜tool▁output▁begin｜>{text}<｜tool▁output▁end｜>"),
+        Format::KimiK2 => format!("## Return of functions.{name}:0\n{text}"),
         Format::MiniMaxM2 => format!("<tool_response name=\"{name}\">\n{text}\n</tool_response>"),
         Format::MorphXml => format!(
             "<tool_response>\n<tool_name>{}</tool_name>\n<result>{}</result>\n</tool_response>",

@@ -4,6 +4,7 @@
 
 pub(crate) mod json_call;
 pub(crate) mod morph_xml;
+pub(crate) mod token_call;
 pub(crate) mod xml;
 pub(crate) mod xml_call;
 
@@ -118,6 +119,7 @@ pub(crate) enum Automaton {
     Json(json_call::JsonCall),
     Xml(xml_call::XmlCall),
     Morph(morph_xml::MorphXml),
+    Token(token_call::TokenCall),
 }
 
 impl Automaton {
@@ -127,6 +129,7 @@ impl Automaton {
             Automaton::Json(a) => a.begin(marker),
             Automaton::Xml(a) => a.begin(marker),
             Automaton::Morph(a) => a.begin(marker),
+            Automaton::Token(a) => a.begin(marker),
         }
     }
 
@@ -151,6 +154,7 @@ impl Automaton {
             Automaton::Json(a) => a.steady(bytes, offset, started, carried),
             // Their deltas are built: nothing is carried between steady ones.
             Automaton::Xml(a) if !carried => a.steady(bytes, offset, started),
+            Automaton::Token(a) => a.steady(bytes, started),
             Automaton::Xml(_) | Automaton::Morph(_) => Steady::No,
         }
     }
@@ -161,6 +165,7 @@ impl Automaton {
         match self {
             Automaton::Json(a) => a.reject_invalid_utf8(at),
             Automaton::Xml(a) => a.reject_invalid_utf8(at),
+            Automaton::Token(a) => a.reject_invalid_utf8(at),
             // Never answers `Verbatim`.
             Automaton::Morph(_) => {}
         }
@@ -184,6 +189,7 @@ impl Automaton {
             Automaton::Json(a) => a.advance(bytes, cx),
             Automaton::Xml(a) => a.advance(bytes, cx),
             Automaton::Morph(a) => a.advance(bytes, cx),
+            Automaton::Token(a) => a.advance(bytes, cx),
         }
     }
 
@@ -196,6 +202,7 @@ impl Automaton {
             Automaton::Json(a) => a.finish(cx),
             Automaton::Xml(a) => a.finish(cx),
             Automaton::Morph(a) => a.finish(cx),
+            Automaton::Token(a) => a.finish(cx),
         }
     }
 }

@@ -39,13 +39,20 @@ def call(fmt, name, args):
     if fmt == "glm":
         ps = "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{text(v)}</arg_value>\n" for k, v in args.items())
         return f"<tool_call>{name}\n{ps}</tool_call>"
+    if fmt == "deepseek":
+        body = json.dumps(args, ensure_ascii=False)
+        return f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{body}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    if fmt == "kimi-k2":
+        body = json.dumps(args, ensure_ascii=False)
+        return (f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>"
+                f"{body}<|tool_call_end|><|tool_calls_section_end|>")
     if fmt == "morph-xml":
         esc = lambda s: s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         ps = "".join(f"<{k}>{esc(text(v))}</{k}>\n" for k, v in args.items())
         return f"<{name}>\n{ps}</{name}>"
 
 XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml")
-for fmt in ("hermes", "gemma") + XML:
+for fmt in ("hermes", "gemma") + XML + ("deepseek", "kimi-k2"):
     random.seed(11)
     parts = []
     while sum(len(p.encode()) for p in parts) < 4096:

@@ -1,0 +1,645 @@
+//! Calls between vendor special tokens, each named before its JSON
+//! arguments:
+//!
+//! - `deepseek`: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`
+//!   (DeepSeek-V3.1 and later); DeepSeek-V3 and R1 write
+//!   `function<｜tool▁sep｜>NAME` and the arguments in a ```` ```json ````
+//!   fence before the call's end token.
+//! - `kimi-k2`: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`.
+//!
+//! A section holds any number of calls, each delivered when the next one
+//! begins or the section ends. A call's own begin token also opens a block
+//! (a model that leaves out the section's tokens, or the call after one that
+//! failed). The arguments stream verbatim, as the model writes them.
+
+use super::{Failure, Outcome, Steady};
+use crate::engine::CallCx;
+use crate::error::DiagnosticKind;
+use crate::scan::is_ws;
+use crate::scan::json::{JsonScanner, Signal};
+
+/// The vendors whose calls this automaton reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Vendor {
+    DeepSeek,
+    KimiK2,
+}
+
+/// One vendor's special tokens.
+#[derive(Debug)]
+pub(crate) struct Tokens {
+    pub(crate) section_begin: &'static str,
+    pub(crate) section_end: &'static str,
+    pub(crate) call_begin: &'static str,
+    /// Between a call's name and its arguments.
+    pub(crate) sep: &'static str,
+    pub(crate) call_end: &'static str,
+}
+
+const DEEPSEEK: Tokens = Tokens {
+    section_begin: "<｜tool▁calls▁begin｜>",
+    section_end: "<｜tool▁calls▁end｜>",
+    call_begin: "<｜tool▁call▁begin｜>",
+    sep: "<｜tool▁sep｜>",
+    call_end: "<｜tool▁call▁end｜>",
+};
+
+const KIMI_K2: Tokens = Tokens {
+    section_begin: "<|tool_calls_section_begin|>",
+    section_end: "<|tool_calls_section_end|>",
+    call_begin: "<|tool_call_begin|>",
+    sep: "<|tool_call_argument_begin|>",
+    call_end: "<|tool_call_end|>",
+};
+
+/// DeepSeek-V3's fence around the arguments.
+const FENCE_OPEN: &[u8] = b"```json";
+const FENCE_CLOSE: &[u8] = b"```";
+
+/// The most bytes a call's name part may take (`functions.NAME:0`).
+const MAX_HEAD: usize = 256;
+
+impl Vendor {
+    pub(crate) fn tokens(self) -> &'static Tokens {
+        match self {
+            Vendor::DeepSeek => &DEEPSEEK,
+            Vendor::KimiK2 => &KIMI_K2,
+        }
+    }
+
+    /// The call's name in the bytes between its begin token and the
+    /// separator, trimmed; `None` for DeepSeek-V3's `function` (the name
+    /// follows the separator).
+    fn name_of(self, head: &str) -> Option<&str> {
+        match self {
+            Vendor::DeepSeek if head == "function" => None,
+            Vendor::DeepSeek => Some(head),
+            // `functions.NAME:0`: the namespace and the call's index go.
+            Vendor::KimiK2 => {
+                let name = head.strip_prefix("functions.").unwrap_or(head);
+                Some(match name.rsplit_once(':') {
+                    Some((name, index))
+                        if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) =>
+                    {
+                        name
+                    }
+                    _ => name,
+                })
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// After the section's begin token: whitespace, then a call's begin
+    /// token (or the section's end).
+    FirstCall,
+    /// The name part, up to the separator.
+    Head,
+    /// The separator, its first byte read.
+    Sep,
+    /// DeepSeek-V3: the name after `function<sep>`, up to its line break.
+    V3Name,
+    /// Whitespace (and DeepSeek-V3's fence) before the arguments' `{`.
+    BeforeArgs,
+    /// DeepSeek-V3's fence opener, its first byte read.
+    FenceOpen,
+    /// The arguments object.
+    Args,
+    /// After the arguments: the fence's close if one opened, then the
+    /// call's end token.
+    CallEnd,
+    /// After a call's end token: the next call, the section's end, or
+    /// anything else (the block ends before it).
+    Next,
+}
+
+/// Which token a finished match found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Token {
+    CallBegin,
+    SectionEnd,
+    CallEnd,
+    FenceClose,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct TokenCall {
+    vendor: Vendor,
+    phase: Phase,
+    /// Whether the block began with the section's token.
+    sectioned: bool,
+    /// The name part read so far, or DeepSeek-V3's name.
+    head: Vec<u8>,
+    /// Bytes of a token being matched (`<` and what follows).
+    pending: Vec<u8>,
+    /// Stream offset of `pending[0]`.
+    pending_at: u64,
+    /// Bytes consumed since the last thing that belongs to the call
+    /// (whitespace, a token being matched): given back if the block ends
+    /// there.
+    trail: usize,
+    /// Whether the arguments sit in a fence that is still open.
+    fenced: bool,
+    json: JsonScanner,
+    /// What [`steady`](Self::steady) found scanning the start of the slice
+    /// that [`advance`](Self::advance) gets next.
+    prescanned: Option<(usize, Signal)>,
+    /// Whether raw control bytes were escaped in this call.
+    repaired: bool,
+    /// Why the call in progress cannot be delivered (its arguments are not
+    /// UTF-8): it fails where its arguments end.
+    rejected: Option<Failure>,
+}
+
+impl TokenCall {
+    pub(crate) fn new(vendor: Vendor, max_depth: usize) -> TokenCall {
+        TokenCall {
+            vendor,
+            phase: Phase::FirstCall,
+            sectioned: true,
+            head: Vec::new(),
+            pending: Vec::new(),
+            pending_at: 0,
+            trail: 0,
+            fenced: false,
+            json: JsonScanner::new(max_depth).quiet_members(),
+            prescanned: None,
+            repaired: false,
+            rejected: None,
+        }
+    }
+
+    /// The start markers: the section's begin token (index 0), a call's
+    /// (index 1).
+    pub(crate) fn markers(vendor: Vendor) -> [&'static str; 2] {
+        let t = vendor.tokens();
+        [t.section_begin, t.call_begin]
+    }
+
+    pub(crate) fn begin(&mut self, marker: usize) {
+        self.sectioned = marker == 0;
+        self.phase = if self.sectioned {
+            Phase::FirstCall
+        } else {
+            Phase::Head
+        };
+        self.rejected = None;
+        self.next_call();
+    }
+
+    /// Readies the per-call state.
+    fn next_call(&mut self) {
+        self.head.clear();
+        self.pending.clear();
+        self.trail = 0;
+        self.fenced = false;
+        self.json.reset();
+        self.prescanned = None;
+        self.repaired = false;
+    }
+
+    /// The arguments are not UTF-8 at stream offset `at`: the call fails
+    /// where they end (nothing more of them is sent).
+    pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
+        self.rejected.get_or_insert(invalid_utf8(at));
+    }
+
+    /// See [`Automaton::steady`](super::Automaton::steady): bytes inside the
+    /// arguments that do not end them.
+    #[inline]
+    pub(crate) fn steady(&mut self, bytes: &[u8], started: bool) -> Steady<'static> {
+        if self.phase != Phase::Args || self.rejected.is_some() || !started {
+            return Steady::No;
+        }
+        let scan = self.json.advance(bytes);
+        if scan.1 == Signal::More {
+            return Steady::Verbatim;
+        }
+        self.prescanned = Some(scan);
+        Steady::No
+    }
+
+    pub(crate) fn advance<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        let t = self.vendor.tokens();
+        let mut i = 0;
+        loop {
+            match self.phase {
+                Phase::FirstCall | Phase::Next | Phase::CallEnd => {
+                    if self.pending.is_empty() {
+                        let ws = bytes[i..].iter().take_while(|&&b| is_ws(b)).count();
+                        i += ws;
+                        self.trail += ws;
+                    }
+                    let Some(&b) = bytes.get(i) else {
+                        return (i, Outcome::More);
+                    };
+                    if self.pending.is_empty() {
+                        self.pending_at = cx.offset(i);
+                    }
+                    self.pending.push(b);
+                    let candidates: &[(&[u8], Token)] = match self.phase {
+                        Phase::CallEnd if self.fenced => &[
+                            (FENCE_CLOSE, Token::FenceClose),
+                            (t.call_end.as_bytes(), Token::CallEnd),
+                        ],
+                        Phase::CallEnd => &[
+                            (t.call_end.as_bytes(), Token::CallEnd),
+                            (t.section_end.as_bytes(), Token::SectionEnd),
+                            (t.call_begin.as_bytes(), Token::CallBegin),
+                        ],
+                        _ => &[
+                            (t.call_begin.as_bytes(), Token::CallBegin),
+                            (t.section_end.as_bytes(), Token::SectionEnd),
+                        ],
+                    };
+                    let found = candidates
+                        .iter()
+                        .find(|(c, _)| c.starts_with(&self.pending));
+                    match found {
+                        Some(&(token, which)) => {
+                            i += 1;
+                            self.trail += 1;
+                            if token.len() == self.pending.len() {
+                                if let Some(done) = self.on_token(which, cx) {
+                                    return (i, done);
+                                }
+                            }
+                        }
+                        None => {
+                            // The byte is not consumed: it begins what follows.
+                            self.pending.pop();
+                            return (i, self.no_token(cx.offset(i), cx));
+                        }
+                    }
+                }
+                Phase::Head | Phase::V3Name => {
+                    let stop = if self.phase == Phase::Head {
+                        t.sep.as_bytes()[0]
+                    } else {
+                        b'\n'
+                    };
+                    let rest = &bytes[i..];
+                    let n = memchr::memchr(stop, rest).unwrap_or(rest.len());
+                    if self.head.len() + n > MAX_HEAD {
+                        return (
+                            i,
+                            self.malformed(cx.offset(i), "the call's name is too long"),
+                        );
+                    }
+                    self.head.extend_from_slice(&rest[..n]);
+                    i += n;
+                    if i == bytes.len() {
+                        return (i, Outcome::More);
+                    }
+                    if self.phase == Phase::Head {
+                        self.pending.clear();
+                        self.pending_at = cx.offset(i);
+                        self.phase = Phase::Sep;
+                    } else {
+                        i += 1;
+                        if let Err(f) = self.start_call(cx.offset(i), cx) {
+                            return (i, Outcome::failed(f));
+                        }
+                    }
+                }
+                Phase::Sep => {
+                    let sep = t.sep.as_bytes();
+                    while self.pending.len() < sep.len() {
+                        let Some(&b) = bytes.get(i) else {
+                            return (i, Outcome::More);
+                        };
+                        if b != sep[self.pending.len()] {
+                            let at = self.pending_at;
+                            return (
+                                i,
+                                self.malformed(at, "expected the separator after the call's name"),
+                            );
+                        }
+                        self.pending.push(b);
+                        i += 1;
+                    }
+                    self.pending.clear();
+                    let head = String::from_utf8_lossy(&self.head).trim().to_owned();
+                    match self.vendor.name_of(&head) {
+                        Some(_) => {
+                            if let Err(f) = self.start_call(cx.offset(i), cx) {
+                                return (i, Outcome::failed(f));
+                            }
+                        }
+                        None => {
+                            self.head.clear();
+                            self.phase = Phase::V3Name;
+                        }
+                    }
+                }
+                Phase::BeforeArgs => {
+                    let ws = bytes[i..].iter().take_while(|&&b| is_ws(b)).count();
+                    i += ws;
+                    match bytes.get(i) {
+                        None => return (i, Outcome::More),
+                        Some(b'{') => self.phase = Phase::Args,
+                        Some(b'`') if !self.fenced && self.vendor == Vendor::DeepSeek => {
+                            self.pending.clear();
+                            self.pending_at = cx.offset(i);
+                            self.phase = Phase::FenceOpen;
+                        }
+                        Some(_) => {
+                            return (
+                                i,
+                                self.malformed(cx.offset(i), "expected the arguments' JSON object"),
+                            )
+                        }
+                    }
+                }
+                Phase::FenceOpen => {
+                    while self.pending.len() < FENCE_OPEN.len() {
+                        let Some(&b) = bytes.get(i) else {
+                            return (i, Outcome::More);
+                        };
+                        if b != FENCE_OPEN[self.pending.len()] {
+                            let at = self.pending_at;
+                            return (i, self.malformed(at, "expected the arguments' JSON object"));
+                        }
+                        self.pending.push(b);
+                        i += 1;
+                    }
+                    self.pending.clear();
+                    self.fenced = true;
+                    self.phase = Phase::BeforeArgs;
+                }
+                Phase::Args => {
+                    let (n, signal) = match self.prescanned.take() {
+                        Some(scan) => scan,
+                        None => self.json.advance(&bytes[i..]),
+                    };
+                    if self.rejected.is_none() {
+                        if let Err(at) = cx.delta(&bytes[i..i + n], cx.offset(i)) {
+                            self.rejected = Some(invalid_utf8(at));
+                        }
+                    }
+                    i += n;
+                    match signal {
+                        Signal::More => return (i, Outcome::More),
+                        // A call that cannot be delivered fails where its
+                        // arguments end, whatever the chunking.
+                        Signal::RootEnd if self.rejected.is_some() => {
+                            let f = self.rejected.take().unwrap_or_else(|| invalid_utf8(0));
+                            return (i, Outcome::failed(f));
+                        }
+                        Signal::RootEnd => {
+                            self.trail = 0;
+                            self.phase = Phase::CallEnd;
+                        }
+                        Signal::Control => {
+                            self.escape_control(bytes[i], cx.offset(i), cx);
+                            i += 1;
+                        }
+                        // The scanner signals no member (`quiet_members`).
+                        Signal::KeyStart
+                        | Signal::KeyEnd
+                        | Signal::ValueStart
+                        | Signal::ValueEnd
+                        | Signal::TrailingComma => {}
+                        Signal::Syntax | Signal::TooDeep => {
+                            let (kind, what) = if signal == Signal::TooDeep {
+                                (DiagnosticKind::TooDeep, "JSON nested too deep")
+                            } else {
+                                (DiagnosticKind::MalformedCall, "malformed JSON")
+                            };
+                            let at = cx.offset(i);
+                            let f = Failure::new(
+                                kind,
+                                at,
+                                format!("{what} in the call's arguments at byte {at}"),
+                            );
+                            return (i, Outcome::failed(self.rejected.take().unwrap_or(f)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A token matched; `Some` when it ends the block.
+    fn on_token<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        which: Token,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let at = self.pending_at;
+        self.pending.clear();
+        match (self.phase, which) {
+            (_, Token::FenceClose) => {
+                self.fenced = false;
+                self.trail = 0;
+                None
+            }
+            (Phase::CallEnd, Token::CallEnd) => {
+                self.trail = 0;
+                self.phase = Phase::Next;
+                None
+            }
+            (Phase::FirstCall, Token::CallBegin) => {
+                self.next_call();
+                self.phase = Phase::Head;
+                None
+            }
+            (Phase::Next | Phase::CallEnd, Token::CallBegin) => {
+                if self.phase == Phase::CallEnd {
+                    self.missing_call_end(at, cx);
+                }
+                cx.deliver(at);
+                self.next_call();
+                self.phase = Phase::Head;
+                None
+            }
+            (Phase::CallEnd, Token::SectionEnd) => {
+                self.missing_call_end(at, cx);
+                Some(Outcome::Complete { give_back: 0 })
+            }
+            (Phase::Next, Token::SectionEnd) => Some(Outcome::Complete { give_back: 0 }),
+            // A section that holds no call: nothing to deliver.
+            _ => Some(Outcome::failed(Failure::new(
+                DiagnosticKind::MalformedCall,
+                at,
+                "the tool call section holds no call",
+            ))),
+        }
+    }
+
+    /// What follows (from stream offset `at`) is not a token this phase
+    /// expects.
+    fn no_token<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Outcome {
+        let give_back = self.trail;
+        match self.phase {
+            Phase::FirstCall => Outcome::failed(Failure::new(
+                DiagnosticKind::MalformedCall,
+                at,
+                "expected a tool call after the section's begin token",
+            ))
+            .giving_back(give_back),
+            Phase::CallEnd => {
+                self.missing_call_end(at.saturating_sub(self.trail as u64), cx);
+                Outcome::Complete { give_back }
+            }
+            _ => {
+                if self.sectioned {
+                    self.missing_section_end(at.saturating_sub(self.trail as u64), cx);
+                }
+                Outcome::Complete { give_back }
+            }
+        }
+    }
+
+    pub(crate) fn finish<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Outcome {
+        if let Some(f) = self.rejected.take() {
+            return Outcome::failed(f);
+        }
+        let give_back = self.trail;
+        match self.phase {
+            Phase::CallEnd => {
+                self.missing_call_end(cx.offset(0).saturating_sub(self.trail as u64), cx);
+                Outcome::Complete { give_back }
+            }
+            Phase::Next => {
+                if self.sectioned {
+                    self.missing_section_end(cx.offset(0).saturating_sub(self.trail as u64), cx);
+                }
+                Outcome::Complete { give_back }
+            }
+            Phase::Args => {
+                let what = if self.json.in_string() {
+                    "the stream ended inside a string of the call's arguments"
+                } else {
+                    "the stream ended before the call's arguments were complete"
+                };
+                Outcome::failed(Failure::new(
+                    DiagnosticKind::UnfinishedCall,
+                    cx.offset(0),
+                    what,
+                ))
+            }
+            _ => Outcome::failed(Failure::new(
+                DiagnosticKind::UnfinishedCall,
+                cx.offset(0),
+                "the stream ended before the call's arguments began",
+            )),
+        }
+    }
+
+    /// The name is read (ending at stream offset `at`): checks it and
+    /// starts the call.
+    fn start_call<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Result<(), Failure> {
+        let head = String::from_utf8_lossy(&self.head);
+        let name = match self.phase {
+            Phase::V3Name => Some(head.trim()),
+            _ => self.vendor.name_of(head.trim()),
+        }
+        .unwrap_or_default();
+        let plausible = !name.is_empty()
+            && !name.contains(char::REPLACEMENT_CHARACTER)
+            && !name.chars().any(|c| c.is_whitespace() || c.is_control());
+        if !plausible {
+            return Err(Failure::new(
+                DiagnosticKind::MissingName,
+                at,
+                format!("{name:?} is not a tool name"),
+            ));
+        }
+        cx.start(name, at).map_err(|f| f.with_name(name))?;
+        self.phase = Phase::BeforeArgs;
+        Ok(())
+    }
+
+    fn malformed(&self, at: u64, message: &str) -> Outcome {
+        Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
+    }
+
+    /// A raw control byte inside a string of the arguments: written
+    /// escaped instead (reported once per call).
+    fn escape_control<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        byte: u8,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if self.rejected.is_some() {
+            return;
+        }
+        if !self.repaired {
+            self.repaired = true;
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                offset,
+                "raw control characters inside JSON strings were escaped".into(),
+            );
+        }
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let unicode = [
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[(byte >> 4) as usize],
+            HEX[(byte & 15) as usize],
+        ];
+        let escaped: &[u8] = match byte {
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            _ => &unicode,
+        };
+        let _ = cx.delta_owned(escaped, offset);
+    }
+
+    fn missing_call_end<'c, S: FnMut(crate::Event<'c>)>(
+        &self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let token = self.vendor.tokens().call_end;
+        cx.recovered(
+            DiagnosticKind::MissingEndMarker,
+            at,
+            format!("the call's arguments are complete but its end token {token:?} is missing; call recovered"),
+        );
+    }
+
+    fn missing_section_end<'c, S: FnMut(crate::Event<'c>)>(
+        &self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let token = self.vendor.tokens().section_end;
+        cx.recovered(
+            DiagnosticKind::MissingEndMarker,
+            at,
+            format!("the section's end token {token:?} is missing; calls recovered"),
+        );
+    }
+}
+
+fn invalid_utf8(offset: u64) -> Failure {
+    Failure::new(
+        DiagnosticKind::InvalidUtf8,
+        offset,
+        "invalid UTF-8 in the call's arguments",
+    )
+}
