@@ -40,6 +40,8 @@
 //! | `minimax-m2` | `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">…</parameter></invoke></minimax:tool_call>` |
 //! | `glm` | `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>…</arg_value></tool_call>` |
 //! | `morph-xml` | `<NAME><KEY>…</KEY></NAME>` for the tools in the tool list |
+//! | `deepseek` | `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>` (and V3/R1's `function<｜tool▁sep｜>NAME` with a ```` ```json ```` fence) |
+//! | `kimi-k2` | `<\|tool_calls_section_begin\|><\|tool_call_begin\|>functions.NAME:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|><\|tool_calls_section_end\|>` |
 //!
 //! The XML formats' blocks (all but `morph-xml`) may also hold calls in the
 //! `hermes` layout, as models of those families write when prompted so:
