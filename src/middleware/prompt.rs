@@ -172,7 +172,7 @@ pub fn tools_block(format: Format, tools: &[Tool]) -> String {
                 "name": tool.name, "description": tool.description, "parameters": tool.parameters}})
             .to_string(),
             Format::DeepSeek => format!(
-                "### {}\nDescription: {}\n\nParameters: {}\n",
+                "### {}\nDescription: {}\n\nParameters: {}",
                 tool.name, tool.description, tool.parameters
             ),
             Format::KimiK2 => json!({"type": "function", "function": {
@@ -239,7 +239,8 @@ pub fn tools_block(format: Format, tools: &[Tool]) -> String {
             }
         });
     }
-    out.join("\n")
+    // DeepSeek's sections stand a blank line apart.
+    out.join(if format == Format::DeepSeek { "\n\n" } else { "\n" })
 }
 
 /// Renders the tool system prompt: `template` (or the format's default) with
