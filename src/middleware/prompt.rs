@@ -240,7 +240,11 @@ pub fn tools_block(format: Format, tools: &[Tool]) -> String {
         });
     }
     // DeepSeek's sections stand a blank line apart.
-    out.join(if format == Format::DeepSeek { "\n\n" } else { "\n" })
+    out.join(if format == Format::DeepSeek {
+        "\n\n"
+    } else {
+        "\n"
+    })
 }
 
 /// Renders the tool system prompt: `template` (or the format's default) with

@@ -286,14 +286,17 @@ impl TokenCall {
                     };
                     let rest = &bytes[i..];
                     let n = memchr::memchr(stop, rest).unwrap_or(rest.len());
-                    if self.head.len() + n > MAX_HEAD {
+                    // Up to the limit, then the failure: at the same byte
+                    // however the name was cut into chunks.
+                    let room = MAX_HEAD.saturating_sub(self.head.len());
+                    self.head.extend_from_slice(&rest[..n.min(room)]);
+                    i += n.min(room);
+                    if n > room {
                         return (
                             i,
                             self.malformed(cx.offset(i), "the call's name is too long"),
                         );
                     }
-                    self.head.extend_from_slice(&rest[..n]);
-                    i += n;
                     if i == bytes.len() {
                         return (i, Outcome::More);
                     }
@@ -532,7 +535,17 @@ impl TokenCall {
                     what,
                 ))
             }
-            _ => Outcome::failed(Failure::new(
+            Phase::FirstCall => Outcome::failed(Failure::new(
+                DiagnosticKind::UnfinishedCall,
+                cx.offset(0),
+                "the stream ended before the section's first call",
+            )),
+            Phase::Head | Phase::Sep | Phase::V3Name => Outcome::failed(Failure::new(
+                DiagnosticKind::UnfinishedCall,
+                cx.offset(0),
+                "the stream ended inside the call's name",
+            )),
+            Phase::BeforeArgs | Phase::FenceOpen => Outcome::failed(Failure::new(
                 DiagnosticKind::UnfinishedCall,
                 cx.offset(0),
                 "the stream ended before the call's arguments began",
