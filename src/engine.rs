@@ -1534,6 +1534,8 @@ impl Parser {
     /// The stream's first bytes (see [`State::Lead`]): whitespace is text
     /// whatever follows; then `{` or `[` opens a call read by the `lead`
     /// automaton, anything else is text.
+    #[cold]
+    #[inline(never)]
     fn lead<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], i: usize, sink: &mut S) -> usize {
         let rest = &chunk[i..];
         let ws = rest.iter().take_while(|&&b| crate::scan::is_ws(b)).count();
@@ -1555,11 +1557,19 @@ impl Parser {
 
     /// A call read by the `lead` automaton is over: the format's own
     /// automaton reads the calls that follow.
+    #[inline]
     fn leave_lead_call(&mut self) {
-        if std::mem::take(&mut self.lead_call) {
-            if let Some(lead) = self.lead.as_deref_mut() {
-                std::mem::swap(&mut self.automaton, lead);
-            }
+        if self.lead_call {
+            self.swap_lead_back();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn swap_lead_back(&mut self) {
+        self.lead_call = false;
+        if let Some(lead) = self.lead.as_deref_mut() {
+            std::mem::swap(&mut self.automaton, lead);
         }
     }
 }

@@ -208,7 +208,7 @@ impl TokenCall {
 
     /// See [`Automaton::steady`](super::Automaton::steady): bytes inside the
     /// arguments that do not end them.
-    #[inline]
+    #[inline(never)]
     pub(crate) fn steady(&mut self, bytes: &[u8], started: bool) -> Steady<'static> {
         if self.phase != Phase::Args || self.rejected.is_some() || !started {
             return Steady::No;
