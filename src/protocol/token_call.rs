@@ -136,6 +136,9 @@ pub(crate) struct TokenCall {
     pending: Vec<u8>,
     /// Stream offset of `pending[0]`.
     pending_at: u64,
+    /// The index, among the tokens the phase expects, of one that `pending`
+    /// begins.
+    matching: usize,
     /// Bytes consumed since the last thing that belongs to the call
     /// (whitespace, a token being matched): given back if the block ends
     /// there.
@@ -162,6 +165,7 @@ impl TokenCall {
             head: Vec::new(),
             pending: Vec::new(),
             pending_at: 0,
+            matching: 0,
             trail: 0,
             fenced: false,
             json: JsonScanner::new(max_depth).quiet_members(),
@@ -239,10 +243,6 @@ impl TokenCall {
                     let Some(&b) = bytes.get(i) else {
                         return (i, Outcome::More);
                     };
-                    if self.pending.is_empty() {
-                        self.pending_at = cx.offset(i);
-                    }
-                    self.pending.push(b);
                     let candidates: &[(&[u8], Token)] = match self.phase {
                         Phase::CallEnd if self.fenced => &[
                             (FENCE_CLOSE, Token::FenceClose),
@@ -258,11 +258,37 @@ impl TokenCall {
                             (t.section_end.as_bytes(), Token::SectionEnd),
                         ],
                     };
-                    let found = candidates
-                        .iter()
-                        .find(|(c, _)| c.starts_with(&self.pending));
+                    if self.pending.is_empty() {
+                        self.pending_at = cx.offset(i);
+                        // The usual case, a whole token in the slice: one
+                        // comparison (no candidate is a prefix of another).
+                        let whole = candidates.iter().find(|(c, _)| bytes[i..].starts_with(c));
+                        if let Some(&(token, which)) = whole {
+                            i += token.len();
+                            self.trail += token.len();
+                            if let Some(done) = self.on_token(which, cx) {
+                                return (i, done);
+                            }
+                            continue;
+                        }
+                    }
+                    // `pending` is a prefix of candidate `matching`: most
+                    // bytes only need comparing with its next one.
+                    let k = self.pending.len();
+                    let next_of = |c: &[u8]| c.get(k) == Some(&b);
+                    self.pending.push(b);
+                    let found = match candidates.get(self.matching) {
+                        Some(&(c, which)) if k > 0 && next_of(c) => Some((c, which)),
+                        _ => candidates
+                            .iter()
+                            .position(|(c, _)| c.starts_with(&self.pending))
+                            .map(|index| {
+                                self.matching = index;
+                                candidates[index]
+                            }),
+                    };
                     match found {
-                        Some(&(token, which)) => {
+                        Some((token, which)) => {
                             i += 1;
                             self.trail += 1;
                             if token.len() == self.pending.len() {
@@ -313,6 +339,10 @@ impl TokenCall {
                 }
                 Phase::Sep => {
                     let sep = t.sep.as_bytes();
+                    if self.pending.is_empty() && bytes[i..].starts_with(sep) {
+                        self.pending.extend_from_slice(sep);
+                        i += sep.len();
+                    }
                     while self.pending.len() < sep.len() {
                         let Some(&b) = bytes.get(i) else {
                             return (i, Outcome::More);
