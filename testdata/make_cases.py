@@ -441,6 +441,8 @@ for fmt in ["deepseek", "kimi-k2"]:
     w(fmt, "think_then_call", "<think>\nThe user wants weather; a %s block would go here.\n</think>\n\n" % sb + one('{"city": "Hanoi"}'))
     w(fmt, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + one().encode())
     w(fmt, "invalid_utf8_in_arguments", (sb + head("echo") + '{"text": "caf').encode() + b"\xc3(\"}" + (ce + se + " after ").encode() + one().encode())
+    # After a call, the start of a token that turns out to be prose.
+    w(fmt, "token_lookalike_after_call", sb + tok_one(fmt, "get_time", "{}") + "\n" + cb[:-3] + "x is not a token")
     w(fmt, "name_too_long", sb + head("x" * 300) + "{}" + ce + se + " after")
     w(fmt, "many_calls", tok_section(fmt, [("get_weather", '{"city": "C%d", "days": %d}' % (i, i)) for i in range(8)], "\n"))
 

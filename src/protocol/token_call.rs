@@ -52,6 +52,37 @@ const KIMI_K2: Tokens = Tokens {
     call_end: "<|tool_call_end|>",
 };
 
+/// The tokens a phase waits for, after whitespace.
+struct Expected {
+    /// After the arguments.
+    after_args: [(&'static [u8], Token); 3],
+    /// After the arguments, in a fence.
+    in_fence: [(&'static [u8], Token); 2],
+    /// After the section's begin token or a call's end token.
+    between: [(&'static [u8], Token); 2],
+}
+
+const fn expected(t: &Tokens) -> Expected {
+    Expected {
+        after_args: [
+            (t.call_end.as_bytes(), Token::CallEnd),
+            (t.section_end.as_bytes(), Token::SectionEnd),
+            (t.call_begin.as_bytes(), Token::CallBegin),
+        ],
+        in_fence: [
+            (FENCE_CLOSE, Token::FenceClose),
+            (t.call_end.as_bytes(), Token::CallEnd),
+        ],
+        between: [
+            (t.call_begin.as_bytes(), Token::CallBegin),
+            (t.section_end.as_bytes(), Token::SectionEnd),
+        ],
+    }
+}
+
+const DEEPSEEK_EXPECTED: Expected = expected(&DEEPSEEK);
+const KIMI_K2_EXPECTED: Expected = expected(&KIMI_K2);
+
 /// DeepSeek-V3's fence around the arguments.
 const FENCE_OPEN: &[u8] = b"```json";
 const FENCE_CLOSE: &[u8] = b"```";
@@ -64,6 +95,13 @@ impl Vendor {
         match self {
             Vendor::DeepSeek => &DEEPSEEK,
             Vendor::KimiK2 => &KIMI_K2,
+        }
+    }
+
+    fn expected(self) -> &'static Expected {
+        match self {
+            Vendor::DeepSeek => &DEEPSEEK_EXPECTED,
+            Vendor::KimiK2 => &KIMI_K2_EXPECTED,
         }
     }
 
@@ -210,19 +248,66 @@ impl TokenCall {
         self.rejected.get_or_insert(invalid_utf8(at));
     }
 
+    /// The tokens the phase waits for (one of the `Expect` phases).
+    fn expected(&self) -> &'static [(&'static [u8], Token)] {
+        let e = self.vendor.expected();
+        match self.phase {
+            Phase::CallEnd if self.fenced => &e.in_fence,
+            Phase::CallEnd => &e.after_args,
+            _ => &e.between,
+        }
+    }
+
     /// See [`Automaton::steady`](super::Automaton::steady): bytes inside the
-    /// arguments that do not end them.
+    /// arguments that do not end them, or inside a name or a token that
+    /// they do not end.
     #[inline(never)]
     pub(crate) fn steady(&mut self, bytes: &[u8], started: bool) -> Steady<'static> {
-        if self.phase != Phase::Args || self.rejected.is_some() || !started {
+        if self.rejected.is_some() {
             return Steady::No;
         }
-        let scan = self.json.advance(bytes);
-        if scan.1 == Signal::More {
-            return Steady::Verbatim;
+        // The rest of a token begun in an earlier chunk, not all of it.
+        let continues = |pending: &[u8], token: &[u8]| {
+            let k = pending.len();
+            k + bytes.len() < token.len() && token[k..k + bytes.len()] == *bytes
+        };
+        match self.phase {
+            Phase::Args if started => {
+                let scan = self.json.advance(bytes);
+                if scan.1 == Signal::More {
+                    return Steady::Verbatim;
+                }
+                self.prescanned = Some(scan);
+                Steady::No
+            }
+            Phase::FirstCall | Phase::Next | Phase::CallEnd if !self.pending.is_empty() => {
+                match self.expected().get(self.matching) {
+                    Some((token, _)) if continues(&self.pending, token) => {
+                        self.pending.extend_from_slice(bytes);
+                        self.trail += bytes.len();
+                        Steady::Quiet
+                    }
+                    _ => Steady::No,
+                }
+            }
+            Phase::Sep if continues(&self.pending, self.vendor.tokens().sep.as_bytes()) => {
+                self.pending.extend_from_slice(bytes);
+                Steady::Quiet
+            }
+            Phase::Head | Phase::V3Name => {
+                let stop = if self.phase == Phase::Head {
+                    self.vendor.tokens().sep.as_bytes()[0]
+                } else {
+                    b'\n'
+                };
+                if self.head.len() + bytes.len() > MAX_HEAD || bytes.contains(&stop) {
+                    return Steady::No;
+                }
+                self.head.extend_from_slice(bytes);
+                Steady::Quiet
+            }
+            _ => Steady::No,
         }
-        self.prescanned = Some(scan);
-        Steady::No
     }
 
     pub(crate) fn advance<'c, S: FnMut(crate::Event<'c>)>(
@@ -243,21 +328,7 @@ impl TokenCall {
                     let Some(&b) = bytes.get(i) else {
                         return (i, Outcome::More);
                     };
-                    let candidates: &[(&[u8], Token)] = match self.phase {
-                        Phase::CallEnd if self.fenced => &[
-                            (FENCE_CLOSE, Token::FenceClose),
-                            (t.call_end.as_bytes(), Token::CallEnd),
-                        ],
-                        Phase::CallEnd => &[
-                            (t.call_end.as_bytes(), Token::CallEnd),
-                            (t.section_end.as_bytes(), Token::SectionEnd),
-                            (t.call_begin.as_bytes(), Token::CallBegin),
-                        ],
-                        _ => &[
-                            (t.call_begin.as_bytes(), Token::CallBegin),
-                            (t.section_end.as_bytes(), Token::SectionEnd),
-                        ],
-                    };
+                    let candidates = self.expected();
                     if self.pending.is_empty() {
                         self.pending_at = cx.offset(i);
                         // The usual case, a whole token in the slice: one
