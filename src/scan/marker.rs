@@ -81,9 +81,18 @@ pub(crate) struct MarkerSet {
     longest: usize,
     /// For a set of a few markers (every format but morph-xml): one
     /// substring searcher per marker, which skip the first byte's frequent
-    /// false hits (`<` in prose) with a SIMD prefilter on rarer bytes.
+    /// false hits (`<` in prose) with a SIMD prefilter on rarer bytes; or
+    /// one for the prefix all markers share, when it is long enough to
+    /// be rare (`<｜tool▁call` of `<｜tool▁calls▁begin｜>` and
+    /// `<｜tool▁call▁begin｜>`): one pass instead of one per marker.
     finders: Vec<memchr::memmem::Finder<'static>>,
+    /// Whether `finders` holds that one shared-prefix searcher.
+    shared_prefix: bool,
 }
+
+/// The shortest prefix shared by all markers that one searcher looks for
+/// instead of each marker.
+const MIN_SHARED_PREFIX: usize = 4;
 
 /// Most markers searched for with one memmem pass each; larger sets (one
 /// marker per tool) take the memchr path.
@@ -179,8 +188,23 @@ impl MarkerSet {
                 None => second_table = [true; 256],
             }
         }
-        let finders = if markers.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2)
-        {
+        let shared = match markers.split_first() {
+            Some((first, rest)) if !rest.is_empty() => {
+                rest.iter().fold(&first.bytes[..], |p, m| {
+                    let common = p
+                        .iter()
+                        .zip(m.bytes.iter())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    &p[..common]
+                })
+            }
+            _ => &[],
+        };
+        let shared_prefix = shared.len() >= MIN_SHARED_PREFIX;
+        let finders = if shared_prefix {
+            vec![memchr::memmem::Finder::new(shared).into_owned()]
+        } else if markers.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2) {
             markers
                 .iter()
                 .map(|m| memchr::memmem::Finder::new(&m.bytes[..]).into_owned())
@@ -190,6 +214,7 @@ impl MarkerSet {
         };
         Ok(MarkerSet {
             finders,
+            shared_prefix,
             markers,
             firsts,
             small_table: small_table(&first_table),
@@ -209,6 +234,7 @@ impl MarkerSet {
             small_table: small_table(&[false; 256]),
             longest: 0,
             finders: Vec::new(),
+            shared_prefix: false,
         }
     }
 
@@ -309,7 +335,8 @@ impl MarkerSet {
     /// last `longest - 1` bytes, and counts if it comes first.
     fn find_with_memmem(&self, hay: &[u8], base: u64, misses: &mut Misses) -> Found {
         let mut first: Option<(usize, usize)> = None;
-        for (index, (finder, marker)) in self.finders.iter().zip(&self.markers).enumerate() {
+        for (index, finder) in self.finders.iter().enumerate() {
+            let needle_len = finder.needle().len();
             // Only a match before the best so far matters.
             let limit = first.map_or(hay.len(), |(at, _)| at);
             // Where this marker is known not to start (a call attempt that
@@ -318,27 +345,36 @@ impl MarkerSet {
             let searched_from = from;
             let mut searched_to = from;
             while from < limit {
-                let end = hay.len().min(limit + marker.bytes.len());
+                let end = hay.len().min(limit + needle_len);
                 let found = finder.find(&hay[from..end]);
                 #[cfg(test)]
                 tests::SEARCHED.with(|n| {
-                    let upto = found.map_or(end, |rel| from + rel + marker.bytes.len());
+                    let upto = found.map_or(end, |rel| from + rel + needle_len);
                     n.set(n.get() + (upto - from));
                 });
                 let Some(rel) = found else {
-                    searched_to = (end + 1).saturating_sub(marker.bytes.len());
+                    searched_to = (end + 1).saturating_sub(needle_len);
                     break;
                 };
                 let at = from + rel;
                 searched_to = at;
-                match check(marker, &hay[at..], &[]) {
-                    Check::Full => {
-                        first = Some((at, index));
+                let check = if self.shared_prefix {
+                    self.check_all(&hay[at..], &[])
+                } else {
+                    match check(&self.markers[index], &hay[at..], &[]) {
+                        Check::Full => Ok(index),
+                        other => Err(other),
+                    }
+                };
+                match check {
+                    Ok(found) => {
+                        first = Some((at, found));
                         break;
                     }
-                    // Its boundary byte is still to come: a partial match.
-                    Check::Prefix => break,
-                    Check::Mismatch => from = at + 1,
+                    // Its boundary byte is still to come: a partial match
+                    // (found below).
+                    Err(Check::Prefix) => break,
+                    Err(_) => from = at + 1,
                 }
             }
             misses.note(index, base, (searched_from, searched_to));
@@ -450,7 +486,7 @@ mod tests {
 
     #[test]
     fn memmem_path_agrees_with_the_byte_path() {
-        let sets: [&[(&str, Boundary)]; 4] = [
+        let sets: [&[(&str, Boundary)]; 5] = [
             &[("<tool_call>", Boundary::None)],
             &[("```tool_call", Boundary::Whitespace)],
             &[
@@ -461,6 +497,11 @@ mod tests {
                 ("```tool_call", Boundary::Whitespace),
                 ("<tool_call>", Boundary::None),
                 ("<fn", Boundary::TagNameEnd),
+            ],
+            // A shared prefix: one searcher for both.
+            &[
+                ("<|tool_calls_section_begin|>", Boundary::None),
+                ("<|tool_call_begin|>", Boundary::None),
             ],
         ];
         for markers in sets {
@@ -482,6 +523,12 @@ mod tests {
                 "x",
                 "<<",
                 "``",
+                "<|tool_calls_section_begin|>",
+                "<|tool_call_begin|>",
+                "<|tool_call_end|>",
+                "<|tool_calls_sec",
+                "<|tool_call_b",
+                "<|tool_",
             ];
             // Every concatenation of three pieces, padded past the memmem threshold.
             for a in pieces {
