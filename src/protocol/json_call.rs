@@ -478,24 +478,11 @@ impl JsonCall {
             cx.recovered(
                 DiagnosticKind::RepairedJson,
                 offset,
-                "raw control characters inside JSON strings were escaped".into(),
+                crate::scan::json::CONTROL_ESCAPED.into(),
             );
         }
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let unicode = [
-            b'\\',
-            b'u',
-            b'0',
-            b'0',
-            HEX[(byte >> 4) as usize],
-            HEX[(byte & 15) as usize],
-        ];
-        let escaped: &[u8] = match byte {
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            _ => &unicode,
-        };
+        let mut buf = [0; 6];
+        let escaped = crate::scan::json::escape_control(byte, &mut buf);
         if self.rejected.is_some() {
             return;
         }

@@ -702,25 +702,11 @@ impl TokenCall {
             cx.recovered(
                 DiagnosticKind::RepairedJson,
                 offset,
-                "raw control characters inside JSON strings were escaped".into(),
+                crate::scan::json::CONTROL_ESCAPED.into(),
             );
         }
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let unicode = [
-            b'\\',
-            b'u',
-            b'0',
-            b'0',
-            HEX[(byte >> 4) as usize],
-            HEX[(byte & 15) as usize],
-        ];
-        let escaped: &[u8] = match byte {
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            _ => &unicode,
-        };
-        let _ = cx.delta_owned(escaped, offset);
+        let mut buf = [0; 6];
+        let _ = cx.delta_owned(crate::scan::json::escape_control(byte, &mut buf), offset);
     }
 
     fn missing_call_end<'c, S: FnMut(crate::Event<'c>)>(

@@ -605,6 +605,32 @@ impl JsonScanner {
     }
 }
 
+/// What a call automaton reports when it escapes raw control bytes
+/// ([`Signal::Control`]).
+pub(crate) const CONTROL_ESCAPED: &str = "raw control characters inside JSON strings were escaped";
+
+/// A raw control byte inside a JSON string, as JSON escapes it: `\n`,
+/// `\r`, `\t`, or `\u00XX` (written into `buf`).
+pub(crate) fn escape_control(byte: u8, buf: &mut [u8; 6]) -> &[u8] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match byte {
+        b'\n' => b"\\n",
+        b'\r' => b"\\r",
+        b'\t' => b"\\t",
+        _ => {
+            *buf = [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 15)],
+            ];
+            buf
+        }
+    }
+}
+
 /// Decodes a JSON string literal (`raw`, quotes included) that the scanner
 /// accepted; borrowed when it has no escapes. `None` if it is not one.
 /// Escapes are checked; raw quotes and control bytes inside are not looked
