@@ -774,3 +774,47 @@ fn on_error_gets_metadata_and_raw_text_only_when_asked() {
         assert_eq!(r.raw_text, want_raw);
     }
 }
+
+/// Every format's default prompt shows the model the markers its parser
+/// looks for.
+#[test]
+fn default_prompts_show_the_parsers_markers() {
+    for &format in Format::ALL {
+        if format == Format::MorphXml {
+            continue; // Its markers are the tools' names.
+        }
+        let weather = Tool::new("get_weather")
+            .with_parameters(json!({"type": "object", "properties": {"city": {"type": "string"}}}));
+        let prompt = format_tools(format, &[weather], None);
+        let (start, _) = format.default_delimiters();
+        assert!(prompt.contains(start), "{format}: {prompt}");
+        assert!(prompt.contains("get_weather"), "{format}: {prompt}");
+    }
+}
+
+#[test]
+fn vendor_token_formats_render_results_in_their_layout() {
+    let result = json!({"temp": 21});
+    assert_eq!(
+        format_tool_response(Format::DeepSeek, "get_weather", &result),
+        "<｜tool▁output▁begin｜>{\"temp\":21}<｜tool▁output▁end｜>"
+    );
+    assert_eq!(
+        format_tool_response(Format::KimiK2, "get_weather", &result),
+        "## Return of functions.get_weather:0\n{\"temp\":21}"
+    );
+    // DeepSeek-V3's `function` names the layout where the name follows the
+    // separator: a tool of that name still parses back.
+    let call = format_tool_call(Format::DeepSeek, "function", &json!({"x": 1}));
+    let events = toolsieve::Parser::new(Format::DeepSeek).parse(call.as_bytes());
+    let calls: Vec<(String, String)> = events
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::ToolCall {
+                tool_name, input, ..
+            } => Some((tool_name.into_owned(), input.into_owned())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, [("function".to_string(), r#"{"x":1}"#.to_string())]);
+}
