@@ -99,3 +99,28 @@ fn an_xml_call_in_one_chunk_sends_its_arguments_as_one_delta() {
         assert_eq!(deltas, [r#"{"city": "Paris", "days": 3}"#], "{format}");
     }
 }
+
+/// The special-token formats borrow the same way: the name is a slice of
+/// the call's id (`functions.get_weather:0`), the arguments the model's
+/// bytes.
+#[test]
+fn a_token_call_in_one_chunk_borrows_its_name_and_input() {
+    let texts = [
+        (Format::DeepSeek, "Sure.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"東京\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+        (Format::KimiK2, "Sure.<|tool_calls_section_begin|><|tool_call_begin|> functions.get_weather:0 <|tool_call_argument_begin|>{\"city\": \"東京\"}<|tool_call_end|><|tool_calls_section_end|>"),
+    ];
+    for (format, text) in texts {
+        let events = Parser::new(format).parse(text.as_bytes());
+        let borrowed = events.iter().any(|e| {
+            matches!(
+                e,
+                Event::ToolCall {
+                    tool_name: Cow::Borrowed("get_weather"),
+                    input: Cow::Borrowed(r#"{"city": "東京"}"#),
+                    ..
+                }
+            )
+        });
+        assert!(borrowed, "{format}: {events:?}");
+    }
+}

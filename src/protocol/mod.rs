@@ -154,7 +154,7 @@ impl Automaton {
             Automaton::Json(a) => a.steady(bytes, offset, started, carried),
             // Their deltas are built: nothing is carried between steady ones.
             Automaton::Xml(a) if !carried => a.steady(bytes, offset, started),
-            Automaton::Token(a) => a.steady(bytes, started),
+            Automaton::Token(a) => a.steady(bytes, offset, started),
             Automaton::Xml(_) | Automaton::Morph(_) => Steady::No,
         }
     }

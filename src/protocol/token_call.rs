@@ -12,6 +12,8 @@
 //! (a model that leaves out the section's tokens, or the call after one that
 //! failed). The arguments stream verbatim, as the model writes them.
 
+use std::borrow::Cow;
+
 use super::{Failure, Outcome, Steady};
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
@@ -170,6 +172,8 @@ pub(crate) struct TokenCall {
     sectioned: bool,
     /// The name part read so far, or DeepSeek-V3's name.
     head: Vec<u8>,
+    /// Stream offset of `head[0]`.
+    head_at: u64,
     /// Bytes of a token being matched (`<` and what follows).
     pending: Vec<u8>,
     /// Stream offset of `pending[0]`.
@@ -201,6 +205,7 @@ impl TokenCall {
             phase: Phase::FirstCall,
             sectioned: true,
             head: Vec::new(),
+            head_at: 0,
             pending: Vec::new(),
             pending_at: 0,
             matching: 0,
@@ -262,7 +267,7 @@ impl TokenCall {
     /// arguments that do not end them, or inside a name or a token that
     /// they do not end.
     #[inline(never)]
-    pub(crate) fn steady(&mut self, bytes: &[u8], started: bool) -> Steady<'static> {
+    pub(crate) fn steady(&mut self, bytes: &[u8], offset: u64, started: bool) -> Steady<'static> {
         if self.rejected.is_some() {
             return Steady::No;
         }
@@ -302,6 +307,9 @@ impl TokenCall {
                 };
                 if self.head.len() + bytes.len() > MAX_HEAD || bytes.contains(&stop) {
                     return Steady::No;
+                }
+                if self.head.is_empty() {
+                    self.head_at = offset;
                 }
                 self.head.extend_from_slice(bytes);
                 Steady::Quiet
@@ -386,6 +394,9 @@ impl TokenCall {
                     // Up to the limit, then the failure: at the same byte
                     // however the name was cut into chunks.
                     let room = MAX_HEAD.saturating_sub(self.head.len());
+                    if self.head.is_empty() {
+                        self.head_at = cx.offset(i);
+                    }
                     self.head.extend_from_slice(&rest[..n.min(room)]);
                     i += n.min(room);
                     if n > room {
@@ -677,7 +688,17 @@ impl TokenCall {
                 format!("{name:?} is not a tool name"),
             ));
         }
-        cx.start(name, at).map_err(|f| f.with_name(name))?;
+        // Where the name stands in the stream (a slice of the head, which
+        // is the stream's bytes when they are UTF-8): events borrow it from
+        // the chunk.
+        let origin = match head {
+            Cow::Borrowed(h) => {
+                Some(self.head_at + (name.as_ptr() as usize - h.as_ptr() as usize) as u64)
+            }
+            Cow::Owned(_) => None,
+        };
+        cx.start_at(name, origin, at)
+            .map_err(|f| f.with_name(name))?;
         self.phase = Phase::BeforeArgs;
         Ok(())
     }
