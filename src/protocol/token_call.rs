@@ -107,24 +107,22 @@ impl Vendor {
         }
     }
 
-    /// The call's name in the bytes between its begin token and the
-    /// separator, trimmed; `None` for DeepSeek-V3's `function` (the name
-    /// follows the separator).
-    fn name_of(self, head: &str) -> Option<&str> {
+    /// The call's name in the (trimmed) bytes between its begin token and
+    /// the separator.
+    fn name_of(self, head: &str) -> &str {
         match self {
-            Vendor::DeepSeek if head == "function" => None,
-            Vendor::DeepSeek => Some(head),
+            Vendor::DeepSeek => head,
             // `functions.NAME:0`: the namespace and the call's index go.
             Vendor::KimiK2 => {
                 let name = head.strip_prefix("functions.").unwrap_or(head);
-                Some(match name.rsplit_once(':') {
+                match name.rsplit_once(':') {
                     Some((name, index))
                         if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) =>
                     {
                         name
                     }
                     _ => name,
-                })
+                }
             }
         }
     }
@@ -300,12 +298,7 @@ impl TokenCall {
                 Steady::Quiet
             }
             Phase::Head | Phase::V3Name => {
-                let stop = if self.phase == Phase::Head {
-                    self.vendor.tokens().sep.as_bytes()[0]
-                } else {
-                    b'\n'
-                };
-                if self.head.len() + bytes.len() > MAX_HEAD || bytes.contains(&stop) {
+                if self.head.len() + bytes.len() > MAX_HEAD || bytes.contains(&self.name_stop()) {
                     return Steady::No;
                 }
                 if self.head.is_empty() {
@@ -384,13 +377,8 @@ impl TokenCall {
                     }
                 }
                 Phase::Head | Phase::V3Name => {
-                    let stop = if self.phase == Phase::Head {
-                        t.sep.as_bytes()[0]
-                    } else {
-                        b'\n'
-                    };
                     let rest = &bytes[i..];
-                    let n = memchr::memchr(stop, rest).unwrap_or(rest.len());
+                    let n = memchr::memchr(self.name_stop(), rest).unwrap_or(rest.len());
                     // Up to the limit, then the failure: at the same byte
                     // however the name was cut into chunks.
                     let room = MAX_HEAD.saturating_sub(self.head.len());
@@ -419,40 +407,26 @@ impl TokenCall {
                         }
                     }
                 }
-                Phase::Sep => {
-                    let sep = t.sep.as_bytes();
-                    if self.pending.is_empty() && bytes[i..].starts_with(sep) {
-                        self.pending.extend_from_slice(sep);
-                        i += sep.len();
+                Phase::Sep => match self.continue_literal(t.sep.as_bytes(), bytes, &mut i) {
+                    None => return (i, Outcome::More),
+                    Some(false) => {
+                        let at = self.pending_at;
+                        return (
+                            i,
+                            self.malformed(at, "expected the separator after the call's name"),
+                        );
                     }
-                    while self.pending.len() < sep.len() {
-                        let Some(&b) = bytes.get(i) else {
-                            return (i, Outcome::More);
-                        };
-                        if b != sep[self.pending.len()] {
-                            let at = self.pending_at;
-                            return (
-                                i,
-                                self.malformed(at, "expected the separator after the call's name"),
-                            );
-                        }
-                        self.pending.push(b);
-                        i += 1;
+                    // DeepSeek-V3: the name follows, on its own line.
+                    Some(true) if self.vendor == Vendor::DeepSeek && self.head_is(b"function") => {
+                        self.head.clear();
+                        self.phase = Phase::V3Name;
                     }
-                    self.pending.clear();
-                    let head = String::from_utf8_lossy(&self.head).trim().to_owned();
-                    match self.vendor.name_of(&head) {
-                        Some(_) => {
-                            if let Err(f) = self.start_call(cx.offset(i), cx) {
-                                return (i, Outcome::failed(f));
-                            }
-                        }
-                        None => {
-                            self.head.clear();
-                            self.phase = Phase::V3Name;
+                    Some(true) => {
+                        if let Err(f) = self.start_call(cx.offset(i), cx) {
+                            return (i, Outcome::failed(f));
                         }
                     }
-                }
+                },
                 Phase::BeforeArgs => {
                     let ws = bytes[i..].iter().take_while(|&&b| is_ws(b)).count();
                     i += ws;
@@ -472,22 +446,17 @@ impl TokenCall {
                         }
                     }
                 }
-                Phase::FenceOpen => {
-                    while self.pending.len() < FENCE_OPEN.len() {
-                        let Some(&b) = bytes.get(i) else {
-                            return (i, Outcome::More);
-                        };
-                        if b != FENCE_OPEN[self.pending.len()] {
-                            let at = self.pending_at;
-                            return (i, self.malformed(at, "expected the arguments' JSON object"));
-                        }
-                        self.pending.push(b);
-                        i += 1;
+                Phase::FenceOpen => match self.continue_literal(FENCE_OPEN, bytes, &mut i) {
+                    None => return (i, Outcome::More),
+                    Some(false) => {
+                        let at = self.pending_at;
+                        return (i, self.malformed(at, "expected the arguments' JSON object"));
                     }
-                    self.pending.clear();
-                    self.fenced = true;
-                    self.phase = Phase::BeforeArgs;
-                }
+                    Some(true) => {
+                        self.fenced = true;
+                        self.phase = Phase::BeforeArgs;
+                    }
+                },
                 Phase::Args => {
                     let (n, signal) = match self.prescanned.take() {
                         Some(scan) => scan,
@@ -674,10 +643,9 @@ impl TokenCall {
     ) -> Result<(), Failure> {
         let head = String::from_utf8_lossy(&self.head);
         let name = match self.phase {
-            Phase::V3Name => Some(head.trim()),
+            Phase::V3Name => head.trim(),
             _ => self.vendor.name_of(head.trim()),
-        }
-        .unwrap_or_default();
+        };
         let plausible = !name.is_empty()
             && !name.contains(char::REPLACEMENT_CHARACTER)
             && !name.chars().any(|c| c.is_whitespace() || c.is_control());
@@ -701,6 +669,40 @@ impl TokenCall {
             .map_err(|f| f.with_name(name))?;
         self.phase = Phase::BeforeArgs;
         Ok(())
+    }
+
+    /// The byte that ends the name part: the separator's first, or for
+    /// DeepSeek-V3's name the line break.
+    fn name_stop(&self) -> u8 {
+        match self.phase {
+            Phase::V3Name => b'\n',
+            _ => self.vendor.tokens().sep.as_bytes()[0],
+        }
+    }
+
+    /// Whether the name part, trimmed, is `word`.
+    fn head_is(&self, word: &[u8]) -> bool {
+        std::str::from_utf8(&self.head).is_ok_and(|h| h.trim().as_bytes() == word)
+    }
+
+    /// Matches `bytes` from `*i` on against the rest of `literal` after the
+    /// `pending` bytes of it already read: `Some(true)` once all of it is
+    /// read (`pending` is then cleared), `Some(false)` at the first byte
+    /// that differs (not consumed), `None` when the slice ends first.
+    fn continue_literal(&mut self, literal: &[u8], bytes: &[u8], i: &mut usize) -> Option<bool> {
+        let want = &literal[self.pending.len()..];
+        let rest = &bytes[*i..];
+        let common = want.iter().zip(rest).take_while(|(a, b)| a == b).count();
+        self.pending.extend_from_slice(&rest[..common]);
+        *i += common;
+        if common == want.len() {
+            self.pending.clear();
+            Some(true)
+        } else if common == rest.len() {
+            None
+        } else {
+            Some(false)
+        }
     }
 
     fn malformed(&self, at: u64, message: &str) -> Outcome {
