@@ -226,6 +226,9 @@ M = "minimax-m2"
 w(M, "several_invokes_one_block", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n<invoke name="get_weather">\n<parameter name="city">Rome</parameter>\n<parameter name="days">2</parameter>\n</invoke>\n</minimax:tool_call>', TYPED_TOOLS)
 w(M, "single_quoted_names", "<minimax:tool_call>\n<invoke name='get_weather'>\n<parameter name='city'>Kyiv</parameter>\n</invoke>\n</minimax:tool_call>", TYPED_TOOLS)
 w(M, "unknown_then_known_in_block", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n<invoke name="nope">\n<parameter name="x">1</parameter>\n</invoke>\n</minimax:tool_call>', TYPED_TOOLS)
+# Attributes after the name (models echo them from tool descriptions) are
+# not part of it.
+w(M, "extra_attributes", '<minimax:tool_call>\n<invoke name="get_weather" description="Get the weather (e.g. for a city)">\n<parameter name="city" type="string">Paris</parameter>\n<parameter name=\'days\' type=\'integer\'>2</parameter>\n</invoke>\n</minimax:tool_call>', TYPED_TOOLS)
 w(M, "missing_close_invoke", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</minimax:tool_call>', TYPED_TOOLS)
 # Closing tags once too often between elements: skipped.
 w(Q, "stray_close_tags", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</parameter>\n<parameter=days>\n2\n</parameter>\n</function>\n</function>\n</tool_call> after", TYPED_TOOLS)

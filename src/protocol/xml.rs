@@ -297,17 +297,21 @@ pub(crate) fn skip_ws(body: &[u8], from: usize) -> usize {
 
 /// An attribute value, trimmed and with surrounding quotes removed, written
 /// into `out` (cleared first, its allocation reused).
+///
+/// A quoted value ends at its closing quote: attributes after it
+/// (`<invoke name="run" description="…">`, which models echo from tool
+/// descriptions) are not part of it.
 pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
     let t = match crate::scan::utf8::validate(raw) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(()) => String::from_utf8_lossy(raw),
     };
     let t = t.trim();
-    let unq = t
-        .strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .or_else(|| t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
-        .unwrap_or(t);
+    let quoted = |q: char| {
+        let inner = t.strip_prefix(q)?;
+        inner.find(q).map(|end| &inner[..end])
+    };
+    let unq = quoted('"').or_else(|| quoted('\'')).unwrap_or(t);
     out.clear();
     out.push_str(unq);
 }
