@@ -238,6 +238,12 @@ w(L, "stray_close_tags", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_
 w(L, "glm47_no_newlines", "Checking.<tool_call>get_weather<arg_key>city</arg_key><arg_value>Beijing</arg_value><arg_key>days</arg_key><arg_value>2</arg_value></tool_call>", TYPED_TOOLS)
 w(L, "glm47_parallel", "".join(xml_call(L, "get_weather", [("city", x)], nl=False) for x in ["Beijing", "Shanghai"]), TYPED_TOOLS)
 w(L, "json_array_value", "<tool_call>configure\n<arg_key>tags</arg_key>\n<arg_value>[\"x\", \"y\"]</arg_value>\n<arg_key>options</arg_key>\n<arg_value>{\"a\": 1}</arg_value>\n</tool_call>", TYPED_TOOLS)
+# Line breaks delivered escaped (a backslash and an `n`), as some servers
+# pass GLM's output on; the value holds escaped JSON too.
+w(L, "escaped_line_breaks", "Checking.<tool_call>configure\\n<arg_key>tags</arg_key>\\n<arg_value>[\\\"x\\\", \\\"y\\\"]</arg_value>\\n<arg_key>count</arg_key>\\n<arg_value>3</arg_value>\\n</tool_call>\\nDone.", TYPED_TOOLS)
+# A backslash right after the name, then the end: as a stream cut inside
+# the name.
+w(L, "eof_after_name_backslash", "Look: <tool_call>get_weather\\", TYPED_TOOLS)
 w(L, "name_only_no_args", "<tool_call>get_time</tool_call>", TYPED_TOOLS)
 # The stream ends inside the name (a cut-off call, or prose that mentions
 # the tag): text; after the name's line break, the call is recovered.

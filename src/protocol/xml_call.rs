@@ -54,6 +54,10 @@ struct Tags {
     /// Opens a parameter: with the key as attribute, or GLM's `<arg_key>`.
     param_open: Pat,
     param_close: &'static [u8],
+    /// Whether a literal `\n` (a backslash and an `n`) separates elements
+    /// as a line break does: some servers deliver GLM's line breaks escaped
+    /// (`<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>…`).
+    escaped_breaks: bool,
 }
 
 impl Dialect {
@@ -84,6 +88,7 @@ static QWEN3_CODER: Tags = Tags {
     func_close: Some(b"</function>"),
     param_open: Pat::Open(b"<parameter="),
     param_close: b"</parameter>",
+    escaped_breaks: false,
 };
 
 static MINIMAX_M2: Tags = Tags {
@@ -92,6 +97,7 @@ static MINIMAX_M2: Tags = Tags {
     func_close: Some(b"</invoke>"),
     param_open: Pat::Open(b"<parameter name="),
     param_close: b"</parameter>",
+    escaped_breaks: false,
 };
 
 static GLM: Tags = Tags {
@@ -100,6 +106,7 @@ static GLM: Tags = Tags {
     func_close: None,
     param_open: Pat::Lit(b"<arg_key>"),
     param_close: b"</arg_value>",
+    escaped_breaks: true,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -446,7 +453,10 @@ impl XmlCall {
                     }
                 }
                 Phase::Params | Phase::ValueOpen => {
-                    self.pos = skip_ws(&self.body, self.pos);
+                    let Some(pos) = self.skip_separators(self.pos, eof) else {
+                        return self.wait_one_byte();
+                    };
+                    self.pos = pos;
                     if self.pos == len {
                         return if eof {
                             self.end_early(cx)
@@ -624,7 +634,9 @@ impl XmlCall {
                     close_at,
                     ws_to,
                 } => {
-                    let next = skip_ws(&self.body, ws_to);
+                    let Some(next) = self.skip_separators(ws_to, eof) else {
+                        return self.wait_one_byte();
+                    };
                     self.phase = Phase::ValueEnd {
                         start,
                         close_at,
@@ -790,6 +802,33 @@ impl XmlCall {
     }
 
     /// GLM: the name is the text up to the first newline or tag.
+    /// The first byte at or after `from` that is neither whitespace nor,
+    /// where the dialect has them, an escaped line break (`\n`, `\r`,
+    /// `\t` written out). `None` while a lone backslash at the end of the
+    /// body may begin one.
+    fn skip_separators(&self, from: usize, eof: bool) -> Option<usize> {
+        let mut at = skip_ws(&self.body, from);
+        if !self.tags.escaped_breaks {
+            return Some(at);
+        }
+        loop {
+            match self.body.get(at..at + 2) {
+                Some(b"\\n" | b"\\r" | b"\\t") => at = skip_ws(&self.body, at + 2),
+                None if !eof && self.body.get(at) == Some(&b'\\') => return None,
+                _ => return Some(at),
+            }
+        }
+    }
+
+    /// Waits for the next byte: one more decides what the last begins.
+    fn wait_one_byte(&mut self) -> Outcome {
+        self.wait = Wait {
+            until: self.body.len() + 1,
+            for_close: false,
+        };
+        Outcome::More
+    }
+
     fn glm_name<'c, S: FnMut(Event<'c>)>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
@@ -799,7 +838,9 @@ impl XmlCall {
         // Only the first MAX_TAG bytes may hold the name, however many have
         // arrived: the verdict must not depend on the chunking.
         let rest = &self.body[from..self.body.len().min(from + MAX_TAG)];
-        let stop = memchr::memchr2(b'\n', b'<', rest);
+        // A backslash ends it too: names have none, and an escaped line
+        // break (`\n`) may follow (see `Tags::escaped_breaks`).
+        let stop = memchr::memchr3(b'\n', b'<', b'\\', rest);
         let Some(stop) = stop.or((rest.len() == MAX_TAG).then_some(rest.len())) else {
             if eof {
                 // `<tool_call>get_wea` cut off: the name may be a prefix of
@@ -812,6 +853,18 @@ impl XmlCall {
             }
             return Outcome::More;
         };
+        if rest.get(stop) == Some(&b'\\') && from + stop + 1 == self.body.len() {
+            // A backslash last: an escaped line break or not, the call is
+            // decided by the next byte (the end here, as inside the name).
+            if eof {
+                return self.failed(
+                    DiagnosticKind::UnfinishedCall,
+                    self.body.len(),
+                    "the stream ended after the tool name's backslash",
+                );
+            }
+            return self.wait_one_byte();
+        }
         let name = String::from_utf8_lossy(&rest[..stop]).trim().to_owned();
         let plausible = !name.is_empty()
             && name.bytes().all(|b| {
