@@ -280,6 +280,13 @@ w(X, "nested_array_single_object", "<update_plan><explanation>One step</explanat
 # A `>` inside an attribute's quotes does not end the tag; one element
 # around a number is that number.
 w(X, "attribute_with_gt_and_wrapped_number", "<get_weather note=\"a > b\"><city lang='en > fr'>Paris</city><days><item>3</item></days></get_weather>", MT)
+# Closing tags wrapped by the model (`</\n  step>`) or with spaces still
+# close their element.
+PLAN = [{"name": "update_plan", "description": "Update the plan", "parameters": {"type": "object", "properties": {
+    "explanation": {"type": "string"},
+    "plan": {"type": "object", "properties": {"step": {"type": "array", "items": {"type": "object", "properties": {
+        "step": {"type": "string"}, "status": {"type": "string"}}}}}}}}}]
+w(X, "wrapped_close_tags", "<update_plan><explanation>Plan</ explanation><plan><step><step>Analyze</step><status>completed</status></step><step><step>Create AGENTS.md</\n  step><status>in_progress</status ></step></\nplan></ update_plan >", PLAN)
 w(X, "stray_close_tag", "<shell><command>ls</command><command>app</command><command>shared</command></command><justification>List key\n  directories</justification><timeout_ms>5000</timeout_ms><with_escalated_permissions>false</with_escalated_permissions><workdir>/Users/me/\n  v2</workdir></shell>", SHELL)
 w(X, "array_elements_apart", "<shell><command>git</command><command>log</command><justification>oneline</justification><command>-10</command><justification>Examine recent commits</justification><timeout_ms>5000</timeout_ms><workdir>.</workdir></shell>", SHELL)
 w(X, "prose_call_prose", "Checking.\n<get_weather>\n  <city>Seoul</city>\n  <days>3</days>\n</get_weather>\nDone.", MT)

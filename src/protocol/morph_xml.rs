@@ -75,6 +75,36 @@ fn is_name(key: &[u8]) -> bool {
             .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
 }
 
+/// Is there a closing tag `</key>` at `at`? Where it ends if so. Whitespace
+/// may stand around the name: models wrap long lines inside tags
+/// (`</\n  step>`), and XML allows it before the `>`. `None` when the body
+/// ends before that is known.
+fn closes(body: &[u8], at: usize, key: &[u8]) -> Option<Option<usize>> {
+    if !starts(body, at, b"</")? {
+        return Some(None);
+    }
+    let name = at + 2 + crate::scan::skip_ws(&body[at + 2..]);
+    if !starts(body, name, key)? {
+        return Some(None);
+    }
+    let gt = name + key.len() + crate::scan::skip_ws(&body[name + key.len()..]);
+    match body.get(gt) {
+        None => None,
+        Some(b'>') => Some(Some(gt + 1)),
+        Some(_) => Some(None),
+    }
+}
+
+/// `bytes` without whitespace at either end.
+fn trim_ws(bytes: &[u8]) -> &[u8] {
+    let start = crate::scan::skip_ws(bytes);
+    let end = bytes
+        .iter()
+        .rposition(|&b| !crate::scan::is_ws(b))
+        .map_or(start, |i| i + 1);
+    &bytes[start..end.max(start)]
+}
+
 /// Is there an opening tag `<key` (then `>`, `/` or whitespace) at `at`?
 fn opens(body: &[u8], at: usize, key: &[u8]) -> Option<bool> {
     match starts(body, at + 1, key)? {
@@ -127,8 +157,6 @@ impl Param {
 pub(crate) struct MorphXml {
     tools: Vec<String>,
     name: Vec<u8>,
-    /// `</name>`: the root's closing tag.
-    root_close: Vec<u8>,
     phase: Phase,
     body: Body,
     pos: usize,
@@ -153,7 +181,6 @@ impl MorphXml {
         MorphXml {
             tools: tools.iter().map(|t| t.name.clone()).collect(),
             name: Vec::new(),
-            root_close: Vec::new(),
             phase: Phase::Open,
             body: Body::default(),
             pos: 0,
@@ -174,10 +201,6 @@ impl MorphXml {
         if let Some(name) = self.tools.get(marker) {
             self.name.extend_from_slice(name.as_bytes());
         }
-        self.root_close.clear();
-        self.root_close.extend_from_slice(b"</");
-        self.root_close.extend_from_slice(&self.name);
-        self.root_close.push(b'>');
         self.phase = Phase::Open;
         self.body.clear();
         self.pos = 0;
@@ -273,8 +296,8 @@ impl MorphXml {
                     if self.body[at] != b'<' {
                         return self.end_early(cx);
                     }
-                    match starts(&self.body, at, &self.root_close) {
-                        Some(true) => return self.complete(cx, at + self.root_close.len()),
+                    match closes(&self.body, at, &self.name) {
+                        Some(Some(end)) => return self.complete(cx, end),
                         None if !eof => return Outcome::More,
                         _ => {}
                     }
@@ -288,7 +311,8 @@ impl MorphXml {
                     };
                     let head = &window[..gt];
                     let end = at + 1 + gt + 1;
-                    if let Some(stray) = head.strip_prefix(b"/").filter(|k| is_name(k)) {
+                    if let Some(stray) = head.strip_prefix(b"/").map(trim_ws).filter(|k| is_name(k))
+                    {
                         // A closing tag with no element open (`</command>`
                         // once more after `</command>`), as models now and
                         // then write one: skipped.
@@ -330,7 +354,6 @@ impl MorphXml {
                     };
                 }
                 Phase::Child { start, depth } => {
-                    let key_len = self.key.len();
                     let mut i = self.scan_from;
                     let mut depth = depth;
                     loop {
@@ -348,28 +371,22 @@ impl MorphXml {
                         };
                         let lt = i + rel;
                         let (body, key) = (&self.body, self.key.as_bytes());
-                        let close_key = starts(body, lt + 1, b"/").and_then(|slash| {
-                            if !slash {
-                                return Some(false);
-                            }
-                            let k = starts(body, lt + 2, key)?;
-                            Some(k && *body.get(lt + 2 + key.len())? == b'>')
-                        });
+                        let close_key = closes(body, lt, key);
                         let nested = opens(body, lt, key);
-                        let root_close = starts(body, lt, &self.root_close);
+                        let root_close = closes(body, lt, &self.name);
                         if (close_key.is_none() || nested.is_none() || root_close.is_none()) && !eof
                         {
                             self.scan_from = lt;
                             self.phase = Phase::Child { start, depth };
                             return Outcome::More;
                         }
-                        if close_key == Some(true) {
+                        if let Some(Some(close_end)) = close_key {
                             if depth == 0 {
                                 let content =
                                     String::from_utf8_lossy(&self.body[start..lt]).into_owned();
                                 let k = std::mem::take(&mut self.key);
                                 self.value(k, &content, true, start, cx);
-                                self.pos = lt + key_len + 3;
+                                self.pos = close_end;
                                 self.phase = Phase::Children;
                                 break;
                             }
@@ -383,7 +400,7 @@ impl MorphXml {
                                 );
                             }
                             depth += 1;
-                        } else if root_close == Some(true) {
+                        } else if matches!(root_close, Some(Some(_))) {
                             cx.recovered(
                                 DiagnosticKind::MissingCloseTag,
                                 self.at(lt),
@@ -725,15 +742,14 @@ fn children(content: &str, max_depth: usize) -> Option<Vec<(String, String)>> {
             continue;
         }
         // Find the matching close, counting nested same-name elements.
-        let close = format!("</{name}>");
         let open = format!("<{name}");
         let mut depth = 0usize;
         let mut j = gt + 1;
-        let end = loop {
+        let (end, after) = loop {
             let lt = j + memchr::memchr(b'<', &b[j..])?;
-            if content[lt..].starts_with(&close) {
+            if let Some(Some(after)) = closes(b, lt, name.as_bytes()) {
                 if depth == 0 {
-                    break lt;
+                    break (lt, after);
                 }
                 depth -= 1;
             } else if content[lt..].starts_with(&open)
@@ -745,7 +761,7 @@ fn children(content: &str, max_depth: usize) -> Option<Vec<(String, String)>> {
             j = lt + 1;
         };
         out.push((name.to_owned(), content[gt + 1..end].to_owned()));
-        i = skip_ws(b, end + close.len());
+        i = skip_ws(b, after);
     }
     Some(out)
 }
