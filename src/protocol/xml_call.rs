@@ -806,11 +806,19 @@ impl XmlCall {
     /// where the dialect has them, an escaped line break (`\n`, `\r`,
     /// `\t` written out). `None` while a lone backslash at the end of the
     /// body may begin one.
+    #[inline]
     fn skip_separators(&self, from: usize, eof: bool) -> Option<usize> {
-        let mut at = skip_ws(&self.body, from);
-        if !self.tags.escaped_breaks {
+        let at = skip_ws(&self.body, from);
+        if !self.tags.escaped_breaks || self.body.get(at) != Some(&b'\\') {
             return Some(at);
         }
+        self.skip_escaped_breaks(at, eof)
+    }
+
+    /// [`skip_separators`](Self::skip_separators) from the backslash at
+    /// `at`, for a dialect with escaped line breaks.
+    #[inline(never)]
+    fn skip_escaped_breaks(&self, mut at: usize, eof: bool) -> Option<usize> {
         loop {
             match self.body.get(at..at + 2) {
                 Some(b"\\n" | b"\\r" | b"\\t") => at = skip_ws(&self.body, at + 2),
