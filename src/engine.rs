@@ -397,7 +397,8 @@ impl Core {
         let buf = &self.call_buf;
         let buffered_to = self.call_start + buf.len() as u64;
         let at = |o: u64| usize::try_from(o.saturating_sub(self.call_start)).unwrap_or(0);
-        let mut bytes = Vec::new();
+        // One allocation, when the bytes are both buffered and in the chunk.
+        let mut bytes = Vec::with_capacity(usize::try_from(to.saturating_sub(from)).unwrap_or(0));
         if from < buffered_to {
             let b = at(to.min(buffered_to)).min(buf.len());
             bytes.extend_from_slice(&buf[at(from).min(b)..b]);
