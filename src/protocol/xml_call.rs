@@ -801,7 +801,6 @@ impl XmlCall {
         }
     }
 
-    /// GLM: the name is the text up to the first newline or tag.
     /// The first byte at or after `from` that is neither whitespace nor,
     /// where the dialect has them, an escaped line break (`\n`, `\r`,
     /// `\t` written out). `None` while a lone backslash at the end of the
@@ -837,6 +836,8 @@ impl XmlCall {
         Outcome::More
     }
 
+    /// GLM: the name is the text up to the first newline, tag or
+    /// backslash.
     fn glm_name<'c, S: FnMut(Event<'c>)>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
