@@ -82,6 +82,9 @@ w(H, "array_not_objects", "<tool_call>[" + call_obj("get_time", "{}") + ", 42]</
 w(H, "second_object_unknown_tool", "<tool_call>\n" + call_obj("get_time", "{}") + "\n" + call_obj("launch_rockets", '{"n": 3}') + "\n</tool_call>\nafter", WEATHER_TOOLS)
 w(H, "first_object_unknown_tool", "<tool_call>\n" + call_obj("launch_rockets", '{"n": 3}') + "\n" + call_obj("get_time", "{}") + "\n</tool_call>\nafter", WEATHER_TOOLS)
 w(H, "raw_newline_in_string", '<tool_call>{"name": "write", "arguments": {"text": "line1\nline2"}}</tool_call>')
+# Single backslashes before characters JSON does not escape (regular
+# expressions, Windows paths): kept as backslashes, the call delivered.
+w(H, "invalid_escapes_kept", 'Searching.\n<tool_call>\n{"name": "grep", "arguments": {"pattern": "\\d+\\.log$", "path": "C:\\Users\\me", "note": "tab\\tok \\u00e9 \\"q\\""}}\n</tool_call>\nDone.')
 
 G = "gemma"
 def fence(args_json, name="get_weather", tag="tool_call", nl="\n"):
@@ -442,6 +445,7 @@ for fmt in ["deepseek", "kimi-k2"]:
     w(fmt, "malformed_then_valid", tok_section(fmt, [("search", "{invalid json}"), ("get_time", "{}")]) + " after")
     w(fmt, "arguments_not_an_object", one('["Paris"]') + " then " + one('{"city": "Oslo"}'))
     w(fmt, "raw_newline_in_string", one('{"text": "line one\nline two"}', "echo"))
+    w(fmt, "invalid_escapes_kept", one('{"pattern": "\\d+\\s\\w", "path": "C:\\Users\\me"}', "grep"))
     w(fmt, "unknown_tool", "Calling.\n" + tok_section(fmt, [("launch_rockets", '{"q": 1}'), ("get_weather", '{"city": "Nice"}')]), WEATHER_TOOLS)
     w(fmt, "known_tools", tok_section(fmt, [("get_weather", '{"city": "Nice"}'), ("get_time", "{}")]), WEATHER_TOOLS)
     w(fmt, "eof_after_call_end", "Sure.\n" + sb + tok_one(fmt, "get_weather", '{"city": "Bern"}'))

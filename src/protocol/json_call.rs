@@ -473,28 +473,34 @@ impl JsonCall {
         offset: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        if !self.repaired && self.rejected.is_none() {
-            self.repaired = true;
-            cx.recovered(
-                DiagnosticKind::RepairedJson,
-                offset,
-                crate::scan::json::CONTROL_ESCAPED.into(),
-            );
-        }
         let mut buf = [0; 6];
         let escaped = crate::scan::json::escape_control(byte, &mut buf);
+        self.repair(escaped, offset, crate::scan::json::CONTROL_ESCAPED, cx);
+    }
+
+    /// Writes `fixed` where the model's bytes were not JSON (a raw control
+    /// byte escaped, a backslash doubled), and says so once per call.
+    fn repair<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        fixed: &[u8],
+        offset: u64,
+        what: &str,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
         if self.rejected.is_some() {
             return;
         }
+        if !self.repaired {
+            self.repaired = true;
+            cx.recovered(DiagnosticKind::RepairedJson, offset, what.into());
+        }
         match self.capture {
             Capture::None | Capture::Skip => {}
-            Capture::Key | Capture::Name | Capture::ArgsString => {
-                self.buf.extend_from_slice(escaped)
-            }
+            Capture::Key | Capture::Name | Capture::ArgsString => self.buf.extend_from_slice(fixed),
             Capture::ArgsObject if cx.started() => {
-                let _ = cx.delta_owned(escaped, offset);
+                let _ = cx.delta_owned(fixed, offset);
             }
-            Capture::ArgsObject => self.pending.extend_from_slice(escaped),
+            Capture::ArgsObject => self.pending.extend_from_slice(fixed),
         }
     }
 
@@ -651,6 +657,11 @@ impl JsonCall {
                             self.take(seg, seg_offset, cx);
                             self.escape_control(bytes[i], cx.offset(i), cx);
                             i += 1;
+                        }
+                        Signal::BadEscape => {
+                            self.take(seg, seg_offset, cx);
+                            let what = crate::scan::json::BACKSLASH_ESCAPED;
+                            self.repair(b"\\", cx.offset(i), what, cx);
                         }
                         Signal::Syntax | Signal::TooDeep => {
                             self.take(seg, seg_offset, cx);

@@ -484,6 +484,10 @@ impl TokenCall {
                             self.escape_control(bytes[i], cx.offset(i), cx);
                             i += 1;
                         }
+                        Signal::BadEscape => {
+                            let what = crate::scan::json::BACKSLASH_ESCAPED;
+                            self.repair(b"\\", cx.offset(i), what, cx);
+                        }
                         // The scanner signals no member (`quiet_members`).
                         Signal::KeyStart
                         | Signal::KeyEnd
@@ -717,19 +721,28 @@ impl TokenCall {
         offset: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
+        let mut buf = [0; 6];
+        let escaped = crate::scan::json::escape_control(byte, &mut buf);
+        self.repair(escaped, offset, crate::scan::json::CONTROL_ESCAPED, cx);
+    }
+
+    /// Writes `fixed` where the model's bytes were not JSON (a raw control
+    /// byte escaped, a backslash doubled), and says so once per call.
+    fn repair<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        fixed: &[u8],
+        offset: u64,
+        what: &str,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
         if self.rejected.is_some() {
             return;
         }
         if !self.repaired {
             self.repaired = true;
-            cx.recovered(
-                DiagnosticKind::RepairedJson,
-                offset,
-                crate::scan::json::CONTROL_ESCAPED.into(),
-            );
+            cx.recovered(DiagnosticKind::RepairedJson, offset, what.into());
         }
-        let mut buf = [0; 6];
-        let _ = cx.delta_owned(crate::scan::json::escape_control(byte, &mut buf), offset);
+        let _ = cx.delta_owned(fixed, offset);
     }
 
     fn missing_call_end<'c, S: FnMut(crate::Event<'c>)>(

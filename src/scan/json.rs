@@ -34,6 +34,13 @@ pub(crate) enum Signal {
     /// The first unconsumed byte is the control byte; skipping it resumes
     /// the string.
     Control,
+    /// An escape that JSON does not have (`\d`, `\.`, `\U`): models write
+    /// regular expressions and Windows paths with single backslashes. The
+    /// first unconsumed byte is the one after the backslash, and the
+    /// scanner is back inside the string: a caller that writes a second
+    /// backslash before that byte and goes on keeps the text as written
+    /// (`\\d`).
+    BadEscape,
     /// Nesting deeper than the limit: the first unconsumed byte opens it.
     TooDeep,
     /// A comma just before a closing bracket (`[1, 2,]`), which models
@@ -187,6 +194,8 @@ const ACTION: u8 = 64;
 const A_SYNTAX: u8 = ACTION;
 /// A raw control byte inside a string.
 const A_CONTROL: u8 = ACTION + 1;
+/// A byte after `\` that no JSON escape begins with.
+const A_BAD_ESCAPE: u8 = ACTION + 14;
 /// A byte after the root value.
 const A_AFTER_ROOT: u8 = ACTION + 2;
 /// The first byte of a value.
@@ -262,6 +271,7 @@ const TABLE: [[u8; CLASSES]; STATES] = {
     set(&mut t[STR as usize], &[C_WS_CONTROL, C_CONTROL], A_CONTROL);
     set(&mut t[STR as usize], &[C_QUOTE], A_STRING_END);
     set(&mut t[STR as usize], &[C_BACKSLASH], ESCAPE);
+    t[ESCAPE as usize] = [A_BAD_ESCAPE; CLASSES];
     set(
         &mut t[ESCAPE as usize],
         &[C_QUOTE, C_BACKSLASH, C_SLASH, C_B, C_F, C_N, C_R, C_T],
@@ -587,6 +597,10 @@ impl JsonScanner {
                     continue;
                 }
                 A_CONTROL => break Signal::Control,
+                A_BAD_ESCAPE => {
+                    state = STR;
+                    break Signal::BadEscape;
+                }
                 A_AFTER_ROOT => break Signal::RootEnd,
                 // The bracket is read next, after a value as it were.
                 _ if step == A_TRAILING_COMMA && self.trailing_commas => {
@@ -608,6 +622,11 @@ impl JsonScanner {
 /// What a call automaton reports when it escapes raw control bytes
 /// ([`Signal::Control`]).
 pub(crate) const CONTROL_ESCAPED: &str = "raw control characters inside JSON strings were escaped";
+
+/// What a call automaton reports when it doubles a backslash that began no
+/// JSON escape ([`Signal::BadEscape`]).
+pub(crate) const BACKSLASH_ESCAPED: &str =
+    "backslashes that begin no JSON escape (`\\d`, `C:\\Users`) were kept as backslashes";
 
 /// A raw control byte inside a JSON string, as JSON escapes it: `\n`,
 /// `\r`, `\t`, or `\u00XX` (written into `buf`).
@@ -718,7 +737,7 @@ pub(crate) fn is_complete_value(text: &[u8], max_depth: usize) -> bool {
         match signal {
             Signal::More => return scanner.is_complete() && rest.is_empty(),
             Signal::RootEnd => return super::skip_ws(rest) == rest.len(),
-            Signal::Syntax | Signal::Control | Signal::TooDeep => return false,
+            Signal::Syntax | Signal::Control | Signal::BadEscape | Signal::TooDeep => return false,
             _ => {}
         }
     }
@@ -781,6 +800,7 @@ mod tests {
                         seen.push((at, signal));
                         at += 1;
                     }
+                    Signal::BadEscape => seen.push((at, signal)),
                     other => {
                         seen.push((at, other));
                         if matches!(other, Signal::RootEnd | Signal::Syntax | Signal::TooDeep) {
