@@ -147,11 +147,17 @@ fn write_string(out: &mut String, content: &str, quote: u8) {
                         out.push_str(&hex);
                         chars.nth(1);
                     } else {
-                        out.push_str("\\x");
+                        out.push_str("\\\\x");
                     }
                 }
-                Some(e) => {
+                Some(e @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u')) => {
                     out.push('\\');
+                    out.push(e);
+                }
+                // An escape neither JSON nor Python has (`\d` in a regular
+                // expression): a backslash, as Python reads it.
+                Some(e) => {
+                    out.push_str("\\\\");
                     out.push(e);
                 }
                 None => out.push_str("\\\\"),
@@ -206,6 +212,11 @@ mod tests {
             ("{\"a\": \"line\nbreak\"}", r#"{"a": "line\nbreak"}"#),
             ("{'a': False, 'b': -1.5e3}", r#"{"a": false, "b": -1.5e3}"#),
             ("{'c': 'a\\x01b\\\\'}", r#"{"c": "a\u0001b\\"}"#),
+            // Escapes neither JSON nor Python has stay backslashes.
+            (
+                "{'re': '\\d+\\.py', 'x': '\\xZ'}",
+                r#"{"re": "\\d+\\.py", "x": "\\xZ"}"#,
+            ),
         ];
         for (relaxed, json) in cases {
             assert_eq!(relax_to_json(relaxed).as_deref(), Some(json), "{relaxed}");
