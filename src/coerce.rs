@@ -451,13 +451,21 @@ impl Relaxed<'_> {
                         b'n' => out.push(b'\n'),
                         b't' => out.push(b'\t'),
                         b'r' => out.push(b'\r'),
-                        b'u' => {
-                            let hex = std::str::from_utf8(self.s.get(self.i..self.i + 4)?).ok()?;
+                        b'b' => out.push(0x08),
+                        b'f' => out.push(0x0c),
+                        b'u' | b'x' => {
+                            // JSON's `\uXXXX`, Python's `\xHH`.
+                            let len = if e == b'u' { 4 } else { 2 };
+                            let hex =
+                                std::str::from_utf8(self.s.get(self.i..self.i + len)?).ok()?;
                             let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
-                            self.i += 4;
+                            self.i += len;
                             out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
                         }
-                        other => out.push(other),
+                        b'"' | b'\'' | b'\\' | b'/' => out.push(e),
+                        // No escape begins so (`\d` in a regular
+                        // expression): the backslash stays, as Python reads it.
+                        other => out.extend_from_slice(&[b'\\', other]),
                     }
                 }
                 _ if b == quote => return String::from_utf8(out).ok(),
@@ -516,6 +524,15 @@ mod tests {
             "\"celsius\""
         );
         assert_eq!(c("2", json!({"enum": [1, 2, 3]})), "2");
+        // Escapes read as JSON and Python read them; a backslash that begins
+        // none stays (a regular expression, a Windows path).
+        assert_eq!(
+            c(
+                r#"["\d+", "C:\Users", 'a\tb\x41\'', "\b\f\/\u00e9"]"#,
+                json!({"type": "array"})
+            ),
+            r#"["\\d+","C:\\Users","a\tbA'","\b\f/é"]"#
+        );
         // Structures escaped once more: a JSON string, or its inside.
         assert_eq!(c(r#""[1, 2]""#, json!({"type": "array"})), "[1, 2]");
         assert_eq!(

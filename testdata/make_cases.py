@@ -225,6 +225,9 @@ w(Q, "missing_close_parameter", "<tool_call>\n<function=get_weather>\n<parameter
 w(Q, "missing_close_function", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</tool_call>", TYPED_TOOLS)
 w(Q, "malformed_no_function", "<tool_call>\nget_weather Paris\n</tool_call> after", TYPED_TOOLS)
 w(Q, "close_tag_lookalike_then_text", "<tool_call>\n<function=write_file>\n<parameter=content>\nuse </parameter> then more\n</parameter>\n</function>\n</tool_call>", TYPED_TOOLS)
+# Backslashes that begin no JSON escape in a JSON-typed value (a regular
+# expression, a Windows path) stay backslashes.
+w(Q, "backslashes_in_json_value", "<tool_call>\n<function=configure>\n<parameter=tags>\n[\"\\d+\\.py\", \"C:\\Users\", 'a\\tb']\n</parameter>\n</function>\n</tool_call>", TYPED_TOOLS)
 M = "minimax-m2"
 w(M, "several_invokes_one_block", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n<invoke name="get_weather">\n<parameter name="city">Rome</parameter>\n<parameter name="days">2</parameter>\n</invoke>\n</minimax:tool_call>', TYPED_TOOLS)
 w(M, "single_quoted_names", "<minimax:tool_call>\n<invoke name='get_weather'>\n<parameter name='city'>Kyiv</parameter>\n</invoke>\n</minimax:tool_call>", TYPED_TOOLS)
