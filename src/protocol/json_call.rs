@@ -23,7 +23,7 @@ use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::{Failure, Outcome, Steady};
-use crate::scan::json::{is_complete_value, JsonScanner, Signal};
+use crate::scan::json::{is_complete_value, JsonScanner, Repair, Signal};
 use crate::scan::marker::Boundary;
 use crate::scan::skip_ws;
 
@@ -467,24 +467,12 @@ impl JsonCall {
     }
 
     /// A raw control byte inside a string: write it escaped instead.
-    fn escape_control<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        byte: u8,
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        let mut buf = [0; 6];
-        let escaped = crate::scan::json::escape_control(byte, &mut buf);
-        self.repair(escaped, offset, crate::scan::json::CONTROL_ESCAPED, cx);
-    }
-
-    /// Writes `fixed` where the model's bytes were not JSON (a raw control
-    /// byte escaped, a backslash doubled), and says so once per call.
+    /// Writes `repair` where the model's bytes were not JSON, and says so
+    /// once per call.
     fn repair<'c, S: FnMut(Event<'c>)>(
         &mut self,
-        fixed: &[u8],
+        repair: Repair,
         offset: u64,
-        what: &str,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
         if self.rejected.is_some() {
@@ -492,8 +480,14 @@ impl JsonCall {
         }
         if !self.repaired {
             self.repaired = true;
-            cx.recovered(DiagnosticKind::RepairedJson, offset, what.into());
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                offset,
+                repair.message().into(),
+            );
         }
+        let mut buf = [0; 6];
+        let fixed = repair.text(&mut buf);
         match self.capture {
             Capture::None | Capture::Skip => {}
             Capture::Key | Capture::Name | Capture::ArgsString => self.buf.extend_from_slice(fixed),
@@ -655,13 +649,12 @@ impl JsonCall {
                         }
                         Signal::Control => {
                             self.take(seg, seg_offset, cx);
-                            self.escape_control(bytes[i], cx.offset(i), cx);
+                            self.repair(Repair::Control(bytes[i]), cx.offset(i), cx);
                             i += 1;
                         }
                         Signal::BadEscape => {
                             self.take(seg, seg_offset, cx);
-                            let what = crate::scan::json::BACKSLASH_ESCAPED;
-                            self.repair(b"\\", cx.offset(i), what, cx);
+                            self.repair(Repair::Backslash, cx.offset(i), cx);
                         }
                         Signal::Syntax | Signal::TooDeep => {
                             self.take(seg, seg_offset, cx);

@@ -18,7 +18,7 @@ use super::{Failure, Outcome, Steady};
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::scan::is_ws;
-use crate::scan::json::{JsonScanner, Signal};
+use crate::scan::json::{JsonScanner, Repair, Signal};
 
 /// The vendors whose calls this automaton reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -481,12 +481,11 @@ impl TokenCall {
                             self.phase = Phase::CallEnd;
                         }
                         Signal::Control => {
-                            self.escape_control(bytes[i], cx.offset(i), cx);
+                            self.repair(Repair::Control(bytes[i]), cx.offset(i), cx);
                             i += 1;
                         }
                         Signal::BadEscape => {
-                            let what = crate::scan::json::BACKSLASH_ESCAPED;
-                            self.repair(b"\\", cx.offset(i), what, cx);
+                            self.repair(Repair::Backslash, cx.offset(i), cx);
                         }
                         // The scanner signals no member (`quiet_members`).
                         Signal::KeyStart
@@ -715,24 +714,12 @@ impl TokenCall {
 
     /// A raw control byte inside a string of the arguments: written
     /// escaped instead (reported once per call).
-    fn escape_control<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        byte: u8,
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        let mut buf = [0; 6];
-        let escaped = crate::scan::json::escape_control(byte, &mut buf);
-        self.repair(escaped, offset, crate::scan::json::CONTROL_ESCAPED, cx);
-    }
-
-    /// Writes `fixed` where the model's bytes were not JSON (a raw control
-    /// byte escaped, a backslash doubled), and says so once per call.
+    /// Writes `repair` where the model's bytes were not JSON, and says so
+    /// once per call.
     fn repair<'c, S: FnMut(crate::Event<'c>)>(
         &mut self,
-        fixed: &[u8],
+        repair: Repair,
         offset: u64,
-        what: &str,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
         if self.rejected.is_some() {
@@ -740,8 +727,14 @@ impl TokenCall {
         }
         if !self.repaired {
             self.repaired = true;
-            cx.recovered(DiagnosticKind::RepairedJson, offset, what.into());
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                offset,
+                repair.message().into(),
+            );
         }
+        let mut buf = [0; 6];
+        let fixed = repair.text(&mut buf);
         let _ = cx.delta_owned(fixed, offset);
     }
 

@@ -619,33 +619,48 @@ impl JsonScanner {
     }
 }
 
-/// What a call automaton reports when it escapes raw control bytes
-/// ([`Signal::Control`]).
-pub(crate) const CONTROL_ESCAPED: &str = "raw control characters inside JSON strings were escaped";
+/// A repair of a JSON string that models get wrong, which call automata
+/// make and go on: the text written in place, and what the diagnostic says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Repair {
+    /// A raw control byte ([`Signal::Control`]), escaped.
+    Control(u8),
+    /// A backslash that began no escape ([`Signal::BadEscape`]): a second
+    /// one goes before the byte after it.
+    Backslash,
+}
 
-/// What a call automaton reports when it doubles a backslash that began no
-/// JSON escape ([`Signal::BadEscape`]).
-pub(crate) const BACKSLASH_ESCAPED: &str =
-    "backslashes that begin no JSON escape (`\\d`, `C:\\Users`) were kept as backslashes";
+impl Repair {
+    /// The JSON text written: for a control byte `\n`, `\r`, `\t` or
+    /// `\u00XX` (in `buf`), for a backslash another one.
+    pub(crate) fn text(self, buf: &mut [u8; 6]) -> &[u8] {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        match self {
+            Repair::Backslash => b"\\",
+            Repair::Control(b'\n') => b"\\n",
+            Repair::Control(b'\r') => b"\\r",
+            Repair::Control(b'\t') => b"\\t",
+            Repair::Control(byte) => {
+                *buf = [
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[usize::from(byte >> 4)],
+                    HEX[usize::from(byte & 15)],
+                ];
+                buf
+            }
+        }
+    }
 
-/// A raw control byte inside a JSON string, as JSON escapes it: `\n`,
-/// `\r`, `\t`, or `\u00XX` (written into `buf`).
-pub(crate) fn escape_control(byte: u8, buf: &mut [u8; 6]) -> &[u8] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    match byte {
-        b'\n' => b"\\n",
-        b'\r' => b"\\r",
-        b'\t' => b"\\t",
-        _ => {
-            *buf = [
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 15)],
-            ];
-            buf
+    /// What the `repaired-json` diagnostic says.
+    pub(crate) fn message(self) -> &'static str {
+        match self {
+            Repair::Control(_) => "raw control characters inside JSON strings were escaped",
+            Repair::Backslash => {
+                "backslashes that begin no JSON escape (`\\d`, `C:\\Users`) were kept as backslashes"
+            }
         }
     }
 }
