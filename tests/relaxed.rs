@@ -1,6 +1,7 @@
 //! Call bodies in relaxed JSON: arbitrary arguments written as a Python dict
 //! (`repr`, as Hermes 2 Pro's function-calling examples write calls) come out as the same JSON, at any
-//! chunking, with the contract kept.
+//! chunking, with the contract kept; so do trailing commas, and strings
+//! written with single backslashes (`"\d+"`).
 
 mod common;
 
@@ -138,6 +139,79 @@ proptest! {
         prop_assert_eq!(&read, &args, "{}", text);
         prop_assert_eq!(&run_chunked(&mut parser, input, size), &whole, "chunks of {}", size);
         prop_assert_eq!(&run_chunked(&mut parser, input, 1), &whole, "1-byte chunks");
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
+        cuts.sort_unstable();
+        prop_assert_eq!(&run_cuts(&mut parser, input, &cuts), &whole);
+    }
+}
+
+/// `text` with a single backslash where its JSON wants two and the
+/// character after them begins no escape (`"\d+"`, `"C:\Users"`), as
+/// models write regular expressions and Windows paths.
+fn with_single_backslashes(text: &str) -> String {
+    let escapes = |c: Option<char>| {
+        matches!(
+            c,
+            Some('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u')
+        )
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '\\' {
+            // An escaped backslash before a plain character loses its escape.
+            let next = chars.next();
+            if next != Some('\\') || escapes(chars.peek().copied()) {
+                out.extend(next);
+            }
+        }
+    }
+    out
+}
+
+fn arguments_with_backslashes() -> impl Strategy<Value = Value> {
+    proptest::collection::vec(("[a-z_]{1,6}", r"([a-z.$ é]|\\[a-zA-Z.$ é]){0,10}"), 1..4).prop_map(
+        |m| {
+            Value::Object(
+                m.into_iter()
+                    .map(|(k, v)| (k, Value::String(v)))
+                    .collect::<Map<_, _>>(),
+            )
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Strings written with single backslashes before characters that no
+    /// JSON escape begins with come out as written, at any chunking, in
+    /// every JSON-argument format.
+    #[test]
+    fn single_backslashes_are_kept_at_any_chunking(
+        args in arguments_with_backslashes(),
+        format in prop::sample::select(vec![Format::Hermes, Format::DeepSeek, Format::KimiK2]),
+        size in 1usize..12,
+        cuts in proptest::collection::vec(0usize..400, 0..6),
+    ) {
+        let call = with_single_backslashes(&toolsieve::middleware::format_tool_call(format, "f", &args));
+        let text = format!("Sure.\n{call}\nDone.");
+        let input = text.as_bytes();
+        let mut parser = Parser::new(format);
+        let whole = run_whole(&mut parser, input);
+        check_contract(input, &whole, true);
+        let calls: Vec<&str> = whole
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolCall { input, .. } => Some(input.as_ref()),
+                _ => None,
+            })
+            .collect();
+        prop_assert_eq!(calls.len(), 1, "{}", text);
+        let read: Value = serde_json::from_str(calls[0]).expect("the input is JSON");
+        prop_assert_eq!(&read, &args, "{}", text);
+        prop_assert_eq!(&run_chunked(&mut parser, input, size), &whole);
         let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
         cuts.sort_unstable();
         prop_assert_eq!(&run_cuts(&mut parser, input, &cuts), &whole);
