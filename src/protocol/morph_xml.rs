@@ -459,6 +459,17 @@ impl MorphXml {
         }
         let repeated = repeated || held.is_some();
         let array_typed = schema.is_some_and(|s| is_type(s, "array"));
+        // Repeated elements form an array, values never dropped; one whose
+        // schema says it is something else is told.
+        let typed_otherwise = schema.is_some_and(|s| crate::coerce::keyword(s, "type").is_some());
+        let first_repeat = matches!(&self.pending, Some(p) if p.key == key && p.values.len() == 1);
+        if first_repeat && typed_otherwise && !array_typed {
+            cx.recovered(
+                DiagnosticKind::Coercion,
+                self.body.at(at),
+                format!("parameter {key:?} is repeated, so an array, though its schema does not allow one"),
+            );
+        }
         let items = schema.and_then(|s| s.get("items"));
         let mut report = |problem: String| {
             cx.recovered(
