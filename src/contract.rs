@@ -283,6 +283,31 @@ pub fn char_chunks(text: &str, size: usize) -> Vec<&str> {
     out
 }
 
+/// `json` with a single backslash where it has an escaped one before a
+/// character that no JSON escape begins with (`"\\d+"` becomes `"\d+"`):
+/// regular expressions and Windows paths as models write them, for tests
+/// and fuzzers to render.
+pub fn with_single_backslashes(json: &str) -> String {
+    let escapes = |c: Option<char>| {
+        matches!(
+            c,
+            Some('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u')
+        )
+    };
+    let mut out = String::with_capacity(json.len());
+    let mut chars = json.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '\\' {
+            let next = chars.next();
+            if next != Some('\\') || escapes(chars.peek().copied()) {
+                out.extend(next);
+            }
+        }
+    }
+    out
+}
+
 /// `value` as Python's `repr` writes it (`{'k': True, 'n': None}`): the
 /// relaxed call bodies some models write, for tests and fuzzers to render.
 pub fn python_repr(value: &serde_json::Value) -> String {

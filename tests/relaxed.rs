@@ -8,7 +8,7 @@ mod common;
 use common::{check_contract, run_chunked, run_cuts, run_whole};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-use toolsieve::contract::python_repr;
+use toolsieve::contract::{python_repr, with_single_backslashes};
 use toolsieve::{DiagnosticKind, Event, Format, Parser};
 
 fn json_value() -> impl Strategy<Value = Value> {
@@ -143,31 +143,6 @@ proptest! {
         cuts.sort_unstable();
         prop_assert_eq!(&run_cuts(&mut parser, input, &cuts), &whole);
     }
-}
-
-/// `text` with a single backslash where its JSON wants two and the
-/// character after them begins no escape (`"\d+"`, `"C:\Users"`), as
-/// models write regular expressions and Windows paths.
-fn with_single_backslashes(text: &str) -> String {
-    let escapes = |c: Option<char>| {
-        matches!(
-            c,
-            Some('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u')
-        )
-    };
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        out.push(c);
-        if c == '\\' {
-            // An escaped backslash before a plain character loses its escape.
-            let next = chars.next();
-            if next != Some('\\') || escapes(chars.peek().copied()) {
-                out.extend(next);
-            }
-        }
-    }
-    out
 }
 
 fn arguments_with_backslashes() -> impl Strategy<Value = Value> {
