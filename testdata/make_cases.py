@@ -330,6 +330,9 @@ w(L, "new_call_inside_unclosed_call", "<tool_call>get_time\n<tool_call>get_weath
 # Relaxed JSON bodies: Python dicts (as Hermes 2 Pro's function-calling examples write
 # them), Python literals, trailing commas, unquoted keys.
 w(H, "relaxed_python_dict_regex", "<tool_call>\n{'name': 'grep', 'arguments': {'pattern': '\\d+\\.py$', 'hex': '\\x41', 'quote': 'it\\'s'}}\n</tool_call>")
+# A backslash repaired in JSON that streamed, then the body turns out
+# relaxed: the rewrite agrees with what streamed.
+w(H, "invalid_escape_then_relaxed", '<tool_call>{"name": "grep", "arguments": {"pattern": "\\d+", "exact": True}}</tool_call>')
 w(H, "relaxed_python_dict", "Let me look that up.\n<tool_call>\n{'arguments': {'symbol': 'TSLA', 'exact': True, 'limit': None}, 'name': 'get_stock_fundamentals'}\n</tool_call>\nDone.")
 w(H, "relaxed_single_quoted_arguments", "<tool_call>{\"name\": \"get_weather\", \"arguments\": {'city': 'Paris', \"note\": 'it\\'s \"sunny\"'}}</tool_call> ok")
 w(H, "relaxed_python_literals", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "metric": True, "alerts": None}}</tool_call> ok')
