@@ -72,6 +72,43 @@ proptest! {
     }
 }
 
+/// `text`, read whole, keeps the contract and holds one call whose
+/// arguments read as `args`; chunks of `size`, of one byte and cuts at
+/// `cuts` give the same events.
+fn reads_back(
+    format: Format,
+    text: &str,
+    args: &Value,
+    size: usize,
+    cuts: Vec<usize>,
+) -> Result<(), TestCaseError> {
+    let input = text.as_bytes();
+    let mut parser = Parser::new(format);
+    let whole = run_whole(&mut parser, input);
+    check_contract(input, &whole, true);
+    let calls: Vec<&str> = whole
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall { input, .. } => Some(input.as_ref()),
+            _ => None,
+        })
+        .collect();
+    prop_assert_eq!(calls.len(), 1, "{}", text);
+    let read: Value = serde_json::from_str(calls[0]).expect("the input is JSON");
+    prop_assert_eq!(&read, args, "{}", text);
+    prop_assert_eq!(
+        &run_chunked(&mut parser, input, size),
+        &whole,
+        "chunks of {}",
+        size
+    );
+    prop_assert_eq!(&run_chunked(&mut parser, input, 1), &whole, "1-byte chunks");
+    let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
+    cuts.sort_unstable();
+    prop_assert_eq!(&run_cuts(&mut parser, input, &cuts), &whole);
+    Ok(())
+}
+
 /// `value` as JSON text, with a trailing comma (and some whitespace) after
 /// the last item of each container that `commas` picks, in turn.
 fn with_trailing_commas(value: &Value, commas: &mut impl Iterator<Item = (bool, u8)>) -> String {
@@ -123,25 +160,7 @@ proptest! {
         let body = with_trailing_commas(&args, &mut picks);
         let outer = if outer_comma { ", " } else { "" };
         let text = format!("<tool_call>{{\"name\": \"f\", \"arguments\": {body}{outer}}}</tool_call> ok");
-        let input = text.as_bytes();
-        let mut parser = Parser::new(Format::Hermes);
-        let whole = run_whole(&mut parser, input);
-        check_contract(input, &whole, true);
-        let calls: Vec<&str> = whole
-            .iter()
-            .filter_map(|e| match e {
-                Event::ToolCall { input, .. } => Some(input.as_ref()),
-                _ => None,
-            })
-            .collect();
-        prop_assert_eq!(calls.len(), 1, "{}", text);
-        let read: Value = serde_json::from_str(calls[0]).expect("the input is JSON");
-        prop_assert_eq!(&read, &args, "{}", text);
-        prop_assert_eq!(&run_chunked(&mut parser, input, size), &whole, "chunks of {}", size);
-        prop_assert_eq!(&run_chunked(&mut parser, input, 1), &whole, "1-byte chunks");
-        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
-        cuts.sort_unstable();
-        prop_assert_eq!(&run_cuts(&mut parser, input, &cuts), &whole);
+        reads_back(Format::Hermes, &text, &args, size, cuts)?;
     }
 }
 
@@ -172,23 +191,6 @@ proptest! {
     ) {
         let call = with_single_backslashes(&toolsieve::middleware::format_tool_call(format, "f", &args));
         let text = format!("Sure.\n{call}\nDone.");
-        let input = text.as_bytes();
-        let mut parser = Parser::new(format);
-        let whole = run_whole(&mut parser, input);
-        check_contract(input, &whole, true);
-        let calls: Vec<&str> = whole
-            .iter()
-            .filter_map(|e| match e {
-                Event::ToolCall { input, .. } => Some(input.as_ref()),
-                _ => None,
-            })
-            .collect();
-        prop_assert_eq!(calls.len(), 1, "{}", text);
-        let read: Value = serde_json::from_str(calls[0]).expect("the input is JSON");
-        prop_assert_eq!(&read, &args, "{}", text);
-        prop_assert_eq!(&run_chunked(&mut parser, input, size), &whole);
-        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (input.len() + 1)).collect();
-        cuts.sort_unstable();
-        prop_assert_eq!(&run_cuts(&mut parser, input, &cuts), &whole);
+        reads_back(format, &text, &args, size, cuts)?;
     }
 }
