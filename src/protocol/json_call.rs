@@ -466,7 +466,6 @@ impl JsonCall {
         }
     }
 
-    /// A raw control byte inside a string: write it escaped instead.
     /// Writes `repair` where the model's bytes were not JSON, and says so
     /// once per call.
     fn repair<'c, S: FnMut(Event<'c>)>(

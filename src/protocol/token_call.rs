@@ -712,8 +712,6 @@ impl TokenCall {
         Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
     }
 
-    /// A raw control byte inside a string of the arguments: written
-    /// escaped instead (reported once per call).
     /// Writes `repair` where the model's bytes were not JSON, and says so
     /// once per call.
     fn repair<'c, S: FnMut(crate::Event<'c>)>(
