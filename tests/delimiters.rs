@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{check_contract, diagnostic_kinds, run_cuts, run_whole, Events};
+use common::{check_contract, diagnostic_kinds, run_cuts, run_whole, tool_calls, Events};
 use toolsieve::{DiagnosticKind, Error, Event, Format, Parser};
 
 fn parser(start: &str, end: &str) -> Parser {
@@ -32,18 +32,6 @@ fn checked(mut parser: Parser, text: &str) -> Events {
     whole
 }
 
-fn calls(events: &Events) -> Vec<(String, String)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCall {
-                tool_name, input, ..
-            } => Some((tool_name.to_string(), input.to_string())),
-            _ => None,
-        })
-        .collect()
-}
-
 fn text(events: &Events) -> String {
     events
         .iter()
@@ -61,7 +49,10 @@ fn other_tags() {
         "</function_call>",
         r#"Ok. <function_call>{"name": "f", "arguments": {"s": "</tool_call>"}}</function_call> <tool_call>{}</tool_call>"#,
     );
-    assert_eq!(calls(&e), [("f".into(), r#"{"s": "</tool_call>"}"#.into())]);
+    assert_eq!(
+        tool_calls(&e),
+        [("f".into(), r#"{"s": "</tool_call>"}"#.into())]
+    );
     assert_eq!(text(&e), "Ok.  <tool_call>{}</tool_call>");
     assert!(diagnostic_kinds(&e).is_empty());
 }
@@ -74,7 +65,7 @@ fn fence_delimiters_reopen() {
     let input = "```json\n{\"name\": \"a\", \"arguments\": {}}\n```json\n{\"name\": \"b\", \"arguments\": {\"x\": 1}}\n```js end";
     let events = events("```json", "```", input);
     assert_eq!(
-        calls(&events),
+        tool_calls(&events),
         [
             ("a".into(), "{}".into()),
             ("b".into(), r#"{"x": 1}"#.into())
@@ -95,7 +86,7 @@ fn no_end_marker_array_of_calls() {
         r#"Let me check. [TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_time", "arguments": {}}]"#,
     );
     assert_eq!(
-        calls(&e),
+        tool_calls(&e),
         [
             ("get_weather".into(), r#"{"city": "Paris"}"#.into()),
             ("get_time".into(), "{}".into())
@@ -112,7 +103,10 @@ fn no_end_marker_one_object_then_text() {
         "",
         "<|python_tag|>{\"name\": \"search\", \"parameters\": {\"q\": \"rust\"}}\nThat is all.",
     );
-    assert_eq!(calls(&e), [("search".into(), r#"{"q": "rust"}"#.into())]);
+    assert_eq!(
+        tool_calls(&e),
+        [("search".into(), r#"{"q": "rust"}"#.into())]
+    );
     assert_eq!(text(&e), "\nThat is all.");
     assert!(diagnostic_kinds(&e).is_empty());
 }
@@ -126,7 +120,7 @@ fn no_end_marker_calls_separated_by_semicolons() {
         "<|python_tag|>{\"name\": \"a\", \"parameters\": {}}; {\"name\": \"b\", \"parameters\": {\"x\": 1}} ; done",
     );
     assert_eq!(
-        calls(&e),
+        tool_calls(&e),
         [
             ("a".into(), "{}".into()),
             ("b".into(), r#"{"x": 1}"#.into())
@@ -145,7 +139,7 @@ fn semicolon_between_calls_in_a_block() {
         "<tool_call>{\"name\": \"a\", \"arguments\": {}};\n{\"name\": \"b\", \"arguments\": {}}</tool_call>",
     );
     assert_eq!(
-        calls(&e),
+        tool_calls(&e),
         [("a".into(), "{}".into()), ("b".into(), "{}".into())]
     );
     assert!(text(&e).is_empty());
@@ -155,7 +149,7 @@ fn semicolon_between_calls_in_a_block() {
 #[test]
 fn no_end_marker_not_json_is_text() {
     let e = events("[TOOL_CALLS]", "", "[TOOL_CALLS] sorry, no call");
-    assert!(calls(&e).is_empty());
+    assert!(tool_calls(&e).is_empty());
     assert_eq!(text(&e), "[TOOL_CALLS] sorry, no call");
     assert_eq!(diagnostic_kinds(&e), [DiagnosticKind::MalformedCall]);
 }
@@ -163,7 +157,7 @@ fn no_end_marker_not_json_is_text() {
 #[test]
 fn no_end_marker_unfinished_at_eof() {
     let e = events("[TOOL_CALLS]", "", r#"[TOOL_CALLS][{"name": "f", "argu"#);
-    assert!(calls(&e).is_empty());
+    assert!(tool_calls(&e).is_empty());
     assert_eq!(text(&e), r#"[TOOL_CALLS][{"name": "f", "argu"#);
     assert_eq!(diagnostic_kinds(&e), [DiagnosticKind::UnfinishedCall]);
 }
@@ -197,7 +191,7 @@ fn bare_calls_at_start() {
     );
     let e = checked(llama(), input);
     assert_eq!(
-        calls(&e),
+        tool_calls(&e),
         [
             ("a".into(), r#"{"x": 1}"#.into()),
             ("b".into(), "{}".into()),
@@ -218,7 +212,7 @@ fn bare_array_at_start() {
     let input = r#"[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"y": [2]}}]"#;
     let e = checked(parser.clone(), input);
     assert_eq!(
-        calls(&e),
+        tool_calls(&e),
         [
             ("a".into(), "{}".into()),
             ("b".into(), r#"{"y": [2]}"#.into())
@@ -228,7 +222,7 @@ fn bare_array_at_start() {
     // after `reset` in the middle of such a call.
     parser.feed_str(r#"[{"name": "a", "#, &mut |_| {});
     parser.reset();
-    assert_eq!(calls(&parser.parse(input.as_bytes())), calls(&e));
+    assert_eq!(tool_calls(&parser.parse(input.as_bytes())), tool_calls(&e));
 }
 
 /// Only the start counts: JSON after prose is prose, and so is a `{`
@@ -238,13 +232,13 @@ fn bare_array_at_start() {
 fn bare_call_only_at_start() {
     let prose = r#"Use {"name": "a", "parameters": {}} to call a."#;
     let e = checked(llama(), prose);
-    assert!(calls(&e).is_empty());
+    assert!(tool_calls(&e).is_empty());
     assert_eq!(text(&e), prose);
     assert!(diagnostic_kinds(&e).is_empty());
 
     let data = r#"{"answer": 42} is the result"#;
     let e = checked(llama(), data);
-    assert!(calls(&e).is_empty());
+    assert!(tool_calls(&e).is_empty());
     assert_eq!(text(&e), data);
     assert_eq!(diagnostic_kinds(&e), [DiagnosticKind::MissingName]);
 
@@ -256,13 +250,13 @@ fn bare_call_only_at_start() {
         r#"{"name": "a", "arguments": {}} <tool_call>{"name": "b", "arguments": {}}</tool_call>"#;
     let e = checked(hermes, input);
     assert_eq!(
-        calls(&e),
+        tool_calls(&e),
         [("a".into(), "{}".into()), ("b".into(), "{}".into())]
     );
     assert_eq!(text(&e), " ");
 
     let plain = Parser::builder(Format::Hermes).build().unwrap();
-    assert!(calls(&checked(plain, input)).len() == 1);
+    assert!(tool_calls(&checked(plain, input)).len() == 1);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check_contract, run_chunked, run_cuts, run_whole};
+use common::{check_contract, run_chunked, run_cuts, run_whole, tool_calls};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use toolsieve::contract::{python_repr, with_single_backslashes};
@@ -52,16 +52,10 @@ proptest! {
         let mut parser = Parser::new(Format::Hermes);
         let whole = run_whole(&mut parser, input);
         check_contract(input, &whole, true);
-        let calls: Vec<(&str, &str)> = whole
-            .iter()
-            .filter_map(|e| match e {
-                Event::ToolCall { tool_name, input, .. } => Some((tool_name.as_ref(), input.as_ref())),
-                _ => None,
-            })
-            .collect();
+        let calls = tool_calls(&whole);
         prop_assert_eq!(calls.len(), 1, "{}", text);
-        prop_assert_eq!(calls[0].0, "f");
-        let read: Value = serde_json::from_str(calls[0].1).expect("the input is JSON");
+        prop_assert_eq!(calls[0].0.as_str(), "f");
+        let read: Value = serde_json::from_str(&calls[0].1).expect("the input is JSON");
         prop_assert_eq!(&read, &args, "{}", text);
         let repaired = whole.iter().any(|e| matches!(e, Event::Diagnostic(d) if d.kind == DiagnosticKind::RepairedJson));
         prop_assert!(repaired);
@@ -86,15 +80,9 @@ fn reads_back(
     let mut parser = Parser::new(format);
     let whole = run_whole(&mut parser, input);
     check_contract(input, &whole, true);
-    let calls: Vec<&str> = whole
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCall { input, .. } => Some(input.as_ref()),
-            _ => None,
-        })
-        .collect();
+    let calls = tool_calls(&whole);
     prop_assert_eq!(calls.len(), 1, "{}", text);
-    let read: Value = serde_json::from_str(calls[0]).expect("the input is JSON");
+    let read: Value = serde_json::from_str(&calls[0].1).expect("the input is JSON");
     prop_assert_eq!(&read, args, "{}", text);
     prop_assert_eq!(
         &run_chunked(&mut parser, input, size),

@@ -134,3 +134,16 @@ pub fn split_points(input: &[u8]) -> Vec<usize> {
     points.retain(|&p| p > 0);
     points
 }
+
+/// The calls among `events`: each one's tool name and input.
+pub fn tool_calls(events: &Events) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall {
+                tool_name, input, ..
+            } => Some((tool_name.to_string(), input.to_string())),
+            _ => None,
+        })
+        .collect()
+}
