@@ -5,8 +5,9 @@
 //! - no schema, or a schema without a type: the text as a JSON string;
 //! - `anyOf` / `oneOf`: each alternative in order, the first that fits
 //!   (but `null` / `None` is null where an alternative allows null);
-//! - `enum`: the member that equals the text (strings exactly, other
-//!   members by their JSON text);
+//! - `enum`: the member that equals the text (strings exactly or, failing
+//!   that, with the text's surrounding whitespace trimmed; other members by
+//!   their JSON text);
 //! - `type` may be a list; each type in order:
 //!   `string` keeps the text verbatim (never a number: `"00123"` stays a
 //!   string); `integer` / `number` take finite numbers and keep the digits
@@ -172,10 +173,10 @@ fn try_schema(raw: &str, schema: &Value, max_depth: usize, level: usize) -> Opti
         }
     }
     if let Some(constant) = field(schema, "const") {
-        return matches_member(raw, constant);
+        return member_of(raw, std::slice::from_ref(constant));
     }
     if let Some(Value::Array(members)) = field(schema, "enum") {
-        return members.iter().find_map(|m| matches_member(raw, m));
+        return member_of(raw, members);
     }
     let types: Vec<&str> = match field(schema, "type") {
         Some(Value::String(t)) => vec![t.as_str()],
@@ -221,6 +222,21 @@ fn allows_null(schema: &Value, level: usize) -> bool {
         matches!(field(schema, key), Some(Value::Array(alts))
             if alts.iter().any(|alt| allows_null(alt, level + 1)))
     })
+}
+
+/// The member of an `enum` that `raw` names: one equal to it or, failing
+/// that, to it trimmed — a value written on its own, indented line
+/// (` celsius\n`) names the member, whose text is what the tool expects.
+fn member_of(raw: &str, members: &[Value]) -> Option<String> {
+    members
+        .iter()
+        .find_map(|m| matches_member(raw, m))
+        .or_else(|| {
+            let trimmed = raw.trim();
+            (trimmed.len() < raw.len())
+                .then(|| members.iter().find_map(|m| matches_member(trimmed, m)))
+                .flatten()
+        })
 }
 
 fn matches_member(raw: &str, member: &Value) -> Option<String> {
@@ -524,6 +540,13 @@ mod tests {
             "\"celsius\""
         );
         assert_eq!(c("2", json!({"enum": [1, 2, 3]})), "2");
+        // Whitespace around a member's name is the layout's, not the value's.
+        assert_eq!(
+            c(" celsius\n", json!({"enum": ["celsius", "fahrenheit"]})),
+            "\"celsius\""
+        );
+        assert_eq!(c(" c ", json!({"enum": ["c", " c "]})), "\" c \"");
+        assert_eq!(c(" c ", json!({"const": "c"})), "\"c\"");
         // Escapes read as JSON and Python read them; a backslash that begins
         // none stays (a regular expression, a Windows path).
         assert_eq!(

@@ -228,6 +228,8 @@ w(Q, "close_tag_lookalike_then_text", "<tool_call>\n<function=write_file>\n<para
 # Backslashes that begin no JSON escape in a JSON-typed value (a regular
 # expression, a Windows path) stay backslashes.
 w(Q, "backslashes_in_json_value", "<tool_call>\n<function=configure>\n<parameter=tags>\n[\"\\d+\\.py\", \"C:\\Users\", 'a\\tb']\n</parameter>\n</function>\n</tool_call>", TYPED_TOOLS)
+# An enum value on its own, indented line names its member.
+w(Q, "enum_value_indented", "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n<parameter=unit>\n  celsius \n</parameter>\n</function>\n</tool_call>", TYPED_TOOLS)
 M = "minimax-m2"
 w(M, "several_invokes_one_block", '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n<invoke name="get_weather">\n<parameter name="city">Rome</parameter>\n<parameter name="days">2</parameter>\n</invoke>\n</minimax:tool_call>', TYPED_TOOLS)
 w(M, "single_quoted_names", "<minimax:tool_call>\n<invoke name='get_weather'>\n<parameter name='city'>Kyiv</parameter>\n</invoke>\n</minimax:tool_call>", TYPED_TOOLS)
