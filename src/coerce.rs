@@ -198,6 +198,35 @@ fn try_schema(raw: &str, schema: &Value, max_depth: usize, level: usize) -> Opti
         .find_map(|t| as_type(raw, t, max_depth))
 }
 
+/// Reads `raw`, which the model marked as JSON (DSML's `string="false"`)
+/// where no schema types it: the JSON value it is (numbers keep their
+/// digits; relaxed JSON is read as for `array` / `object`), or else the text
+/// as a string, with a diagnostic.
+pub(crate) fn coerce_json(raw: &str, max_depth: usize) -> Coerced {
+    let t = raw.trim();
+    if t.starts_with('"') {
+        if let Ok(s) = serde_json::from_str::<String>(t) {
+            return Coerced {
+                json: string(&s),
+                problem: None,
+            };
+        }
+    }
+    let json = ["null", "boolean", "number", "array", "object"]
+        .iter()
+        .find_map(|ty| as_type(raw, ty, max_depth));
+    match json {
+        Some(json) => Coerced {
+            json,
+            problem: None,
+        },
+        None => Coerced {
+            json: string(raw),
+            problem: Some("marked as JSON but is not; kept as a string".into()),
+        },
+    }
+}
+
 /// Whether `schema` accepts `null` (by type, enum, const or one of its
 /// alternatives).
 fn allows_null(schema: &Value, level: usize) -> bool {

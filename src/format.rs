@@ -42,6 +42,10 @@ pub enum Format {
     DeepSeek,
     /// Kimi-K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`.
     KimiK2,
+    /// DeepSeek-V3.2's DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="KEY" string="true">VALUE</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>`;
+    /// `string="false"` marks a JSON value. DeepSeek-V4's
+    /// `<｜DSML｜tool_calls>` blocks too.
+    DeepSeekDsml,
 }
 
 impl Format {
@@ -55,6 +59,7 @@ impl Format {
         Format::MorphXml,
         Format::DeepSeek,
         Format::KimiK2,
+        Format::DeepSeekDsml,
     ];
 
     /// The name used on the command line.
@@ -68,6 +73,7 @@ impl Format {
             Format::MorphXml => "morph-xml",
             Format::DeepSeek => "deepseek",
             Format::KimiK2 => "kimi-k2",
+            Format::DeepSeekDsml => "deepseek-v3.2",
         }
     }
 
@@ -91,6 +97,9 @@ impl Format {
             Format::MorphXml => "<f>\\n<k>v</k>\\n</f>   (needs --tools)",
             Format::DeepSeek => "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{...}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
             Format::KimiK2 => "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...}<|tool_call_end|><|tool_calls_section_end|>",
+            Format::DeepSeekDsml => {
+                r#"<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"#
+            }
         }
     }
 
@@ -101,6 +110,7 @@ impl Format {
             Format::Gemma => ("```tool_call", "```"),
             Format::Qwen3Coder | Format::Glm => ("<tool_call>", "</tool_call>"),
             Format::MiniMaxM2 => ("<minimax:tool_call>", "</minimax:tool_call>"),
+            Format::DeepSeekDsml => ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
             // One marker per tool: `<name`; these are placeholders.
             Format::MorphXml => ("<", ">"),
             // A call's own begin token also opens a block.
@@ -165,7 +175,11 @@ impl Format {
                         .reopened_by(&start, Boundary::Whitespace),
                 ),
             ),
-            Format::Qwen3Coder | Format::MiniMaxM2 | Format::Glm | Format::MorphXml => {
+            Format::Qwen3Coder
+            | Format::MiniMaxM2
+            | Format::Glm
+            | Format::DeepSeekDsml
+            | Format::MorphXml => {
                 if delimiters.is_some() {
                     return Err(Error::InvalidMarker(
                         "only the JSON formats take custom delimiters",
@@ -174,6 +188,7 @@ impl Format {
                 let dialect = match self {
                     Format::Qwen3Coder => Dialect::Qwen3Coder,
                     Format::MiniMaxM2 => Dialect::MiniMaxM2,
+                    Format::DeepSeekDsml => Dialect::DeepSeekDsml,
                     _ => Dialect::Glm,
                 };
                 debug_assert_eq!(dialect.start_marker(), self.default_delimiters().0);
@@ -187,10 +202,16 @@ impl Format {
             bytes: start,
             boundary,
         }];
-        if self == Format::Qwen3Coder {
-            // Qwen3-Coder also writes calls without the `<tool_call>` wrapper.
+        // Qwen3-Coder also writes calls without the `<tool_call>` wrapper;
+        // DeepSeek-V4 names the DSML block `tool_calls`.
+        let second = match self {
+            Format::Qwen3Coder => Some(BARE_FUNCTION),
+            Format::DeepSeekDsml => Dialect::DeepSeekDsml.alt_start_marker(),
+            _ => None,
+        };
+        if let Some(second) = second {
             markers.push(Marker {
-                bytes: Cow::Borrowed(BARE_FUNCTION.as_bytes()),
+                bytes: Cow::Borrowed(second.as_bytes()),
                 boundary: Boundary::None,
             });
         }

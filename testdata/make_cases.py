@@ -161,6 +161,19 @@ PYDANTIC_TOOLS = [
                   "Guest": {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}}}}},
 ]
 
+def dsml_string(v):
+    """DSML's `string` attribute as the model sets it: "false" for JSON."""
+    try:
+        parsed = json.loads(v)
+    except ValueError:
+        return "true"
+    return "true" if isinstance(parsed, str) else "false"
+
+BLOCK_TAGS = {
+    "minimax-m2": ("<minimax:tool_call>", "</minimax:tool_call>"),
+    "deepseek-v3.2": ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
+}
+
 def xml_call(fmt, name, params, nl=True):
     """Renders a call the way each model family writes it."""
     if fmt == "qwen3-coder":
@@ -169,12 +182,15 @@ def xml_call(fmt, name, params, nl=True):
     if fmt == "minimax-m2":
         ps = "".join('<parameter name="%s">%s</parameter>\n' % (k, v) for k, v in params)
         return '<minimax:tool_call>\n<invoke name="%s">\n%s</invoke>\n</minimax:tool_call>' % (name, ps)
+    if fmt == "deepseek-v3.2":
+        ps = "".join('<｜DSML｜parameter name="%s" string="%s">%s</｜DSML｜parameter>\n' % (k, dsml_string(v), v) for k, v in params)
+        return '<｜DSML｜function_calls>\n<｜DSML｜invoke name="%s">\n%s</｜DSML｜invoke>\n</｜DSML｜function_calls>' % (name, ps)
     if fmt == "glm":
         sep = "\n" if nl else ""
         ps = "".join("<arg_key>%s</arg_key>%s<arg_value>%s</arg_value>%s" % (k, sep, v, sep) for k, v in params)
         return "<tool_call>%s%s%s</tool_call>" % (name, sep, ps)
 
-for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
+for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2"]:
     c = lambda name, params, **kw: xml_call(fmt, name, params, **kw)
     T = TYPED_TOOLS
     w(fmt, "prose_call_prose", "Let me check.\n" + c("get_weather", [("city", "Seoul"), ("days", "3")]) + "\nDone.", T)
@@ -204,16 +220,14 @@ for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
     w(fmt, "tag_like_prose", "Use <b>bold</b>, <tool_callback>, a<b, <minimax:tool> and <function=x> in prose.\n" + c("get_time", []), T)
     w(fmt, "crlf", ("Hi.\n" + c("get_weather", [("city", "Oslo"), ("days", "2")]) + "\nBye.\n").replace("\n", "\r\n"), T)
     w(fmt, "large_value_64k", "Saving.\n" + c("write_file", [("path", "big.txt"), ("content", ("line with <angle> & \"quotes\" é 世界\n" * 2000)[:65536].rstrip("\n"))]) + "\nSaved.", T)
-    w(fmt, "hermes_json_inside", '<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>' if fmt != "minimax-m2"
-      else '<minimax:tool_call>\n{"name": "get_time", "arguments": {}}\n</minimax:tool_call>', T)
+    start_tag, end_tag = BLOCK_TAGS.get(fmt, ("<tool_call>", "</tool_call>"))
+    w(fmt, "hermes_json_inside", start_tag + '\n{"name": "get_time", "arguments": {}}\n' + end_tag, T)
     # The block holds hermes-style JSON instead of elements.
-    start_tag, end_tag = ("<minimax:tool_call>", "</minimax:tool_call>") if fmt == "minimax-m2" else ("<tool_call>", "</tool_call>")
     w(fmt, "json_block_parallel_then_xml", "Both:\n" + start_tag + '\n[{"name": "get_weather", "arguments": {"city": "Lima", "days": 2}}, {"name": "get_time", "arguments": {}}]\n' + end_tag + "\n" + c("get_time", []) + "\nDone.", T)
     w(fmt, "json_block_unknown_and_malformed", start_tag + '\n{"name": "launch_rockets", "arguments": {}}\n' + end_tag + "\n" + start_tag + '\n{"name": "get_time", "arguments": {oops}}\n' + end_tag, T)
     w(fmt, "json_block_python_dict", start_tag + "\n{'name': 'get_weather', 'arguments': {'city': 'Rome', 'days': 3}}\n" + end_tag, T)
-    w(fmt, "partial_marker_at_eof", "The answer is <tool_ca" if fmt != "minimax-m2" else "The answer is <minimax:tool_c")
+    w(fmt, "partial_marker_at_eof", "The answer is " + start_tag[:-4 if fmt == "minimax-m2" else -3])
     full = c("get_weather", [("city", "Bern"), ("days", "2")])
-    end_tag = "</minimax:tool_call>" if fmt == "minimax-m2" else "</tool_call>"
     w(fmt, "eof_missing_end_marker", "Sure.\n" + full[: -len(end_tag)], T)
     cut = full.index("Bern") + 2
     w(fmt, "eof_inside_value", "Sure.\n" + full[:cut], T)
@@ -390,8 +404,8 @@ w(H, "fenced_not_json_is_text", "<tool_call>\n```python\nprint(get_time())\n```\
 w(H, "fenced_json_fence_not_closed", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n</tool_call> ok")
 w(H, "fenced_python_dict", "<tool_call>\n```json\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': True}}\n```\n</tool_call> ok")
 w(H, "fenced_json_then_not_a_fence", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n``x</tool_call> ok")
-for fmt in ["qwen3-coder", "minimax-m2", "glm"]:
-    start_tag, end_tag = ("<minimax:tool_call>", "</minimax:tool_call>") if fmt == "minimax-m2" else ("<tool_call>", "</tool_call>")
+for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2"]:
+    start_tag, end_tag = BLOCK_TAGS.get(fmt, ("<tool_call>", "</tool_call>"))
     w(fmt, "json_block_fenced", start_tag + '\n```json\n{"name": "get_weather", "arguments": {"city": "Lima"}}\n```\n' + end_tag + " ok", TYPED_TOOLS)
 
 # The model stopped before the call object's last closing brackets.
@@ -482,6 +496,26 @@ def v3(name, args):
 w(DS, "v3_fenced_call", "Let me look.<｜tool▁calls▁begin｜>" + v3("get_weather", '{"city": "Beijing"}') + "<｜tool▁calls▁end｜>")
 w(DS, "v3_two_calls", "<｜tool▁calls▁begin｜>" + v3("get_weather", '{"city": "Beijing"}') + "\n" + v3("get_time", "{}") + "<｜tool▁calls▁end｜>")
 w(DS, "v3_fence_not_closed", "<｜tool▁calls▁begin｜>" + v3("get_weather", '{"city": "Beijing"}').replace("\n```<", "<") + "<｜tool▁calls▁end｜>")
+D = "deepseek-v3.2"
+def dsml(invokes, block="function_calls"):
+    return "<｜DSML｜%s>\n%s</｜DSML｜%s>" % (block, "".join(invokes), block)
+def invoke(name, params):
+    ps = "".join('<｜DSML｜parameter name="%s" string="%s">%s</｜DSML｜parameter>\n' % (k, s, v) for k, s, v in params)
+    return '<｜DSML｜invoke name="%s">\n%s</｜DSML｜invoke>\n' % (name, ps)
+w(D, "two_invokes_one_block", "Checking both.\n\n" + dsml([invoke("get_weather", [("city", "true", "Paris")]), invoke("get_weather", [("city", "true", "Rome"), ("days", "false", "2")])]), TYPED_TOOLS)
+# Without a schema, `string="false"` values are JSON and the others strings.
+w(D, "string_attribute_without_schema", dsml([invoke("anything", [("n", "false", "42"), ("flag", "false", "true"), ("list", "false", '[1, "a", {"b": null}]'),
+                                                                   ("obj", "false", '{"k": [1.5e3]}'), ("quoted", "false", '"text"'), ("zip", "true", "00123"), ("word", "true", "true")])]))
+w(D, "string_false_not_json", dsml([invoke("anything", [("n", "false", "forty-two")])]))
+# DeepSeek-V4 writes the same invokes in a `tool_calls` block.
+w(D, "v4_tool_calls_block", "Sure.\n\n" + dsml([invoke("get_weather", [("city", "true", "Lima"), ("days", "false", "3")])], "tool_calls") + "\nDone.", TYPED_TOOLS)
+w(D, "self_closing_invoke", dsml(['<｜DSML｜invoke name="get_time"/>\n', invoke("get_weather", [("city", "true", "Oslo")])]), TYPED_TOOLS)
+# The arguments as one JSON object instead of parameter elements.
+w(D, "json_object_arguments", dsml(['<｜DSML｜invoke name="get_weather">\n{"city": "Kyiv", "days": 2, "note": "</｜DSML｜invoke> is data"}\n</｜DSML｜invoke>\n']), TYPED_TOOLS)
+w(D, "json_object_arguments_malformed", dsml(['<｜DSML｜invoke name="get_weather">\n{"city": "Kyiv",\n</｜DSML｜invoke>\n']) + " after", TYPED_TOOLS)
+w(D, "parameter_after_json_object", dsml(['<｜DSML｜invoke name="get_weather">\n{"city": "Kyiv"}\n<｜DSML｜parameter name="days" string="false">2</｜DSML｜parameter>\n</｜DSML｜invoke>\n']), TYPED_TOOLS)
+w(D, "missing_close_invoke", '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜function_calls>', TYPED_TOOLS)
+w(D, "other_deepseek_markers_are_prose", "The V3.1 layout <｜tool▁calls▁begin｜> and <｜DSML｜invoke> are prose here.\n" + dsml([invoke("get_time", [])]), TYPED_TOOLS)
 K = "kimi-k2"
 w(K, "namespaced_and_bare_names", tok_section(K, [("x", "{}")]).replace("functions.x:0", "api.tools.search:0") + "\n" + tok_section(K, [("x", "{}")]).replace("functions.x:0", "get_time"))
 w(K, "name_with_colon", tok_section(K, [("ns:tool", '{"a": 1}')]))
@@ -492,7 +526,7 @@ def write_index():
     head, _, rest = readme.partition("\n## hermes")
     bench = rest[rest.index("\n## bench"):]
     parts = [head.rstrip("\n") + "\n"]
-    for fmt in ["hermes", "gemma", "qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek", "kimi-k2"]:
+    for fmt in ["hermes", "gemma", "qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek", "kimi-k2", "deepseek-v3.2"]:
         cases = sorted(f[:-4] for f in os.listdir(f"testdata/{fmt}") if f.endswith(".txt"))
         rows = ["| case | what it covers | tools |", "|---|---|---|"]
         for c in cases:

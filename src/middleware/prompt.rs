@@ -19,6 +19,7 @@ pub fn default_template(format: Format) -> &'static str {
         Format::MorphXml => MORPH_XML,
         Format::DeepSeek => DEEPSEEK,
         Format::KimiK2 => KIMI_K2,
+        Format::DeepSeekDsml => DEEPSEEK_DSML,
     }
 }
 
@@ -87,6 +88,24 @@ When making tool calls, use XML format to invoke tools and pass parameters:
 <parameter name=\"param-key-2\">param-value-2</parameter>
 </invoke>
 </minimax:tool_call>";
+
+const DEEPSEEK_DSML: &str = "## Tools
+
+You have access to a set of tools you can use to answer the user's question.
+You can invoke functions by writing a \"<｜DSML｜function_calls>\" block like the following as part of your reply to the user:
+<｜DSML｜function_calls>
+<｜DSML｜invoke name=\"$FUNCTION_NAME\">
+<｜DSML｜parameter name=\"$PARAMETER_NAME\" string=\"true|false\">$PARAMETER_VALUE</｜DSML｜parameter>
+...
+</｜DSML｜invoke>
+</｜DSML｜function_calls>
+
+String and scalar parameters should be specified as is, without escaping or quotes, while lists and objects should use JSON format. The \"string\" attribute should be \"true\" for string parameters and \"false\" for all others (numbers, booleans, arrays, objects).
+
+Here are the functions available in JSONSchema format:
+<functions>
+{tools}
+</functions>";
 
 const GLM: &str = "# Tools
 
@@ -175,7 +194,7 @@ pub fn tools_block(format: Format, tools: &[Tool]) -> String {
                 "### {}\nDescription: {}\n\nParameters: {}",
                 tool.name, tool.description, tool.parameters
             ),
-            Format::KimiK2 => json!({"type": "function", "function": {
+            Format::KimiK2 | Format::DeepSeekDsml => json!({"type": "function", "function": {
                 "name": tool.name, "description": tool.description, "parameters": tool.parameters}})
             .to_string(),
             Format::Gemma | Format::Glm => json!({

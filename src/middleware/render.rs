@@ -84,6 +84,18 @@ pub fn format_tool_call(format: Format, name: &str, args: &Value) -> String {
             out.push_str("</invoke>\n</minimax:tool_call>");
             out
         }
+        Format::DeepSeekDsml => {
+            let mut out = format!("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"{name}\">\n");
+            for (k, v) in members(args) {
+                out.push_str(&format!(
+                    "<｜DSML｜parameter name=\"{k}\" string=\"{}\">{}</｜DSML｜parameter>\n",
+                    v.is_string(),
+                    padded(&value_text(v), false)
+                ));
+            }
+            out.push_str("</｜DSML｜invoke>\n</｜DSML｜function_calls>");
+            out
+        }
         Format::Glm => {
             let mut out = format!("<tool_call>{name}\n");
             for (k, v) in members(args) {
@@ -135,6 +147,9 @@ pub fn format_tool_response(format: Format, name: &str, result: &Value) -> Strin
         Format::DeepSeek => format!("<｜tool▁output▁begin｜>{text}<｜tool▁output▁end｜>"),
         Format::KimiK2 => format!("## Return of functions.{name}:0\n{text}"),
         Format::MiniMaxM2 => format!("<tool_response name=\"{name}\">\n{text}\n</tool_response>"),
+        Format::DeepSeekDsml => {
+            format!("<function_results>\n<result>{text}</result>\n</function_results>")
+        }
         Format::MorphXml => format!(
             "<tool_response>\n<tool_name>{}</tool_name>\n<result>{}</result>\n</tool_response>",
             xml_escape(name),

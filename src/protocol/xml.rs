@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::coerce::coerce;
+use crate::coerce::{coerce, Coerced};
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
@@ -316,6 +316,34 @@ pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
     out.push_str(unq);
 }
 
+/// The value of attribute `name` in a tag's attribute text (`name="city"
+/// string="true"`), quoted with `"` or `'`; `None` when the tag has no such
+/// attribute. The first attribute is the tag's own (`name=` was part of the
+/// pattern), so only attributes after it are looked at.
+pub(crate) fn attr_value<'a>(raw: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    let mut rest = raw;
+    while let Some(at) = memchr::memmem::find(rest, name) {
+        let before = at.checked_sub(1).map(|i| rest[i]);
+        let after = &rest[at + name.len()..];
+        rest = after;
+        if !before.is_some_and(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let after = &after[skip_ws(after, 0)..];
+        let Some(after) = after.strip_prefix(b"=") else {
+            continue;
+        };
+        let after = &after[skip_ws(after, 0)..];
+        let (&quote, inner) = after.split_first()?;
+        if quote != b'"' && quote != b'\'' {
+            continue;
+        }
+        let end = memchr::memchr(quote, inner)?;
+        return Some(&inner[..end]);
+    }
+    None
+}
+
 /// A parameter value without the one newline after its opening tag and the
 /// one before its closing tag (`\r\n` counts as one).
 pub(crate) fn strip_one_newline(v: &str) -> &str {
@@ -405,12 +433,38 @@ pub(crate) struct ArgsWriter {
     keys: String,
     key_ends: Vec<usize>,
     scratch: String,
+    /// The arguments went out as one object ([`whole`](Self::whole)).
+    whole: bool,
 }
 
 impl ArgsWriter {
     pub(crate) fn reset(&mut self) {
         self.keys.clear();
         self.key_ends.clear();
+        self.whole = false;
+    }
+
+    /// Whether nothing has been sent.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.key_ends.is_empty() && !self.whole
+    }
+
+    /// Whether the arguments went out as one object.
+    pub(crate) fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    /// Sends `object`, a complete JSON object, as all the arguments (a
+    /// model that wrote JSON in place of parameter elements). Only while
+    /// nothing else was sent.
+    pub(crate) fn whole<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        object: &str,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        debug_assert!(self.is_empty());
+        cx.delta_text(object);
+        self.whole = true;
     }
 
     /// Coerces `raw` for `key` and emits it. A repeated key is reported and
@@ -422,6 +476,32 @@ impl ArgsWriter {
         offset: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
+        self.add_coerced(key, offset, cx, |cx| {
+            coerce(raw, cx.param_schema(key), cx.limits().max_depth)
+        });
+    }
+
+    /// Emits `raw`, which its tag marks as JSON but no schema types, for
+    /// `key`: the JSON value it is, or a string with a diagnostic.
+    pub(crate) fn add_untyped_json<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        key: &str,
+        raw: &str,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        self.add_coerced(key, offset, cx, |cx| {
+            crate::coerce::coerce_json(raw, cx.limits().max_depth)
+        });
+    }
+
+    fn add_coerced<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        key: &str,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+        coerce: impl FnOnce(&CallCx<'_, 'c, S>) -> Coerced,
+    ) {
         if self.has(key) {
             cx.recovered(
                 DiagnosticKind::DuplicateKey,
@@ -430,7 +510,7 @@ impl ArgsWriter {
             );
             return;
         }
-        let coerced = coerce(raw, cx.param_schema(key), cx.limits().max_depth);
+        let coerced = coerce(cx);
         if let Some(problem) = coerced.problem {
             cx.recovered(
                 DiagnosticKind::Coercion,
@@ -515,10 +595,10 @@ impl ArgsWriter {
 
     /// Closes the object.
     pub(crate) fn close<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        cx.delta_static(if self.key_ends.is_empty() { "{}" } else { "}" });
-        self.keys.clear();
-        self.key_ends.clear();
-        self.key_ends.clear();
+        if !self.whole {
+            cx.delta_static(if self.key_ends.is_empty() { "{}" } else { "}" });
+        }
+        self.reset();
     }
 }
 

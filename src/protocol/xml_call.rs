@@ -30,10 +30,11 @@ use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::json_call::JsonCall;
 use crate::protocol::xml::{
-    attr_text_into, find_tag, need_until, needs_json_escape, skip_ws, strip_one_newline, tag_at,
-    ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
+    attr_text_into, attr_value, find_tag, need_until, needs_json_escape, skip_ws,
+    strip_one_newline, tag_at, ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
 };
 use crate::protocol::{Failure, Outcome, Steady};
+use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::utf8::validate;
 
 /// Which of the three layouts.
@@ -42,6 +43,9 @@ pub(crate) enum Dialect {
     Qwen3Coder,
     MiniMaxM2,
     Glm,
+    /// DeepSeek-V3.2's DSML (and DeepSeek-V4's, whose block is
+    /// `tool_calls`).
+    DeepSeekDsml,
 }
 
 /// The tags of one dialect.
@@ -58,6 +62,12 @@ struct Tags {
     /// as a line break does: some servers deliver GLM's line breaks escaped
     /// (`<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>…`).
     escaped_breaks: bool,
+    /// A second kind of block, opened by the format's second start marker
+    /// and closed by this end marker (DeepSeek-V4's DSML `tool_calls`).
+    alt_end: Option<&'static [u8]>,
+    /// Whether a parameter's `string` attribute types its value
+    /// (DSML: `string="false"` marks JSON).
+    string_attr: bool,
 }
 
 impl Dialect {
@@ -65,6 +75,16 @@ impl Dialect {
         match self {
             Dialect::Qwen3Coder | Dialect::Glm => "<tool_call>",
             Dialect::MiniMaxM2 => "<minimax:tool_call>",
+            Dialect::DeepSeekDsml => "<｜DSML｜function_calls>",
+        }
+    }
+
+    /// The start marker of the second kind of block, if the dialect has one
+    /// (see [`Tags::alt_end`]).
+    pub(crate) fn alt_start_marker(self) -> Option<&'static str> {
+        match self {
+            Dialect::DeepSeekDsml => Some("<｜DSML｜tool_calls>"),
+            _ => None,
         }
     }
 
@@ -78,6 +98,7 @@ impl Dialect {
             Dialect::Qwen3Coder => &QWEN3_CODER,
             Dialect::MiniMaxM2 => &MINIMAX_M2,
             Dialect::Glm => &GLM,
+            Dialect::DeepSeekDsml => &DSML,
         }
     }
 }
@@ -89,6 +110,8 @@ static QWEN3_CODER: Tags = Tags {
     param_open: Pat::Open(b"<parameter="),
     param_close: b"</parameter>",
     escaped_breaks: false,
+    alt_end: None,
+    string_attr: false,
 };
 
 static MINIMAX_M2: Tags = Tags {
@@ -98,6 +121,8 @@ static MINIMAX_M2: Tags = Tags {
     param_open: Pat::Open(b"<parameter name="),
     param_close: b"</parameter>",
     escaped_breaks: false,
+    alt_end: None,
+    string_attr: false,
 };
 
 static GLM: Tags = Tags {
@@ -107,6 +132,19 @@ static GLM: Tags = Tags {
     param_open: Pat::Lit(b"<arg_key>"),
     param_close: b"</arg_value>",
     escaped_breaks: true,
+    alt_end: None,
+    string_attr: false,
+};
+
+static DSML: Tags = Tags {
+    end: "</｜DSML｜function_calls>".as_bytes(),
+    func_open: Some("<｜DSML｜invoke name=".as_bytes()),
+    func_close: Some("</｜DSML｜invoke>".as_bytes()),
+    param_open: Pat::Open("<｜DSML｜parameter name=".as_bytes()),
+    param_close: "</｜DSML｜parameter>".as_bytes(),
+    escaped_breaks: false,
+    alt_end: Some("</｜DSML｜tool_calls>".as_bytes()),
+    string_attr: true,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +157,9 @@ enum Phase {
     Key { start: usize },
     /// GLM: after `</arg_key>`, before `<arg_value>`.
     ValueOpen,
+    /// DSML: the arguments as one JSON object in place of parameter tags,
+    /// since `start` (read by [`XmlCall::args_json`]).
+    JsonArgs { start: usize },
     /// Inside a value that began at `start`.
     Value { start: usize },
     /// A closing tag at `close_at` may end the value; whitespace up to
@@ -171,6 +212,14 @@ pub(crate) struct XmlCall {
     /// A Qwen3-Coder call that began at a bare `<function=`: it ends with
     /// `</function>`, and its name comes first thing.
     bare: bool,
+    /// A block opened by the dialect's second start marker: it ends with
+    /// [`Tags::alt_end`].
+    alt: bool,
+    /// The value being read is JSON by its tag's `string="false"` (see
+    /// [`Tags::string_attr`]).
+    json_value: bool,
+    /// Reads the arguments object of [`Phase::JsonArgs`].
+    args_json: JsonScanner,
     /// Reads a block that holds JSON instead of elements
     /// ([`Phase::Json`]).
     json: Box<JsonCall>,
@@ -197,11 +246,16 @@ impl XmlCall {
             params: 0,
             rejected: None,
             bare: false,
+            alt: false,
+            json_value: false,
+            args_json: JsonScanner::new(max_depth).quiet_members(),
         }
     }
 
     pub(crate) fn begin(&mut self, marker: usize) {
-        self.bare = marker == 1;
+        self.alt = marker == 1 && self.tags.alt_end.is_some();
+        self.bare = marker == 1 && !self.alt;
+        self.json_value = false;
         self.phase = Phase::Lead;
         self.body.clear();
         self.pos = 0;
@@ -218,6 +272,14 @@ impl XmlCall {
     fn end_tag(&self) -> &'static [u8] {
         match self.tags.func_close {
             Some(close) if self.bare => close,
+            _ => self.block_end(),
+        }
+    }
+
+    /// The end marker of the block being read.
+    fn block_end(&self) -> &'static [u8] {
+        match self.tags.alt_end {
+            Some(end) if self.alt => end,
             _ => self.tags.end,
         }
     }
@@ -399,6 +461,7 @@ impl XmlCall {
     /// Processes the body from `pos`; `eof` when no more bytes will come.
     fn run<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
         let t = self.tags;
+        let end_marker = self.block_end();
         loop {
             let len = self.body.len();
             if self.rejected.is_some() {
@@ -415,9 +478,20 @@ impl XmlCall {
                     match tag_at(&self.body, self.pos, &pats) {
                         Tag::Found { end, attr, .. } => {
                             let mut name = std::mem::take(&mut self.name);
-                            attr_text_into(&self.body[attr.0..attr.1], &mut name);
+                            // `<invoke name="f"/>`: a call without parameters.
+                            let attr = &self.body[attr.0..attr.1];
+                            let kept = attr
+                                .iter()
+                                .rposition(|b| !b.is_ascii_whitespace())
+                                .map_or(0, |i| i + 1);
+                            let closed = attr[..kept].strip_suffix(b"/");
+                            attr_text_into(closed.unwrap_or(attr), &mut name);
+                            let closed = closed.is_some();
                             self.start(&name, end, cx);
                             self.name = name;
+                            if closed && self.phase == Phase::Params {
+                                self.phase = Phase::AfterFunc { func_end: end };
+                            }
                             // `<function=x>` naming no tool is more likely
                             // prose than a call: only the tag is given up.
                             if self.bare {
@@ -465,13 +539,19 @@ impl XmlCall {
                         };
                     }
                     let value_open = self.phase == Phase::ValueOpen;
+                    if t.string_attr && self.body[self.pos] == b'{' && self.args.is_empty() {
+                        self.args_json.reset();
+                        self.scan_from = self.pos;
+                        self.phase = Phase::JsonArgs { start: self.pos };
+                        continue;
+                    }
                     let pats: &[Pat] = if value_open {
                         &[Pat::Lit(b"<arg_value>")]
                     } else {
                         &[
                             t.param_open,
-                            Pat::Lit(t.func_close.unwrap_or(t.end)),
-                            Pat::Lit(t.end),
+                            Pat::Lit(t.func_close.unwrap_or(end_marker)),
+                            Pat::Lit(end_marker),
                         ]
                     };
                     match tag_at(&self.body, self.pos, pats) {
@@ -482,6 +562,13 @@ impl XmlCall {
                             attr,
                             ..
                         } => {
+                            if self.args.is_whole() {
+                                return self.failed(
+                                    DiagnosticKind::MalformedCall,
+                                    self.pos,
+                                    "a parameter after the arguments object",
+                                );
+                            }
                             if self.params >= cx.limits().max_params {
                                 let f = Failure::new(
                                     DiagnosticKind::CallTooLarge,
@@ -496,7 +583,10 @@ impl XmlCall {
                                 self.phase = Phase::Key { start: end };
                                 self.scan_from = end;
                             } else {
-                                attr_text_into(&self.body[attr.0..attr.1], &mut self.key);
+                                let attr = &self.body[attr.0..attr.1];
+                                attr_text_into(attr, &mut self.key);
+                                self.json_value = t.string_attr
+                                    && attr_value(attr, b"string").is_some_and(|v| v == b"false");
                                 self.open_value(end, cx);
                             }
                         }
@@ -543,6 +633,39 @@ impl XmlCall {
                         }
                     }
                 }
+                Phase::JsonArgs { start } => {
+                    let (n, signal) = self.args_json.advance(&self.body[self.scan_from..]);
+                    self.scan_from += n;
+                    match signal {
+                        Signal::More if !eof => return Outcome::More,
+                        Signal::More => {
+                            return self.failed(
+                                DiagnosticKind::UnfinishedCall,
+                                len,
+                                "the stream ended inside the arguments object",
+                            )
+                        }
+                        Signal::RootEnd => {
+                            let Ok(object) = validate(&self.body[start..self.scan_from]) else {
+                                return self.failed(
+                                    DiagnosticKind::InvalidUtf8,
+                                    start,
+                                    "the arguments object is not UTF-8",
+                                );
+                            };
+                            self.args.whole(object, cx);
+                            self.pos = self.scan_from;
+                            self.phase = Phase::Params;
+                        }
+                        _ => {
+                            return self.failed(
+                                DiagnosticKind::MalformedCall,
+                                self.scan_from,
+                                "the arguments object is not JSON",
+                            )
+                        }
+                    }
+                }
                 Phase::Key { start } => {
                     // A key is short: look no further than MAX_TAG bytes, so
                     // the verdict does not depend on how much has arrived.
@@ -575,8 +698,8 @@ impl XmlCall {
                     let pats = [
                         Pat::Lit(t.param_close),
                         t.param_open,
-                        Pat::Lit(t.func_close.unwrap_or(t.end)),
-                        Pat::Lit(t.end),
+                        Pat::Lit(t.func_close.unwrap_or(end_marker)),
+                        Pat::Lit(end_marker),
                     ];
                     let found = find_tag(&self.body, self.scan_from, &pats);
                     // String values stream up to where a tag may begin.
@@ -644,8 +767,8 @@ impl XmlCall {
                     };
                     let follow = [
                         t.param_open,
-                        Pat::Lit(t.func_close.unwrap_or(t.end)),
-                        Pat::Lit(t.end),
+                        Pat::Lit(t.func_close.unwrap_or(end_marker)),
+                        Pat::Lit(end_marker),
                     ];
                     let verdict = if next == len {
                         if eof {
@@ -693,7 +816,7 @@ impl XmlCall {
                     if self.pos == len && !eof {
                         return Outcome::More;
                     }
-                    let after = [Pat::Lit(t.end)];
+                    let after = [Pat::Lit(end_marker)];
                     match tag_at(&self.body, self.pos, &after) {
                         Tag::Found { end, .. } => return self.complete(cx, end),
                         Tag::Need { .. } if !eof => {
@@ -712,8 +835,8 @@ impl XmlCall {
                             Outcome::More
                         };
                     }
-                    let open = t.func_open.unwrap_or(t.end);
-                    let after = [Pat::Lit(t.end), Pat::Open(open)];
+                    let open = t.func_open.unwrap_or(end_marker);
+                    let after = [Pat::Lit(end_marker), Pat::Open(open)];
                     match tag_at(&self.body, self.pos, &after) {
                         Tag::Found { index: 0, end, .. } => return self.complete(cx, end),
                         Tag::Found { at, .. } => {
@@ -731,7 +854,7 @@ impl XmlCall {
                         // often is skipped.
                         _ => {
                             let closes = [
-                                Pat::Lit(t.func_close.unwrap_or(t.end)),
+                                Pat::Lit(t.func_close.unwrap_or(end_marker)),
                                 Pat::Lit(t.param_close),
                             ];
                             match self.stray_close(&closes, eof, cx) {
@@ -922,7 +1045,7 @@ impl XmlCall {
         self.pos = start;
         self.streamed = None;
         let string_typed = match cx.param_schema(&self.key) {
-            None => true,
+            None => !self.json_value,
             Some(schema) => {
                 keyword(schema, "type").is_some_and(|t| t == "string")
                     && keyword(schema, "enum").is_none()
@@ -1065,8 +1188,12 @@ impl XmlCall {
             return self.reject(f);
         };
         let mut key = std::mem::take(&mut self.key);
-        self.args
-            .add(&key, strip_one_newline(text), self.at(start), cx);
+        let text = strip_one_newline(text);
+        if self.json_value && cx.param_schema(&key).is_none() {
+            self.args.add_untyped_json(&key, text, self.at(start), cx);
+        } else {
+            self.args.add(&key, text, self.at(start), cx);
+        }
         key.clear();
         self.key = key;
         self.params += 1;
