@@ -203,18 +203,16 @@ impl Format {
             boundary,
         }];
         // Qwen3-Coder also writes calls without the `<tool_call>` wrapper;
-        // DeepSeek-V4 names the DSML block `tool_calls`.
-        let second = match self {
-            Format::Qwen3Coder => Some(BARE_FUNCTION),
-            Format::DeepSeekDsml => Dialect::DeepSeekDsml.alt_start_marker(),
-            _ => None,
+        // DeepSeek-V4 and V4.1 name the DSML block otherwise.
+        let others: &[&str] = match self {
+            Format::Qwen3Coder => &[BARE_FUNCTION],
+            Format::DeepSeekDsml => Dialect::DeepSeekDsml.other_block_markers(),
+            _ => &[],
         };
-        if let Some(second) = second {
-            markers.push(Marker {
-                bytes: Cow::Borrowed(second.as_bytes()),
-                boundary: Boundary::None,
-            });
-        }
+        markers.extend(others.iter().map(|m| Marker {
+            bytes: Cow::Borrowed(m.as_bytes()),
+            boundary: Boundary::None,
+        }));
         Ok((markers, automaton))
     }
 }

@@ -509,6 +509,8 @@ w(D, "string_attribute_without_schema", dsml([invoke("anything", [("n", "false",
 w(D, "string_false_not_json", dsml([invoke("anything", [("n", "false", "forty-two")])]))
 # DeepSeek-V4 writes the same invokes in a `tool_calls` block.
 w(D, "v4_tool_calls_block", "Sure.\n\n" + dsml([invoke("get_weather", [("city", "true", "Lima"), ("days", "false", "3")])], "tool_calls") + "\nDone.", TYPED_TOOLS)
+# DeepSeek-V4.1 writes a space after the DSML token in every tag.
+w(D, "v4_1_spaced_tags", "Sure.\n\n" + dsml([invoke("get_weather", [("city", "true", "Lima"), ("days", "false", "3")])], " calls").replace("｜DSML｜invoke", "｜DSML｜ invoke").replace("｜DSML｜parameter", "｜DSML｜ parameter") + "\nDone.", TYPED_TOOLS)
 w(D, "self_closing_invoke", dsml(['<｜DSML｜invoke name="get_time"/>\n', invoke("get_weather", [("city", "true", "Oslo")])]), TYPED_TOOLS)
 # The arguments as one JSON object instead of parameter elements.
 w(D, "json_object_arguments", dsml(['<｜DSML｜invoke name="get_weather">\n{"city": "Kyiv", "days": 2, "note": "</｜DSML｜invoke> is data"}\n</｜DSML｜invoke>\n']), TYPED_TOOLS)

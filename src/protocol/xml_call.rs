@@ -43,8 +43,8 @@ pub(crate) enum Dialect {
     Qwen3Coder,
     MiniMaxM2,
     Glm,
-    /// DeepSeek-V3.2's DSML (and DeepSeek-V4's, whose block is
-    /// `tool_calls`).
+    /// DeepSeek-V3.2's DSML, and DeepSeek-V4's (its block is `tool_calls`)
+    /// and V4.1's (`calls`, a space after the DSML token in every tag).
     DeepSeekDsml,
 }
 
@@ -62,9 +62,6 @@ struct Tags {
     /// as a line break does: some servers deliver GLM's line breaks escaped
     /// (`<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>…`).
     escaped_breaks: bool,
-    /// A second kind of block, opened by the format's second start marker
-    /// and closed by this end marker (DeepSeek-V4's DSML `tool_calls`).
-    alt_end: Option<&'static [u8]>,
     /// Whether a parameter's `string` attribute types its value
     /// (DSML: `string="false"` marks JSON).
     string_attr: bool,
@@ -79,12 +76,21 @@ impl Dialect {
         }
     }
 
-    /// The start marker of the second kind of block, if the dialect has one
-    /// (see [`Tags::alt_end`]).
-    pub(crate) fn alt_start_marker(self) -> Option<&'static str> {
+    /// The start markers of the dialect's other kinds of block, each read
+    /// with its own tags (see [`XmlCall::begin`]): DSML's later versions.
+    pub(crate) fn other_block_markers(self) -> &'static [&'static str] {
         match self {
-            Dialect::DeepSeekDsml => Some("<｜DSML｜tool_calls>"),
-            _ => None,
+            Dialect::DeepSeekDsml => &["<｜DSML｜tool_calls>", "<｜DSML｜ calls>"],
+            _ => &[],
+        }
+    }
+
+    /// The tags of the block opened by start marker `marker`.
+    fn block_tags(self, marker: usize) -> &'static Tags {
+        match (self, marker) {
+            (Dialect::DeepSeekDsml, 1) => &DSML_V4,
+            (Dialect::DeepSeekDsml, 2) => &DSML_V4_1,
+            _ => self.tags(),
         }
     }
 
@@ -110,7 +116,6 @@ static QWEN3_CODER: Tags = Tags {
     param_open: Pat::Open(b"<parameter="),
     param_close: b"</parameter>",
     escaped_breaks: false,
-    alt_end: None,
     string_attr: false,
 };
 
@@ -121,7 +126,6 @@ static MINIMAX_M2: Tags = Tags {
     param_open: Pat::Open(b"<parameter name="),
     param_close: b"</parameter>",
     escaped_breaks: false,
-    alt_end: None,
     string_attr: false,
 };
 
@@ -132,7 +136,6 @@ static GLM: Tags = Tags {
     param_open: Pat::Lit(b"<arg_key>"),
     param_close: b"</arg_value>",
     escaped_breaks: true,
-    alt_end: None,
     string_attr: false,
 };
 
@@ -143,8 +146,21 @@ static DSML: Tags = Tags {
     param_open: Pat::Open("<｜DSML｜parameter name=".as_bytes()),
     param_close: "</｜DSML｜parameter>".as_bytes(),
     escaped_breaks: false,
-    alt_end: Some("</｜DSML｜tool_calls>".as_bytes()),
     string_attr: true,
+};
+
+static DSML_V4: Tags = Tags {
+    end: "</｜DSML｜tool_calls>".as_bytes(),
+    ..DSML
+};
+
+static DSML_V4_1: Tags = Tags {
+    end: "</｜DSML｜ calls>".as_bytes(),
+    func_open: Some("<｜DSML｜ invoke name=".as_bytes()),
+    func_close: Some("</｜DSML｜ invoke>".as_bytes()),
+    param_open: Pat::Open("<｜DSML｜ parameter name=".as_bytes()),
+    param_close: "</｜DSML｜ parameter>".as_bytes(),
+    ..DSML
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,6 +206,8 @@ enum Stray {
 
 #[derive(Debug, Clone)]
 pub(crate) struct XmlCall {
+    dialect: Dialect,
+    /// The tags of the block being read.
     tags: &'static Tags,
     phase: Phase,
     /// The call's bytes after the start marker.
@@ -212,9 +230,6 @@ pub(crate) struct XmlCall {
     /// A Qwen3-Coder call that began at a bare `<function=`: it ends with
     /// `</function>`, and its name comes first thing.
     bare: bool,
-    /// A block opened by the dialect's second start marker: it ends with
-    /// [`Tags::alt_end`].
-    alt: bool,
     /// The value being read is JSON by its tag's `string="false"` (see
     /// [`Tags::string_attr`]).
     json_value: bool,
@@ -233,6 +248,7 @@ impl XmlCall {
         let tags = dialect.tags();
         XmlCall {
             json: Box::new(JsonCall::new(tags.end, max_depth)),
+            dialect,
             tags,
             phase: Phase::Lead,
             body: Body::default(),
@@ -246,15 +262,14 @@ impl XmlCall {
             params: 0,
             rejected: None,
             bare: false,
-            alt: false,
             json_value: false,
             args_json: JsonScanner::new(max_depth).quiet_members(),
         }
     }
 
     pub(crate) fn begin(&mut self, marker: usize) {
-        self.alt = marker == 1 && self.tags.alt_end.is_some();
-        self.bare = marker == 1 && !self.alt;
+        self.tags = self.dialect.block_tags(marker);
+        self.bare = self.dialect == Dialect::Qwen3Coder && marker == 1;
         self.json_value = false;
         self.phase = Phase::Lead;
         self.body.clear();
@@ -272,14 +287,6 @@ impl XmlCall {
     fn end_tag(&self) -> &'static [u8] {
         match self.tags.func_close {
             Some(close) if self.bare => close,
-            _ => self.block_end(),
-        }
-    }
-
-    /// The end marker of the block being read.
-    fn block_end(&self) -> &'static [u8] {
-        match self.tags.alt_end {
-            Some(end) if self.alt => end,
             _ => self.tags.end,
         }
     }
@@ -461,7 +468,6 @@ impl XmlCall {
     /// Processes the body from `pos`; `eof` when no more bytes will come.
     fn run<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
         let t = self.tags;
-        let end_marker = self.block_end();
         loop {
             let len = self.body.len();
             if self.rejected.is_some() {
@@ -550,8 +556,8 @@ impl XmlCall {
                     } else {
                         &[
                             t.param_open,
-                            Pat::Lit(t.func_close.unwrap_or(end_marker)),
-                            Pat::Lit(end_marker),
+                            Pat::Lit(t.func_close.unwrap_or(t.end)),
+                            Pat::Lit(t.end),
                         ]
                     };
                     match tag_at(&self.body, self.pos, pats) {
@@ -698,8 +704,8 @@ impl XmlCall {
                     let pats = [
                         Pat::Lit(t.param_close),
                         t.param_open,
-                        Pat::Lit(t.func_close.unwrap_or(end_marker)),
-                        Pat::Lit(end_marker),
+                        Pat::Lit(t.func_close.unwrap_or(t.end)),
+                        Pat::Lit(t.end),
                     ];
                     let found = find_tag(&self.body, self.scan_from, &pats);
                     // String values stream up to where a tag may begin.
@@ -767,8 +773,8 @@ impl XmlCall {
                     };
                     let follow = [
                         t.param_open,
-                        Pat::Lit(t.func_close.unwrap_or(end_marker)),
-                        Pat::Lit(end_marker),
+                        Pat::Lit(t.func_close.unwrap_or(t.end)),
+                        Pat::Lit(t.end),
                     ];
                     let verdict = if next == len {
                         if eof {
@@ -816,7 +822,7 @@ impl XmlCall {
                     if self.pos == len && !eof {
                         return Outcome::More;
                     }
-                    let after = [Pat::Lit(end_marker)];
+                    let after = [Pat::Lit(t.end)];
                     match tag_at(&self.body, self.pos, &after) {
                         Tag::Found { end, .. } => return self.complete(cx, end),
                         Tag::Need { .. } if !eof => {
@@ -835,8 +841,8 @@ impl XmlCall {
                             Outcome::More
                         };
                     }
-                    let open = t.func_open.unwrap_or(end_marker);
-                    let after = [Pat::Lit(end_marker), Pat::Open(open)];
+                    let open = t.func_open.unwrap_or(t.end);
+                    let after = [Pat::Lit(t.end), Pat::Open(open)];
                     match tag_at(&self.body, self.pos, &after) {
                         Tag::Found { index: 0, end, .. } => return self.complete(cx, end),
                         Tag::Found { at, .. } => {
@@ -854,7 +860,7 @@ impl XmlCall {
                         // often is skipped.
                         _ => {
                             let closes = [
-                                Pat::Lit(t.func_close.unwrap_or(end_marker)),
+                                Pat::Lit(t.func_close.unwrap_or(t.end)),
                                 Pat::Lit(t.param_close),
                             ];
                             match self.stray_close(&closes, eof, cx) {

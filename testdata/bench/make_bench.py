@@ -36,6 +36,10 @@ def call(fmt, name, args):
     if fmt == "minimax-m2":
         ps = "".join(f'<parameter name="{k}">{text(v)}</parameter>\n' for k, v in args.items())
         return f'<minimax:tool_call>\n<invoke name="{name}">\n{ps}</invoke>\n</minimax:tool_call>'
+    if fmt == "deepseek-v3.2":
+        ps = "".join(f'<｜DSML｜parameter name="{k}" string="{str(isinstance(v, str)).lower()}">{text(v)}</｜DSML｜parameter>\n'
+                     for k, v in args.items())
+        return f'<｜DSML｜function_calls>\n<｜DSML｜invoke name="{name}">\n{ps}</｜DSML｜invoke>\n</｜DSML｜function_calls>'
     if fmt == "glm":
         ps = "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{text(v)}</arg_value>\n" for k, v in args.items())
         return f"<tool_call>{name}\n{ps}</tool_call>"
@@ -51,7 +55,7 @@ def call(fmt, name, args):
         ps = "".join(f"<{k}>{esc(text(v))}</{k}>\n" for k, v in args.items())
         return f"<{name}>\n{ps}</{name}>"
 
-XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml")
+XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2")
 for fmt in ("hermes", "gemma") + XML + ("deepseek", "kimi-k2"):
     random.seed(11)
     parts = []
