@@ -9,7 +9,7 @@ use crate::limits::Limits;
 use crate::protocol::json_call::JsonCall;
 use crate::protocol::morph_xml::MorphXml;
 use crate::protocol::token_call::{TokenCall, Vendor};
-use crate::protocol::xml_call::{Dialect, XmlCall, BARE_FUNCTION};
+use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::Automaton;
 use crate::scan::marker::{Boundary, Marker};
 use crate::tool::Tool;
@@ -202,11 +202,11 @@ impl Format {
             bytes: start,
             boundary,
         }];
-        // Qwen3-Coder also writes calls without the `<tool_call>` wrapper;
+        // Qwen3-Coder and DeepSeek also write calls without their block;
         // DeepSeek-V4 and V4.1 name the DSML block otherwise.
         let others: &[&str] = match self {
-            Format::Qwen3Coder => &[BARE_FUNCTION],
-            Format::DeepSeekDsml => Dialect::DeepSeekDsml.other_block_markers(),
+            Format::Qwen3Coder => Dialect::Qwen3Coder.other_markers(),
+            Format::DeepSeekDsml => Dialect::DeepSeekDsml.other_markers(),
             _ => &[],
         };
         markers.extend(others.iter().map(|m| Marker {

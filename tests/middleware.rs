@@ -818,3 +818,31 @@ fn vendor_token_formats_render_results_in_their_layout() {
         .collect();
     assert_eq!(calls, [("function".to_string(), r#"{"x":1}"#.to_string())]);
 }
+
+#[test]
+fn dsml_history_marks_json_values_and_parses_back_without_a_schema() {
+    let args = json!({"city": "Oslo", "days": 3, "tags": ["a", "b"], "zip": "00123"});
+    let call = format_tool_call(Format::DeepSeekDsml, "get_weather", &args);
+    assert!(
+        call.contains(r#"<｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>"#),
+        "{call}"
+    );
+    assert!(
+        call.contains(r#"<｜DSML｜parameter name="zip" string="true">00123</｜DSML｜parameter>"#),
+        "{call}"
+    );
+    // No tool list: the `string` attribute alone types the values.
+    let events = toolsieve::Parser::new(Format::DeepSeekDsml).parse(call.as_bytes());
+    let inputs: Vec<Value> = events
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::ToolCall { input, .. } => serde_json::from_str(&input).ok(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(inputs, [args]);
+    assert_eq!(
+        format_tool_response(Format::DeepSeekDsml, "get_weather", &json!({"temp": 21})),
+        "<function_results>\n<result>{\"temp\":21}</result>\n</function_results>"
+    );
+}

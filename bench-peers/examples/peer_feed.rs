@@ -47,6 +47,7 @@ fn run() -> Result<(), String> {
         (None, Format::Glm) => "glm45_moe",
         (None, Format::MiniMaxM2) => "minimax_m2",
         (None, Format::DeepSeek) => "deepseek31",
+        (None, Format::DeepSeekDsml) => "deepseek32",
         (None, Format::KimiK2) => "kimik2",
         (None, other) => return Err(format!("the peer has no parser for {other}")),
     };

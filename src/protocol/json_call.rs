@@ -259,6 +259,11 @@ pub(crate) struct JsonCall {
 }
 
 impl JsonCall {
+    /// The marker that ends the call.
+    pub(crate) fn end_marker(&self) -> &[u8] {
+        &self.end
+    }
+
     pub(crate) fn new(end: &[u8], max_depth: usize) -> JsonCall {
         JsonCall {
             end: end.into(),

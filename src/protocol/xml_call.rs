@@ -76,21 +76,34 @@ impl Dialect {
         }
     }
 
-    /// The start markers of the dialect's other kinds of block, each read
-    /// with its own tags (see [`XmlCall::begin`]): DSML's later versions.
-    pub(crate) fn other_block_markers(self) -> &'static [&'static str] {
+    /// The dialect's start markers after [`start_marker`](Self::start_marker),
+    /// in the engine's marker order: a call without its block
+    /// (Qwen3-Coder's `<function=`, a DSML `invoke`), or DSML's blocks of
+    /// later versions. [`opened_by`](Self::opened_by) says what each opens.
+    pub(crate) fn other_markers(self) -> &'static [&'static str] {
         match self {
-            Dialect::DeepSeekDsml => &["<｜DSML｜tool_calls>", "<｜DSML｜ calls>"],
+            Dialect::Qwen3Coder => &[BARE_FUNCTION],
+            Dialect::DeepSeekDsml => &[
+                "<｜DSML｜tool_calls>",
+                "<｜DSML｜ calls>",
+                "<｜DSML｜invoke name=",
+                "<｜DSML｜ invoke name=",
+            ],
             _ => &[],
         }
     }
 
-    /// The tags of the block opened by start marker `marker`.
-    fn block_tags(self, marker: usize) -> &'static Tags {
+    /// What start marker `marker` opens: the tags to read it with, and
+    /// whether it is one call without its block (its function's open tag up
+    /// to the name, ending at the function's close).
+    fn opened_by(self, marker: usize) -> (&'static Tags, bool) {
         match (self, marker) {
-            (Dialect::DeepSeekDsml, 1) => &DSML_V4,
-            (Dialect::DeepSeekDsml, 2) => &DSML_V4_1,
-            _ => self.tags(),
+            (Dialect::Qwen3Coder, 1) => (&QWEN3_CODER, true),
+            (Dialect::DeepSeekDsml, 1) => (&DSML_V4, false),
+            (Dialect::DeepSeekDsml, 2) => (&DSML_V4_1, false),
+            (Dialect::DeepSeekDsml, 3) => (&DSML, true),
+            (Dialect::DeepSeekDsml, 4) => (&DSML_V4_1, true),
+            _ => (self.tags(), false),
         }
     }
 
@@ -227,9 +240,11 @@ pub(crate) struct XmlCall {
     args: ArgsWriter,
     params: usize,
     rejected: Option<Failure>,
-    /// A Qwen3-Coder call that began at a bare `<function=`: it ends with
-    /// `</function>`, and its name comes first thing.
+    /// A call that began without its block, at a bare `<function=` or
+    /// DSML `invoke`: it ends with the function's close, and its name comes
+    /// first thing.
     bare: bool,
+    max_depth: usize,
     /// The value being read is JSON by its tag's `string="false"` (see
     /// [`Tags::string_attr`]).
     json_value: bool,
@@ -241,7 +256,7 @@ pub(crate) struct XmlCall {
 }
 
 /// The start marker of a Qwen3-Coder call without its `<tool_call>`.
-pub(crate) const BARE_FUNCTION: &str = "<function=";
+const BARE_FUNCTION: &str = "<function=";
 
 impl XmlCall {
     pub(crate) fn new(dialect: Dialect, max_depth: usize) -> XmlCall {
@@ -262,14 +277,18 @@ impl XmlCall {
             params: 0,
             rejected: None,
             bare: false,
+            max_depth,
             json_value: false,
             args_json: JsonScanner::new(max_depth).quiet_members(),
         }
     }
 
     pub(crate) fn begin(&mut self, marker: usize) {
-        self.tags = self.dialect.block_tags(marker);
-        self.bare = self.dialect == Dialect::Qwen3Coder && marker == 1;
+        (self.tags, self.bare) = self.dialect.opened_by(marker);
+        if self.json.end_marker() != self.tags.end {
+            // A block of another version: its JSON calls end at its tag.
+            *self.json = JsonCall::new(self.tags.end, self.max_depth);
+        }
         self.json_value = false;
         self.phase = Phase::Lead;
         self.body.clear();
