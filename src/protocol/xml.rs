@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::coerce::{coerce, Coerced};
+use crate::coerce::coerce;
 use crate::engine::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
@@ -467,40 +467,18 @@ impl ArgsWriter {
         self.whole = true;
     }
 
-    /// Coerces `raw` for `key` and emits it. A repeated key is reported and
-    /// skipped (the first value was already sent).
+    /// Coerces `raw` for `key` and emits it: by the key's schema, or where
+    /// there is none and its tag marked it as JSON (`marked_json`), as the
+    /// JSON value it is (a string with a diagnostic if it is not). A
+    /// repeated key is reported and skipped (the first value was already
+    /// sent).
     pub(crate) fn add<'c, S: FnMut(Event<'c>)>(
         &mut self,
         key: &str,
         raw: &str,
+        marked_json: bool,
         offset: u64,
         cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        self.add_coerced(key, offset, cx, |cx| {
-            coerce(raw, cx.param_schema(key), cx.limits().max_depth)
-        });
-    }
-
-    /// Emits `raw`, which its tag marks as JSON but no schema types, for
-    /// `key`: the JSON value it is, or a string with a diagnostic.
-    pub(crate) fn add_untyped_json<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        key: &str,
-        raw: &str,
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        self.add_coerced(key, offset, cx, |cx| {
-            crate::coerce::coerce_json(raw, cx.limits().max_depth)
-        });
-    }
-
-    fn add_coerced<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        key: &str,
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-        coerce: impl FnOnce(&CallCx<'_, 'c, S>) -> Coerced,
     ) {
         if self.has(key) {
             cx.recovered(
@@ -510,7 +488,11 @@ impl ArgsWriter {
             );
             return;
         }
-        let coerced = coerce(cx);
+        let max_depth = cx.limits().max_depth;
+        let coerced = match cx.param_schema(key) {
+            None if marked_json => crate::coerce::coerce_json(raw, max_depth),
+            schema => coerce(raw, schema, max_depth),
+        };
         if let Some(problem) = coerced.problem {
             cx.recovered(
                 DiagnosticKind::Coercion,

@@ -1214,11 +1214,8 @@ impl XmlCall {
         };
         let mut key = std::mem::take(&mut self.key);
         let text = strip_one_newline(text);
-        if self.json_value && cx.param_schema(&key).is_none() {
-            self.args.add_untyped_json(&key, text, self.at(start), cx);
-        } else {
-            self.args.add(&key, text, self.at(start), cx);
-        }
+        self.args
+            .add(&key, text, self.json_value, self.at(start), cx);
         key.clear();
         self.key = key;
         self.params += 1;
