@@ -12,7 +12,8 @@
 //! Arguments: `toolsieve` or `tool-parser`, corpus (`mixed`, `big_arg`, or
 //! one of the dense documents, `dense_hermes`, `dense_mistral`,
 //! `dense_llama`, read as `hermes` with their delimiters), format
-//! (`hermes`, `qwen3-coder`, `glm`, `minimax-m2`, `deepseek`, `kimi-k2`), chunk size in characters
+//! (`hermes`, `qwen3-coder`, `glm`, `minimax-m2`, `deepseek`, `kimi-k2`,
+//! `deepseek-v3.2`), chunk size in characters
 //! (`0` for whole), runs.
 
 use std::process::ExitCode;
