@@ -286,12 +286,12 @@ pub fn char_chunks(text: &str, size: usize) -> Vec<&str> {
 /// `json` with a single backslash where it has an escaped one before a
 /// character that no JSON escape begins with (`"\\d+"` becomes `"\d+"`):
 /// regular expressions and Windows paths as models write them, for tests
-/// and fuzzers to render.
+/// and fuzzers to render. Not before `'`: `\'` reads as an apostrophe.
 pub fn with_single_backslashes(json: &str) -> String {
     let escapes = |c: Option<char>| {
         matches!(
             c,
-            Some('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u')
+            Some('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u' | '\'')
         )
     };
     let mut out = String::with_capacity(json.len());

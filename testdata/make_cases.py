@@ -85,6 +85,8 @@ w(H, "raw_newline_in_string", '<tool_call>{"name": "write", "arguments": {"text"
 # Single backslashes before characters JSON does not escape (regular
 # expressions, Windows paths): kept as backslashes, the call delivered.
 w(H, "invalid_escapes_kept", 'Searching.\n<tool_call>\n{"name": "grep", "arguments": {"pattern": "\\d+\\.log$", "path": "C:\\Users\\me", "note": "tab\\tok \\u00e9 \\"q\\""}}\n</tool_call>\nDone.')
+# `\'` (Python's and JavaScript's escape, not JSON's) is an apostrophe.
+w(H, "escaped_apostrophe", 'Saying it.\n<tool_call>\n{"name": "say", "arguments": {"text": "It\\\'s fine, isn\\\'t it? \\\\\' stays \\\\ then \'"}}\n</tool_call>\nDone.')
 
 G = "gemma"
 def fence(args_json, name="get_weather", tag="tool_call", nl="\n"):
@@ -469,6 +471,7 @@ for fmt in ["deepseek", "kimi-k2"]:
     w(fmt, "arguments_not_an_object", one('["Paris"]') + " then " + one('{"city": "Oslo"}'))
     w(fmt, "raw_newline_in_string", one('{"text": "line one\nline two"}', "echo"))
     w(fmt, "invalid_escapes_kept", one('{"pattern": "\\d+\\s\\w", "path": "C:\\Users\\me"}', "grep"))
+    w(fmt, "escaped_apostrophe", one('{"text": "It\\\'s fine"}', "say"))
     w(fmt, "unknown_tool", "Calling.\n" + tok_section(fmt, [("launch_rockets", '{"q": 1}'), ("get_weather", '{"city": "Nice"}')]), WEATHER_TOOLS)
     w(fmt, "known_tools", tok_section(fmt, [("get_weather", '{"city": "Nice"}'), ("get_time", "{}")]), WEATHER_TOOLS)
     w(fmt, "eof_after_call_end", "Sure.\n" + sb + tok_one(fmt, "get_weather", '{"city": "Bern"}'))

@@ -182,3 +182,28 @@ proptest! {
         reads_back(format, &text, &args, size, cuts)?;
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Apostrophes escaped as Python and JavaScript escape them (`it\'s`,
+    /// not JSON) read as apostrophes, at any chunking, in every
+    /// JSON-argument format, with a `repaired-json` diagnostic.
+    #[test]
+    fn escaped_apostrophes_read_as_apostrophes_at_any_chunking(
+        args in arguments(),
+        format in prop::sample::select(vec![Format::Hermes, Format::DeepSeek, Format::KimiK2]),
+        size in 1usize..12,
+        cuts in proptest::collection::vec(0usize..400, 0..6),
+    ) {
+        let call = toolsieve::middleware::format_tool_call(format, "f", &args);
+        // In JSON text an apostrophe only stands inside strings.
+        let text = format!("Sure.\n{}\nDone.", call.replace('\'', "\\'"));
+        reads_back(format, &text, &args, size, cuts)?;
+        let events = run_whole(&mut Parser::new(format), text.as_bytes());
+        let repaired = events.iter().any(|e| {
+            matches!(e, Event::Diagnostic(d) if d.kind == DiagnosticKind::RepairedJson)
+        });
+        prop_assert_eq!(repaired, call.contains('\''));
+    }
+}

@@ -658,7 +658,9 @@ impl JsonCall {
                         }
                         Signal::BadEscape => {
                             self.take(seg, seg_offset, cx);
-                            self.repair(Repair::Backslash, cx.offset(i), cx);
+                            let repair = Repair::of_bad_escape(bytes[i]);
+                            self.repair(repair, cx.offset(i), cx);
+                            i += repair.replaced();
                         }
                         Signal::Syntax | Signal::TooDeep => {
                             self.take(seg, seg_offset, cx);

@@ -485,7 +485,9 @@ impl TokenCall {
                             i += 1;
                         }
                         Signal::BadEscape => {
-                            self.repair(Repair::Backslash, cx.offset(i), cx);
+                            let repair = Repair::of_bad_escape(bytes[i]);
+                            self.repair(repair, cx.offset(i), cx);
+                            i += repair.replaced();
                         }
                         // The scanner signals no member (`quiet_members`).
                         Signal::KeyStart

@@ -628,15 +628,42 @@ pub(crate) enum Repair {
     /// A backslash that began no escape ([`Signal::BadEscape`]): a second
     /// one goes before the byte after it.
     Backslash,
+    /// `\'`, which JSON does not have but Python and JavaScript do
+    /// ([`Signal::BadEscape`] before a `'`): the apostrophe is written as
+    /// `u0027` after the backslash, which may already have gone out, and
+    /// is skipped.
+    Apostrophe,
 }
 
 impl Repair {
+    /// The repair at [`Signal::BadEscape`], where `byte` follows the
+    /// backslash.
+    pub(crate) fn of_bad_escape(byte: u8) -> Repair {
+        if byte == b'\'' {
+            Repair::Apostrophe
+        } else {
+            Repair::Backslash
+        }
+    }
+
+    /// How many bytes of the input the repair replaces (skipped after it):
+    /// the control byte, the apostrophe; none for a backslash, whose next
+    /// byte is read as string content.
+    pub(crate) fn replaced(self) -> usize {
+        match self {
+            Repair::Backslash => 0,
+            Repair::Control(_) | Repair::Apostrophe => 1,
+        }
+    }
+
     /// The JSON text written: for a control byte `\n`, `\r`, `\t` or
-    /// `\u00XX` (in `buf`), for a backslash another one.
+    /// `\u00XX` (in `buf`), for a backslash another one, for `\'` the rest
+    /// of `\u0027`.
     pub(crate) fn text(self, buf: &mut [u8; 6]) -> &[u8] {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         match self {
             Repair::Backslash => b"\\",
+            Repair::Apostrophe => b"u0027",
             Repair::Control(b'\n') => b"\\n",
             Repair::Control(b'\r') => b"\\r",
             Repair::Control(b'\t') => b"\\t",
@@ -661,6 +688,7 @@ impl Repair {
             Repair::Backslash => {
                 "backslashes that begin no JSON escape (`\\d`, `C:\\Users`) were kept as backslashes"
             }
+            Repair::Apostrophe => "`\\'`, which JSON does not have, was read as an apostrophe",
         }
     }
 }
