@@ -87,6 +87,8 @@ w(H, "raw_newline_in_string", '<tool_call>{"name": "write", "arguments": {"text"
 w(H, "invalid_escapes_kept", 'Searching.\n<tool_call>\n{"name": "grep", "arguments": {"pattern": "\\d+\\.log$", "path": "C:\\Users\\me", "note": "tab\\tok \\u00e9 \\"q\\""}}\n</tool_call>\nDone.')
 # `\'` (Python's and JavaScript's escape, not JSON's) is an apostrophe.
 w(H, "escaped_apostrophe", 'Saying it.\n<tool_call>\n{"name": "say", "arguments": {"text": "It\\\'s fine, isn\\\'t it? \\\\\' stays \\\\ then \'"}}\n</tool_call>\nDone.')
+# Each kind of string repair in a call is reported once.
+w(H, "string_repairs_each_reported", '<tool_call>\n{"name": "grep", "arguments": {"pattern": "\\d+\\s", "note": "it\\\'s", "text": "line\nbreak\ttab", "more": "\\w isn\\\'t"}}\n</tool_call>')
 
 G = "gemma"
 def fence(args_json, name="get_weather", tag="tool_call", nl="\n"):

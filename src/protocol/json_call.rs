@@ -219,8 +219,9 @@ pub(crate) struct JsonCall {
     /// The first reason this call cannot be delivered; scanning goes on to
     /// find where the call ends, so all of it comes back as text.
     rejected: Option<Failure>,
-    /// Whether raw control bytes were escaped in this call.
-    repaired: bool,
+    /// The kinds of string repair made in this call
+    /// ([`Repair::kind_bit`]): each is reported at its first.
+    repaired: u8,
     /// A comma that ended the last slice (and whitespace after it), held
     /// back: a closing bracket may show it was a trailing one, to drop.
     held_comma: Vec<u8>,
@@ -277,7 +278,7 @@ impl JsonCall {
             seen_args: false,
             pending: Vec::new(),
             rejected: None,
-            repaired: false,
+            repaired: 0,
             held_comma: Vec::new(),
             held_at: 0,
             dropped_comma: false,
@@ -336,7 +337,7 @@ impl JsonCall {
         self.has_name = false;
         self.seen_args = false;
         self.pending.clear();
-        self.repaired = false;
+        self.repaired = 0;
         self.held_comma.clear();
         self.dropped_comma = false;
         self.trail = 0;
@@ -482,8 +483,8 @@ impl JsonCall {
         if self.rejected.is_some() {
             return;
         }
-        if !self.repaired {
-            self.repaired = true;
+        if self.repaired & repair.kind_bit() == 0 {
+            self.repaired |= repair.kind_bit();
             cx.recovered(
                 DiagnosticKind::RepairedJson,
                 offset,

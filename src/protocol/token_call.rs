@@ -189,8 +189,9 @@ pub(crate) struct TokenCall {
     /// What [`steady`](Self::steady) found scanning the start of the slice
     /// that [`advance`](Self::advance) gets next.
     prescanned: Option<(usize, Signal)>,
-    /// Whether raw control bytes were escaped in this call.
-    repaired: bool,
+    /// The kinds of string repair made in this call
+    /// ([`Repair::kind_bit`]): each is reported at its first.
+    repaired: u8,
     /// Why the call in progress cannot be delivered (its arguments are not
     /// UTF-8): it fails where its arguments end.
     rejected: Option<Failure>,
@@ -211,7 +212,7 @@ impl TokenCall {
             fenced: false,
             json: JsonScanner::new(max_depth).quiet_members(),
             prescanned: None,
-            repaired: false,
+            repaired: 0,
             rejected: None,
         }
     }
@@ -242,7 +243,7 @@ impl TokenCall {
         self.fenced = false;
         self.json.reset();
         self.prescanned = None;
-        self.repaired = false;
+        self.repaired = 0;
     }
 
     /// The arguments are not UTF-8 at stream offset `at`: the call fails
@@ -725,8 +726,8 @@ impl TokenCall {
         if self.rejected.is_some() {
             return;
         }
-        if !self.repaired {
-            self.repaired = true;
+        if self.repaired & repair.kind_bit() == 0 {
+            self.repaired |= repair.kind_bit();
             cx.recovered(
                 DiagnosticKind::RepairedJson,
                 offset,

@@ -646,6 +646,16 @@ impl Repair {
         }
     }
 
+    /// The repair's kind as a bit, for a set of the kinds made in a call
+    /// (each is reported once per call).
+    pub(crate) fn kind_bit(self) -> u8 {
+        match self {
+            Repair::Control(_) => 1,
+            Repair::Backslash => 2,
+            Repair::Apostrophe => 4,
+        }
+    }
+
     /// How many bytes of the input the repair replaces (skipped after it):
     /// the control byte, the apostrophe; none for a backslash, whose next
     /// byte is read as string content.
