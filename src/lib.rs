@@ -41,7 +41,7 @@
 //! | `glm` | `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>…</arg_value></tool_call>` |
 //! | `morph-xml` | `<NAME><KEY>…</KEY></NAME>` for the tools in the tool list |
 //! | `deepseek` | `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>` (and V3/R1's `function<｜tool▁sep｜>NAME` with a ```` ```json ```` fence) |
-//! | `deepseek-v3.2` | `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="KEY" string="true">…</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>` (`string="false"` marks JSON; also an `invoke` alone, an `invoke` holding one JSON object, DeepSeek-V4's `tool_calls` block and V4.1's spaced tags) |
+//! | `deepseek-v3.2` | `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="KEY" string="true">…</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>` (`string="false"` marks JSON; also an `invoke` alone, an `invoke` holding one JSON object, DeepSeek-V4's `tool_calls` block, V4.1's spaced tags, and the block with its `｜DSML｜` tokens dropped) |
 //! | `kimi-k2` | `<\|tool_calls_section_begin\|><\|tool_call_begin\|>functions.NAME:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|><\|tool_calls_section_end\|>` |
 //!
 //! The XML formats' blocks (all but `morph-xml`) may also hold calls in the

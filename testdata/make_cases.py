@@ -521,6 +521,8 @@ w(D, "v4_1_spaced_tags", "Sure.\n\n" + dsml([invoke("get_weather", [("city", "tr
 w(D, "invoke_without_block", "Sure.\n" + invoke("get_weather", [("city", "true", "Rome")]) + invoke("launch_rockets", []) + "Done.", TYPED_TOOLS)
 w(D, "spaced_invoke_without_block_then_block_end", "Sure.\n" + invoke("get_weather", [("city", "true", "Rome")]).replace("｜DSML｜invoke", "｜DSML｜ invoke").replace("｜DSML｜parameter", "｜DSML｜ parameter") + "</｜DSML｜ calls>\nDone.", TYPED_TOOLS)
 w(D, "v4_block_holding_json", "<｜DSML｜tool_calls>\n{\"name\": \"get_time\", \"arguments\": {}}\n</｜DSML｜tool_calls> ok", TYPED_TOOLS)
+# A server that drops special tokens passes DSML on without its tokens.
+w(D, "tokens_stripped", "Checking.\n" + dsml([invoke("get_weather", [("city", "true", "Hangzhou, China"), ("days", "false", "2")])]).replace("｜DSML｜", "") + "\nDone.", TYPED_TOOLS)
 w(D, "self_closing_invoke", dsml(['<｜DSML｜invoke name="get_time"/>\n', invoke("get_weather", [("city", "true", "Oslo")])]), TYPED_TOOLS)
 # The arguments as one JSON object instead of parameter elements.
 w(D, "json_object_arguments", dsml(['<｜DSML｜invoke name="get_weather">\n{"city": "Kyiv", "days": 2, "note": "</｜DSML｜invoke> is data"}\n</｜DSML｜invoke>\n']), TYPED_TOOLS)

@@ -88,6 +88,7 @@ impl Dialect {
                 "<｜DSML｜ calls>",
                 "<｜DSML｜invoke name=",
                 "<｜DSML｜ invoke name=",
+                "<function_calls>",
             ],
             _ => &[],
         }
@@ -103,6 +104,7 @@ impl Dialect {
             (Dialect::DeepSeekDsml, 2) => (&DSML_V4_1, false),
             (Dialect::DeepSeekDsml, 3) => (&DSML, true),
             (Dialect::DeepSeekDsml, 4) => (&DSML_V4_1, true),
+            (Dialect::DeepSeekDsml, 5) => (&DSML_STRIPPED, false),
             _ => (self.tags(), false),
         }
     }
@@ -164,6 +166,17 @@ static DSML: Tags = Tags {
 
 static DSML_V4: Tags = Tags {
     end: "</｜DSML｜tool_calls>".as_bytes(),
+    ..DSML
+};
+
+/// DSML with its `｜DSML｜` tokens gone, as a server that drops special
+/// tokens passes it on.
+static DSML_STRIPPED: Tags = Tags {
+    end: b"</function_calls>",
+    func_open: Some(b"<invoke name="),
+    func_close: Some(b"</invoke>"),
+    param_open: Pat::Open(b"<parameter name="),
+    param_close: b"</parameter>",
     ..DSML
 };
 
