@@ -43,8 +43,10 @@ pub enum Format {
     /// Kimi-K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`.
     KimiK2,
     /// DeepSeek-V3.2's DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="KEY" string="true">VALUE</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>`;
-    /// `string="false"` marks a JSON value. DeepSeek-V4's
-    /// `<｜DSML｜tool_calls>` blocks too.
+    /// `string="false"` marks a JSON value. Also DeepSeek-V4's
+    /// `<｜DSML｜tool_calls>` blocks, V4.1's spaced tags (`<｜DSML｜ calls>`),
+    /// an `invoke` without its block, and DSML whose `｜DSML｜` tokens a
+    /// server dropped (`<function_calls><invoke name="NAME">…`).
     DeepSeekDsml,
 }
 
