@@ -132,6 +132,12 @@ w(G, "missing_fence_then_next_call", "```tool_call\n" + call_obj("get_time", "{}
 w(G, "relaxed_missing_fence_then_next_call", "```tool_call\n{'name': 'get_time', 'arguments': {}}\n```tool_call\n{'name': 'get_weather', 'arguments': {'city': 'Rome'}}\n```\nok")
 w(G, "closing_fence_then_words", fence('{"city": "Pisa"}') + "tool_calls are done\n" + fence('{"city": "Rome"}') + "tool")
 w(G, "nested_arguments", fence('{"a": {"b": [1, {"c": [true, null, -1.5e-3]}]}}', "deep"))
+# Fences run together: ```` ``````tool_call ```` closes one call and opens
+# the next; ```` ```tool_call ```` right after a call's JSON opens the next
+# (the first is recovered without its close, as the roundtrip fuzz target
+# once rendered it).
+w(G, "fences_run_together", fence('{"city": "Oslo"}') + fence('{"city": "Rome"}') + " done")
+w(G, "closing_fence_read_as_next_opening", fence('{"city": "Oslo"}') + fence('{"city": "Rome"}')[3:] + " done")
 print("ok")
 
 # ---------------------------------------------------------------- XML formats

@@ -157,7 +157,13 @@ fuzz_target!(|input: Input| {
     let mut repairs = 0;
     for piece in &input.pieces {
         match piece {
-            Piece::Prose(p) if p.contains(start) || p.contains(['<', '`']) => {}
+            // Prose that is, or would make with the end of what comes
+            // before it (gemma's closing fence and `tool_call`), a start
+            // marker is not prose.
+            Piece::Prose(p)
+                if p.contains(start)
+                    || p.contains(['<', '`'])
+                    || straddles(text.as_bytes(), p.as_bytes(), start.as_bytes()) => {}
             Piece::Prose(p) => {
                 text.push_str(p);
                 want_text.push_str(p);
@@ -302,3 +308,12 @@ fuzz_target!(|input: Input| {
     assert_eq!(got_calls, calls, "{text}");
     assert_eq!(got_text, want_text);
 });
+
+/// Whether `marker` occurs in `before` followed by `after` across the
+/// place where they meet.
+fn straddles(before: &[u8], after: &[u8], marker: &[u8]) -> bool {
+    let tail = &before[before.len().saturating_sub(marker.len() - 1)..];
+    let head = &after[..after.len().min(marker.len() - 1)];
+    let joined = [tail, head].concat();
+    joined.windows(marker.len()).any(|w| w == marker)
+}
