@@ -3,7 +3,16 @@
 //! output compared with the `text` block that follows it.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
+
+/// The built `toolsieve` run with `args` in the crate's directory.
+fn toolsieve<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolsieve"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
 
 /// `(arguments, expected output)` of every example in the README.
 fn examples(readme: &str) -> Vec<(Vec<String>, String)> {
@@ -31,11 +40,7 @@ fn readme_examples_print_what_the_readme_shows() {
     let examples = examples(&readme);
     assert!(examples.len() >= 3, "{} examples found", examples.len());
     for (args, expected) in examples {
-        let output = Command::new(env!("CARGO_BIN_EXE_toolsieve"))
-            .args(&args)
-            .current_dir(root)
-            .output()
-            .unwrap();
+        let output = toolsieve(&args);
         assert!(output.status.success(), "{args:?}: {output:?}");
         assert_eq!(
             String::from_utf8_lossy(&output.stdout),
@@ -56,11 +61,7 @@ fn the_first_readme_command_parses_its_file() {
     let args: Vec<&str> = first["cargo run --release -- ".len()..]
         .split_whitespace()
         .collect();
-    let output = Command::new(env!("CARGO_BIN_EXE_toolsieve"))
-        .args(&args)
-        .current_dir(root)
-        .output()
-        .unwrap();
+    let output = toolsieve(&args);
     assert!(output.status.success(), "{output:?}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains(r#""type":"tool-call""#), "{stdout}");
