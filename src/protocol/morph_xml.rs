@@ -102,16 +102,6 @@ fn closes(body: &[u8], at: usize, key: &[u8]) -> Option<Option<usize>> {
     }
 }
 
-/// `bytes` without whitespace at either end.
-fn trim_ws(bytes: &[u8]) -> &[u8] {
-    let start = crate::scan::skip_ws(bytes);
-    let end = bytes
-        .iter()
-        .rposition(|&b| !crate::scan::is_ws(b))
-        .map_or(start, |i| i + 1);
-    &bytes[start..end.max(start)]
-}
-
 /// Is there an opening tag `<key` (then `>`, `/` or whitespace) at `at`?
 fn opens(body: &[u8], at: usize, key: &[u8]) -> Option<bool> {
     match starts(body, at + 1, key)? {
@@ -318,7 +308,10 @@ impl MorphXml {
                     };
                     let head = &window[..gt];
                     let end = at + 1 + gt + 1;
-                    if let Some(stray) = head.strip_prefix(b"/").map(trim_ws).filter(|k| is_name(k))
+                    if let Some(stray) = head
+                        .strip_prefix(b"/")
+                        .map(crate::scan::trim_ws)
+                        .filter(|k| is_name(k))
                     {
                         // A closing tag with no element open (`</command>`
                         // once more after `</command>`), as models now and

@@ -62,8 +62,9 @@ struct Tags {
     /// as a line break does: some servers deliver GLM's line breaks escaped
     /// (`<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>…`).
     escaped_breaks: bool,
-    /// Whether a parameter's `string` attribute types its value
-    /// (DSML: `string="false"` marks JSON).
+    /// DSML's typing: a parameter's `string` attribute types its value
+    /// (`string="false"` marks JSON), and an `invoke` may hold one JSON
+    /// object in place of parameters ([`Phase::JsonArgs`]).
     string_attr: bool,
 }
 
@@ -518,11 +519,7 @@ impl XmlCall {
                             let mut name = std::mem::take(&mut self.name);
                             // `<invoke name="f"/>`: a call without parameters.
                             let attr = &self.body[attr.0..attr.1];
-                            let kept = attr
-                                .iter()
-                                .rposition(|b| !b.is_ascii_whitespace())
-                                .map_or(0, |i| i + 1);
-                            let closed = attr[..kept].strip_suffix(b"/");
+                            let closed = crate::scan::trim_ws(attr).strip_suffix(b"/");
                             attr_text_into(closed.unwrap_or(attr), &mut name);
                             let closed = closed.is_some();
                             self.start(&name, end, cx);

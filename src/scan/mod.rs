@@ -18,6 +18,16 @@ pub(crate) fn skip_ws(bytes: &[u8]) -> usize {
     bytes.iter().position(|&b| !is_ws(b)).unwrap_or(bytes.len())
 }
 
+/// `bytes` without whitespace at either end.
+pub(crate) fn trim_ws(bytes: &[u8]) -> &[u8] {
+    let start = skip_ws(bytes);
+    let end = bytes
+        .iter()
+        .rposition(|&b| !is_ws(b))
+        .map_or(start, |i| i + 1);
+    &bytes[start..end.max(start)]
+}
+
 /// Slice equality without a libc memcmp call, which costs more than the
 /// comparison for markers and tags: up to 16 bytes are two overlapping word
 /// compares, anything longer a byte loop.
