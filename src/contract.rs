@@ -189,10 +189,11 @@ pub fn parser_for(format: crate::Format) -> Parser {
     }
 }
 
-/// A parser the fuzz targets pick by a selector byte: a format, and for
-/// the JSON formats whether a call may also open the stream without its
-/// marker (with Llama's `<|python_tag|>` and no end marker for `hermes`,
-/// so that calls ending with their JSON are fuzzed too).
+/// A parser the fuzz targets pick by the two header bytes of their input
+/// ([`Setup::of_header`]): a format, and for the JSON formats whether a call
+/// may also open the stream without its marker (with Llama's
+/// `<|python_tag|>` and no end marker for `hermes`, so that calls ending
+/// with their JSON are fuzzed too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Setup {
     /// The wire format.
@@ -201,17 +202,22 @@ pub struct Setup {
     pub bare_call_at_start: bool,
 }
 
+/// Option bit of a fuzz header: [`Setup::bare_call_at_start`].
+pub const OPT_BARE_CALL: u8 = 0x80;
+/// The bits of a fuzz header's option byte that count cut offsets
+/// ([`split_case`]; at most 8 are read).
+pub const OPT_CUTS: u8 = 0x0f;
+
 impl Setup {
-    /// The format is `selector` modulo the number of formats; selectors
-    /// from `0x90` on ask for [`bare_call_at_start`](Self::bare_call_at_start).
-    /// (A new format changes what a selector picks: the seeds and
-    /// regression files then get their first byte rewritten.)
-    pub fn of_selector(selector: u8) -> Setup {
-        let formats = crate::Format::ALL;
-        Setup {
-            format: formats[selector as usize % formats.len()],
-            bare_call_at_start: selector >= 0x90,
-        }
+    /// The setup a fuzz input's header asks for: `format_id` is a
+    /// [`Format::fuzz_id`](crate::Format::fuzz_id) (stable: a new format
+    /// never changes what an old input means), `options` holds
+    /// [`OPT_BARE_CALL`]. `None` for an id no format has.
+    pub fn of_header(format_id: u8, options: u8) -> Option<Setup> {
+        Some(Setup {
+            format: crate::Format::from_fuzz_id(format_id)?,
+            bare_call_at_start: options & OPT_BARE_CALL != 0,
+        })
     }
 
     /// The parser: [`parser_for`] the format, or the bare-call variant.
@@ -242,16 +248,22 @@ impl std::fmt::Display for Setup {
     }
 }
 
+/// How the `nothing_lost` fuzz target reads its input: two header bytes
+/// ([`Setup::of_header`]), then the stream.
+pub fn fuzz_case(data: &[u8]) -> Option<(Setup, &[u8])> {
+    let [format_id, options, input @ ..] = data else {
+        return None;
+    };
+    Some((Setup::of_header(*format_id, *options)?, input))
+}
+
 /// How the `split_invariance` fuzz target reads its input (shared with the
-/// regression tests that replay its findings): the first byte picks the
-/// parser ([`Setup::of_selector`]) and, in its high nibble, how many of the
-/// next bytes are cut offsets (as increments): that many up to 8, or that
-/// many less 8 from 9 on (the bare-call selectors); the rest is the stream.
+/// regression tests that replay its findings): two header bytes
+/// ([`Setup::of_header`]), as many cut offsets (as increments) as the
+/// option byte's [`OPT_CUTS`] say (at most 8), then the stream.
 pub fn split_case(data: &[u8]) -> Option<(Setup, Vec<usize>, &[u8])> {
-    let (&selector, rest) = data.split_first()?;
-    let nibble = selector as usize >> 4;
-    let ncuts = if nibble >= 9 { nibble - 8 } else { nibble };
-    let ncuts = ncuts.min(rest.len()).min(8);
+    let (setup, rest) = fuzz_case(data)?;
+    let ncuts = usize::from(data[1] & OPT_CUTS).min(8).min(rest.len());
     let (cut_bytes, input) = rest.split_at(ncuts);
     let cuts = cut_bytes
         .iter()
@@ -260,7 +272,7 @@ pub fn split_case(data: &[u8]) -> Option<(Setup, Vec<usize>, &[u8])> {
             Some(*at)
         })
         .collect();
-    Some((Setup::of_selector(selector), cuts, input))
+    Some((setup, cuts, input))
 }
 
 /// `text` in pieces of about `size` bytes (0: one piece), each cut moved

@@ -36,8 +36,9 @@ pub enum Format {
     MorphXml,
     /// GLM-4.5 / 4.6 / 4.7: `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>`.
     Glm,
-    /// DeepSeek-V3.1 and later: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
-    /// also DeepSeek-V3 / R1's `function<｜tool▁sep｜>NAME` with the
+    /// DeepSeek-V3.1 and later (`deepseek-v3.1`, alias `deepseek`):
+    /// `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
+    /// also reads DeepSeek-V3 / R1's `function<｜tool▁sep｜>NAME` with the
     /// arguments in a ```` ```json ```` fence.
     DeepSeek,
     /// Kimi-K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`.
@@ -48,6 +49,26 @@ pub enum Format {
     /// an `invoke` without its block, and DSML whose `｜DSML｜` tokens a
     /// server dropped (`<function_calls><invoke name="NAME">…`).
     DeepSeekDsml,
+    /// DeepSeek-V3 and R1 (`deepseek-v3`): `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`
+    /// and the arguments in a ```` ```json ```` fence. Reads the V3.1 layout
+    /// too, as [`Format::DeepSeek`] does; prompts and history are written in
+    /// the V3 layout.
+    DeepSeekV3,
+}
+
+/// The facts of one format that are not code: its names, its one-line
+/// summary and its fuzz id. [`Format::spec`] is the registry.
+struct Spec {
+    /// The canonical name (`--format`).
+    name: &'static str,
+    /// Other names accepted for it: the names vLLM's and SGLang's
+    /// `--tool-call-parser` give the same format, and older names.
+    aliases: &'static [&'static str],
+    summary: &'static str,
+    /// The format's number in fuzz inputs: never reused, never changed, so
+    /// that seeds and regression files keep their meaning as formats are
+    /// added.
+    fuzz_id: u8,
 }
 
 impl Format {
@@ -62,47 +83,127 @@ impl Format {
         Format::DeepSeek,
         Format::KimiK2,
         Format::DeepSeekDsml,
+        Format::DeepSeekV3,
     ];
 
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
+    /// The registry: every fact about a format that is not code.
+    fn spec(self) -> &'static Spec {
         match self {
-            Format::Hermes => "hermes",
-            Format::Gemma => "gemma",
-            Format::Qwen3Coder => "qwen3-coder",
-            Format::MiniMaxM2 => "minimax-m2",
-            Format::Glm => "glm",
-            Format::MorphXml => "morph-xml",
-            Format::DeepSeek => "deepseek",
-            Format::KimiK2 => "kimi-k2",
-            Format::DeepSeekDsml => "deepseek-v3.2",
+            Format::Hermes => &Spec {
+                name: "hermes",
+                aliases: &["qwen", "qwen25", "qwen2.5", "hermes2-pro"],
+                summary: r#"<tool_call>{"name": "f", "arguments": {...}}</tool_call>"#,
+                fuzz_id: 0,
+            },
+            Format::Gemma => &Spec {
+                name: "gemma",
+                aliases: &["gemma3", "tool-call-fence"],
+                summary: r#"```tool_call\n{"name": "f", "arguments": {...}}\n```"#,
+                fuzz_id: 1,
+            },
+            Format::Qwen3Coder => &Spec {
+                name: "qwen3-coder",
+                aliases: &["qwen3-xml", "qwen3coder"],
+                summary: "<tool_call>\\n<function=f>\\n<parameter=k>\\nv\\n</parameter>\\n</function>\\n</tool_call>",
+                fuzz_id: 2,
+            },
+            Format::MiniMaxM2 => &Spec {
+                name: "minimax-m2",
+                aliases: &["minimaxm2"],
+                summary: r#"<minimax:tool_call>\n<invoke name="f">\n<parameter name="k">v</parameter>\n</invoke>\n</minimax:tool_call>"#,
+                fuzz_id: 3,
+            },
+            Format::Glm => &Spec {
+                name: "glm",
+                aliases: &["glm45", "glm-4.5", "glm47", "glm-4.7", "glm4-moe"],
+                summary: "<tool_call>f\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
+                fuzz_id: 4,
+            },
+            Format::MorphXml => &Spec {
+                name: "morph-xml",
+                aliases: &["morphxml", "xml"],
+                summary: "<f>\\n<k>v</k>\\n</f>   (needs --tools)",
+                fuzz_id: 5,
+            },
+            Format::DeepSeek => &Spec {
+                name: "deepseek-v3.1",
+                aliases: &["deepseek", "deepseekv31", "deepseek-v31"],
+                summary: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{...}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+                fuzz_id: 6,
+            },
+            Format::KimiK2 => &Spec {
+                name: "kimi-k2",
+                aliases: &["kimik2", "kimi"],
+                summary: "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...}<|tool_call_end|><|tool_calls_section_end|>",
+                fuzz_id: 7,
+            },
+            Format::DeepSeekDsml => &Spec {
+                name: "deepseek-v3.2",
+                aliases: &["deepseekv32", "deepseek-v32", "dsml", "deepseek-v4", "deepseekv4"],
+                summary: r#"<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"#,
+                fuzz_id: 8,
+            },
+            Format::DeepSeekV3 => &Spec {
+                name: "deepseek-v3",
+                aliases: &["deepseekv3", "deepseek-r1"],
+                summary: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\\n```json\\n{...}\\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+                fuzz_id: 9,
+            },
         }
     }
 
-    /// The names of all formats.
+    /// The canonical name, used on the command line and in `Display`.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The other names [`FromStr`] accepts for the format: vLLM's and
+    /// SGLang's `--tool-call-parser` names for it, and older names.
+    /// Matching ignores case and treats `_` as `-`.
+    pub fn aliases(self) -> &'static [&'static str] {
+        self.spec().aliases
+    }
+
+    /// The canonical names of all formats.
     pub fn names() -> Vec<&'static str> {
         Format::ALL.iter().map(|f| f.name()).collect()
     }
 
     /// One line on what the format looks like.
     pub fn summary(self) -> &'static str {
-        match self {
-            Format::Hermes => r#"<tool_call>{"name": "f", "arguments": {...}}</tool_call>"#,
-            Format::Gemma => r#"```tool_call\n{"name": "f", "arguments": {...}}\n```"#,
-            Format::Qwen3Coder => {
-                "<tool_call>\\n<function=f>\\n<parameter=k>\\nv\\n</parameter>\\n</function>\\n</tool_call>"
-            }
-            Format::MiniMaxM2 => {
-                r#"<minimax:tool_call>\n<invoke name="f">\n<parameter name="k">v</parameter>\n</invoke>\n</minimax:tool_call>"#
-            }
-            Format::Glm => "<tool_call>f\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
-            Format::MorphXml => "<f>\\n<k>v</k>\\n</f>   (needs --tools)",
-            Format::DeepSeek => "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{...}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-            Format::KimiK2 => "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...}<|tool_call_end|><|tool_calls_section_end|>",
-            Format::DeepSeekDsml => {
-                r#"<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"#
-            }
-        }
+        self.spec().summary
+    }
+
+    /// The format's stable number in fuzz inputs (see
+    /// [`Format::from_fuzz_id`]).
+    #[doc(hidden)]
+    pub fn fuzz_id(self) -> u8 {
+        self.spec().fuzz_id
+    }
+
+    /// The format whose [`fuzz_id`](Format::fuzz_id) is `id`, if any.
+    #[doc(hidden)]
+    pub fn from_fuzz_id(id: u8) -> Option<Format> {
+        Format::ALL.iter().copied().find(|f| f.fuzz_id() == id)
+    }
+
+    /// The format a name or alias stands for (case-insensitive, `_` and
+    /// `-` alike), as [`FromStr`] reads it.
+    ///
+    /// ```
+    /// use toolsieve::Format;
+    ///
+    /// assert_eq!(Format::from_name("qwen3_coder"), Some(Format::Qwen3Coder));
+    /// assert_eq!(Format::from_name("GLM45"), Some(Format::Glm));
+    /// assert_eq!(Format::from_name("deepseek"), Some(Format::DeepSeek));
+    /// assert_eq!(Format::from_name("nope"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Format> {
+        let wanted = normalize_name(name);
+        Format::ALL.iter().copied().find(|f| {
+            normalize_name(f.name()) == wanted
+                || f.aliases().iter().any(|a| normalize_name(a) == wanted)
+        })
     }
 
     /// The default start and end markers.
@@ -117,6 +218,7 @@ impl Format {
             Format::MorphXml => ("<", ">"),
             // A call's own begin token also opens a block.
             Format::DeepSeek => section(Vendor::DeepSeek),
+            Format::DeepSeekV3 => section(Vendor::DeepSeek),
             Format::KimiK2 => section(Vendor::KimiK2),
         }
     }
@@ -157,7 +259,9 @@ impl Format {
             return Err(Error::InvalidMarker("the start marker must not be empty"));
         }
         let (boundary, automaton) = match self {
-            Format::DeepSeek => return token_automaton(Vendor::DeepSeek, delimiters, limits),
+            Format::DeepSeek | Format::DeepSeekV3 => {
+                return token_automaton(Vendor::DeepSeek, delimiters, limits)
+            }
             Format::KimiK2 => return token_automaton(Vendor::KimiK2, delimiters, limits),
             Format::Hermes => {
                 let mut automaton = JsonCall::new(end.as_bytes(), limits.max_depth)
@@ -259,10 +363,14 @@ impl FromStr for Format {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Format, Error> {
-        Format::ALL
-            .iter()
-            .copied()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| Error::UnknownFormat(s.to_owned()))
+        Format::from_name(s).ok_or_else(|| Error::UnknownFormat(s.to_owned()))
     }
+}
+
+/// `name` lowercased, with `_` read as `-`.
+fn normalize_name(name: &str) -> String {
+    name.trim()
+        .chars()
+        .map(|c| if c == '_' { '-' } else { c.to_ascii_lowercase() })
+        .collect()
 }

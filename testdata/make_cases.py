@@ -444,20 +444,20 @@ w("gemma", "openai_nested_function", "Checking.\n```tool_call\n" + '{"type": "fu
 
 # Special-token formats: the name before the JSON arguments.
 TOKENS = {
-    "deepseek": ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"),
+    "deepseek-v3.1": ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"),
     "kimi-k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"),
 }
 
 def tok_one(fmt, name, args_json, index=0):
     _, _, cb, sep, ce = TOKENS[fmt]
-    head = name if fmt == "deepseek" else "functions.%s:%d" % (name, index)
+    head = name if fmt == "deepseek-v3.1" else "functions.%s:%d" % (name, index)
     return cb + head + sep + args_json + ce
 
 def tok_section(fmt, calls, between=""):
     sb, se = TOKENS[fmt][:2]
     return sb + between.join(tok_one(fmt, n, a, i) for i, (n, a) in enumerate(calls)) + se
 
-for fmt in ["deepseek", "kimi-k2"]:
+for fmt in ["deepseek-v3.1", "kimi-k2"]:
     sb, se, cb, sep, ce = TOKENS[fmt]
     one = lambda args='{"city": "Paris"}', name="get_weather": tok_section(fmt, [(name, args)])
     w(fmt, "prose_call_prose", "Let me check the weather.\n" + one() + "\nI'll report back.")
@@ -473,7 +473,7 @@ for fmt in ["deepseek", "kimi-k2"]:
     w(fmt, "tag_like_prose", "Use <b>bold</b>, a < b, %s stray, %s alone and %s. " % (ce, se, sb[:9]) + one('{"city": "Lima"}'))
     w(fmt, "empty_arguments", one("{}", "get_time"))
     w(fmt, "nested_arguments", one('{"filter": {"and": [{"field": "age", "gt": 18}, {"or": [{"x": [1, 2.5e3, -0.5, true, false, null]}]}]}, "limit": 10}', "query"))
-    w(fmt, "whitespace_around_tokens", sb + "\n  " + cb + " " + ("get_weather" if fmt == "deepseek" else "functions.get_weather:0") + " " + sep + '\n {"city": "Cairo"} \n' + ce + "\n" + se)
+    w(fmt, "whitespace_around_tokens", sb + "\n  " + cb + " " + ("get_weather" if fmt == "deepseek-v3.1" else "functions.get_weather:0") + " " + sep + '\n {"city": "Cairo"} \n' + ce + "\n" + se)
     w(fmt, "large_argument_64k", "Writing the file.\n" + one(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum \"quoted\" {braces} %s é 世界\n" % ce * 1000)[:65536]}), "write_file") + "\nWritten.")
     w(fmt, "malformed_then_valid", tok_section(fmt, [("search", "{invalid json}"), ("get_time", "{}")]) + " after")
     w(fmt, "arguments_not_an_object", one('["Paris"]') + " then " + one('{"city": "Oslo"}'))
@@ -484,7 +484,7 @@ for fmt in ["deepseek", "kimi-k2"]:
     w(fmt, "known_tools", tok_section(fmt, [("get_weather", '{"city": "Nice"}'), ("get_time", "{}")]), WEATHER_TOOLS)
     w(fmt, "eof_after_call_end", "Sure.\n" + sb + tok_one(fmt, "get_weather", '{"city": "Bern"}'))
     w(fmt, "eof_before_call_end", "Sure.\n" + sb + tok_one(fmt, "get_weather", '{"city": "Bern"}')[: -len(ce)])
-    head = lambda name: cb + (name if fmt == "deepseek" else "functions.%s:0" % name) + sep
+    head = lambda name: cb + (name if fmt == "deepseek-v3.1" else "functions.%s:0" % name) + sep
     w(fmt, "eof_inside_arguments", "Sure.\n" + sb + head("get_weather") + '{"city": "Be')
     w(fmt, "eof_inside_name", "Sure.\n" + sb + cb + "get_wea")
     w(fmt, "partial_marker_at_eof", "The answer is 42 " + sb[:12])
@@ -500,12 +500,18 @@ for fmt in ["deepseek", "kimi-k2"]:
     w(fmt, "name_too_long", sb + head("x" * 300) + "{}" + ce + se + " after")
     w(fmt, "many_calls", tok_section(fmt, [("get_weather", '{"city": "C%d", "days": %d}' % (i, i)) for i in range(8)], "\n"))
 
-DS = "deepseek"
+DS = "deepseek-v3"
 # DeepSeek-V3 and R1: `function<sep>NAME`, the arguments in a ```json fence.
 def v3(name, args):
     return "<｜tool▁call▁begin｜>function<｜tool▁sep｜>%s\n```json\n%s\n```<｜tool▁call▁end｜>" % (name, args)
 w(DS, "v3_fenced_call", "Let me look.<｜tool▁calls▁begin｜>" + v3("get_weather", '{"city": "Beijing"}') + "<｜tool▁calls▁end｜>")
 w(DS, "v3_two_calls", "<｜tool▁calls▁begin｜>" + v3("get_weather", '{"city": "Beijing"}') + "\n" + v3("get_time", "{}") + "<｜tool▁calls▁end｜>")
+V3B, V3E = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
+w(DS, "prose_call_prose", "Let me check the weather.\n" + V3B + v3("get_weather", '{"city": "Paris"}') + V3E + "\nI'll report back.")
+w(DS, "r1_think_then_call", "<think>\nThe user wants the weather in Paris.\n</think>\n\n" + V3B + v3("get_weather", '{"city": "Paris", "days": 2}') + V3E)
+w(DS, "unknown_tool", V3B + v3("launch_rockets", '{"q": 1}') + v3("get_weather", '{"city": "Nice"}') + V3E, WEATHER_TOOLS)
+w(DS, "eof_inside_fence", "Sure." + V3B + v3("get_weather", '{"city": "Be'))
+w(DS, "v3_1_layout_read_too", V3B + "<｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{}<｜tool▁call▁end｜>" + V3E)
 w(DS, "v3_fence_not_closed", "<｜tool▁calls▁begin｜>" + v3("get_weather", '{"city": "Beijing"}').replace("\n```<", "<") + "<｜tool▁calls▁end｜>")
 D = "deepseek-v3.2"
 def dsml(invokes, block="function_calls"):
@@ -546,7 +552,8 @@ def write_index():
     head, _, rest = readme.partition("\n## hermes")
     bench = rest[rest.index("\n## bench"):]
     parts = [head.rstrip("\n") + "\n"]
-    for fmt in ["hermes", "gemma", "qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek", "kimi-k2", "deepseek-v3.2"]:
+    formats = sorted(d for d in os.listdir("testdata") if os.path.isdir(f"testdata/{d}") and d != "bench")
+    for fmt in formats:
         cases = sorted(f[:-4] for f in os.listdir(f"testdata/{fmt}") if f.endswith(".txt"))
         rows = ["| case | what it covers | tools |", "|---|---|---|"]
         for c in cases:

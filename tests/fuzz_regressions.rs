@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use toolsieve::contract::{check, run_cuts, run_str_cuts, split_case, Setup};
+use toolsieve::contract::{check, fuzz_case, run_cuts, run_str_cuts, split_case};
 use toolsieve::{Format, Parser};
 
 /// The `split_invariance` target.
@@ -26,10 +26,10 @@ fn split_invariance(data: &[u8]) {
 
 /// The `nothing_lost` target.
 fn nothing_lost(data: &[u8]) {
-    let Some((&selector, input)) = data.split_first() else {
+    let Some((setup, input)) = fuzz_case(data) else {
         return;
     };
-    let events = run_cuts(&mut Setup::of_selector(selector).parser(), input, &[]);
+    let events = run_cuts(&mut setup.parser(), input, &[]);
     check(input, &events, true).unwrap();
 }
 

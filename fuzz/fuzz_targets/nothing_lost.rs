@@ -1,16 +1,16 @@
 //! Nothing lost: for any bytes, text deltas plus the raw spans of the calls
 //! rebuild the input, argument deltas add up to each call's input, and the
-//! event grammar holds (the first byte picks the parser: `Setup::of_selector`).
+//! event grammar holds (two header bytes pick the parser: `contract::fuzz_case`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolsieve::contract::{check, run_cuts, Setup};
+use toolsieve::contract::{check, fuzz_case, run_cuts};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&selector, input)) = data.split_first() else {
+    let Some((setup, input)) = fuzz_case(data) else {
         return;
     };
-    let mut parser = Setup::of_selector(selector).parser();
+    let mut parser = setup.parser();
     let events = run_cuts(&mut parser, input, &[]);
     if let Err(e) = check(input, &events, true) {
         panic!("{e}");

@@ -132,7 +132,7 @@ fn call(
 fuzz_target!(|input: Input| {
     let format = Format::ALL[input.format as usize % Format::ALL.len()];
     // Calls named outside their JSON arguments, between special tokens.
-    let tokens = matches!(format, Format::DeepSeek | Format::KimiK2);
+    let tokens = matches!(format, Format::DeepSeek | Format::DeepSeekV3 | Format::KimiK2);
     let xml = !tokens && !matches!(format, Format::Hermes | Format::Gemma);
     // Formats whose calls are JSON objects between two markers.
     let json_objects = !xml && !tokens;

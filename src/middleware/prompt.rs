@@ -20,6 +20,7 @@ pub fn default_template(format: Format) -> &'static str {
         Format::DeepSeek => DEEPSEEK,
         Format::KimiK2 => KIMI_K2,
         Format::DeepSeekDsml => DEEPSEEK_DSML,
+        Format::DeepSeekV3 => DEEPSEEK_V3,
     }
 }
 
@@ -142,6 +143,22 @@ Where:
 - `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters Schema
 - For multiple tool calls, chain them directly without separators or spaces";
 
+const DEEPSEEK_V3: &str = "## Tools
+You have access to the following tools:
+
+{tools}
+
+IMPORTANT: ALWAYS adhere to this exact format for tool use:
+<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>tool_call_name
+```json
+tool_call_arguments
+```<｜tool▁call▁end｜>{additional_tool_calls}<｜tool▁calls▁end｜>
+
+Where:
+- `tool_call_name` must be an exact match to one of the available tools
+- `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters Schema
+- For multiple tool calls, chain them directly without separators or spaces";
+
 const KIMI_K2: &str = "# Tools
 
 You may call one or more tools to assist with the user query. The tools, in JSONSchema format:
@@ -190,7 +207,7 @@ pub fn tools_block(format: Format, tools: &[Tool]) -> String {
             Format::Hermes => json!({"type": "function", "function": {
                 "name": tool.name, "description": tool.description, "parameters": tool.parameters}})
             .to_string(),
-            Format::DeepSeek => format!(
+            Format::DeepSeek | Format::DeepSeekV3 => format!(
                 "### {}\nDescription: {}\n\nParameters: {}",
                 tool.name, tool.description, tool.parameters
             ),
@@ -259,7 +276,7 @@ pub fn tools_block(format: Format, tools: &[Tool]) -> String {
         });
     }
     // DeepSeek's sections stand a blank line apart.
-    out.join(if format == Format::DeepSeek {
+    out.join(if matches!(format, Format::DeepSeek | Format::DeepSeekV3) {
         "\n\n"
     } else {
         "\n"

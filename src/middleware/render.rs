@@ -114,6 +114,9 @@ pub fn format_tool_call(format: Format, name: &str, args: &Value) -> String {
         Format::DeepSeek => format!(
             "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
         ),
+        Format::DeepSeekV3 => format!(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        ),
         Format::KimiK2 => format!(
             "<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
         ),
@@ -144,7 +147,7 @@ pub fn format_tool_response(format: Format, name: &str, result: &Value) -> Strin
             format!("<tool_response>\n{text}\n</tool_response>")
         }
         Format::Gemma => format!("```tool_output\n{text}\n```"),
-        Format::DeepSeek => format!("<｜tool▁output▁begin｜>{text}<｜tool▁output▁end｜>"),
+        Format::DeepSeek | Format::DeepSeekV3 => format!("<｜tool▁output▁begin｜>{text}<｜tool▁output▁end｜>"),
         Format::KimiK2 => format!("## Return of functions.{name}:0\n{text}"),
         Format::MiniMaxM2 => format!("<tool_response name=\"{name}\">\n{text}\n</tool_response>"),
         Format::DeepSeekDsml => {

@@ -43,9 +43,13 @@ def call(fmt, name, args):
     if fmt == "glm":
         ps = "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{text(v)}</arg_value>\n" for k, v in args.items())
         return f"<tool_call>{name}\n{ps}</tool_call>"
-    if fmt == "deepseek":
+    if fmt == "deepseek-v3.1":
         body = json.dumps(args, ensure_ascii=False)
         return f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{body}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    if fmt == "deepseek-v3":
+        body = json.dumps(args, ensure_ascii=False)
+        return (f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{body}\n```"
+                f"<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
     if fmt == "kimi-k2":
         body = json.dumps(args, ensure_ascii=False)
         return (f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>"
@@ -56,7 +60,7 @@ def call(fmt, name, args):
         return f"<{name}>\n{ps}</{name}>"
 
 XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2")
-for fmt in ("hermes", "gemma") + XML + ("deepseek", "kimi-k2"):
+for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3"):
     random.seed(11)
     parts = []
     while sum(len(p.encode()) for p in parts) < 4096:
