@@ -69,15 +69,65 @@ fn pieces(
 ///
 /// A sentence naming the first rule broken.
 pub fn check(input: &[u8], events: &[Event<'_>], keeps_text: bool) -> Result<(), String> {
+    check_with(input, events, keeps_text, None)
+}
+
+/// [`check`] for a parser that separates reasoning
+/// ([`Parser::reasoning`]): reasoning deltas count as input too, and so
+/// do the reasoning tags, one at every `reasoning-start` (but the first
+/// event of a stream that starts inside reasoning) and every
+/// `reasoning-end` (but one right after an `unclosed-reasoning`
+/// diagnostic). Calls may stand inside a reasoning part.
+///
+/// # Errors
+///
+/// A sentence naming the first rule broken.
+pub fn check_with(
+    input: &[u8],
+    events: &[Event<'_>],
+    keeps_text: bool,
+    reasoning: Option<&crate::Reasoning>,
+) -> Result<(), String> {
     let mut rebuilt = String::new();
     let mut open_text = None;
     let mut open_call = None;
+    let mut open_reasoning = None;
     let mut deltas: HashMap<u32, String> = HashMap::new();
     let mut last_ended = None;
-    for event in events {
+    for (index, event) in events.iter().enumerate() {
         match event {
+            Event::ReasoningStart { id } => {
+                let Some(tags) = reasoning else {
+                    return Err(format!("{event:?} without reasoning tags"));
+                };
+                if open_text.is_some() || open_call.is_some() || open_reasoning.is_some() {
+                    return Err(format!("{event:?} while a part is open"));
+                }
+                open_reasoning = Some(*id);
+                if !(tags.starts_open && index == 0) {
+                    rebuilt.push_str(&tags.start);
+                }
+            }
+            Event::ReasoningDelta { id, delta } => {
+                if open_reasoning != Some(*id) || open_call.is_some() || delta.is_empty() {
+                    return Err(format!("{event:?} outside its part, or empty"));
+                }
+                rebuilt.push_str(delta);
+            }
+            Event::ReasoningEnd { id } => {
+                if open_reasoning.take() != Some(*id) || open_call.is_some() {
+                    return Err(format!("{event:?} without its start, or in a call"));
+                }
+                let unclosed = matches!(
+                    index.checked_sub(1).map(|i| &events[i]),
+                    Some(Event::Diagnostic(d)) if d.kind == crate::DiagnosticKind::UnclosedReasoning
+                );
+                if !unclosed {
+                    rebuilt.push_str(reasoning.map_or("", |t| t.end.as_str()));
+                }
+            }
             Event::TextStart { id } => {
-                if open_text.is_some() || open_call.is_some() {
+                if open_text.is_some() || open_call.is_some() || open_reasoning.is_some() {
                     return Err(format!("{event:?} while a part is open"));
                 }
                 open_text = Some(*id);
@@ -94,7 +144,12 @@ pub fn check(input: &[u8], events: &[Event<'_>], keeps_text: bool) -> Result<(),
                 }
             }
             Event::ToolInputStart { id, tool_name } => {
-                if open_text.is_some() || open_call.is_some() || tool_name.is_empty() {
+                let calls_inside = reasoning.is_some_and(|t| t.calls_inside);
+                if open_text.is_some()
+                    || open_call.is_some()
+                    || (open_reasoning.is_some() && !calls_inside)
+                    || tool_name.is_empty()
+                {
                     return Err(format!("{event:?} while a part is open, or unnamed"));
                 }
                 open_call = Some(*id);
@@ -148,7 +203,7 @@ pub fn check(input: &[u8], events: &[Event<'_>], keeps_text: bool) -> Result<(),
             }
         }
     }
-    if open_text.is_some() || open_call.is_some() {
+    if open_text.is_some() || open_call.is_some() || open_reasoning.is_some() {
         return Err("a part is left open at the end".into());
     }
     if keeps_text && rebuilt != String::from_utf8_lossy(input) {
@@ -200,10 +255,19 @@ pub struct Setup {
     pub format: crate::Format,
     /// See [`ParserBuilder::bare_call_at_start`](crate::ParserBuilder::bare_call_at_start).
     pub bare_call_at_start: bool,
+    /// `<think>` reasoning (see [`Reasoning`](crate::Reasoning)), with
+    /// its `starts_open` and `calls_inside`.
+    pub think: Option<(bool, bool)>,
 }
 
 /// Option bit of a fuzz header: [`Setup::bare_call_at_start`].
 pub const OPT_BARE_CALL: u8 = 0x80;
+/// Option bit of a fuzz header: `<think>` reasoning ([`Setup::think`]).
+pub const OPT_THINK: u8 = 0x40;
+/// Option bit of a fuzz header: the stream starts inside reasoning.
+pub const OPT_THINK_OPEN: u8 = 0x20;
+/// Option bit of a fuzz header: calls inside reasoning are delivered.
+pub const OPT_CALLS_IN_THINK: u8 = 0x10;
 /// The bits of a fuzz header's option byte that count cut offsets
 /// ([`split_case`]; at most 8 are read).
 pub const OPT_CUTS: u8 = 0x0f;
@@ -214,27 +278,39 @@ impl Setup {
     /// never changes what an old input means), `options` holds
     /// [`OPT_BARE_CALL`]. `None` for an id no format has.
     pub fn of_header(format_id: u8, options: u8) -> Option<Setup> {
+        let think = (options & OPT_THINK != 0).then_some((
+            options & OPT_THINK_OPEN != 0,
+            options & OPT_CALLS_IN_THINK != 0,
+        ));
         Some(Setup {
             format: crate::Format::from_fuzz_id(format_id)?,
             bare_call_at_start: options & OPT_BARE_CALL != 0,
+            think,
         })
     }
 
-    /// The parser: [`parser_for`] the format, or the bare-call variant.
+    /// The parser: [`parser_for`] the format, or the bare-call variant,
+    /// with reasoning tags if asked.
     pub fn parser(self) -> Parser {
         use crate::Format;
-        match self.format {
-            Format::Hermes if self.bare_call_at_start => Parser::builder(Format::Hermes)
+        let mut builder = Parser::builder(self.format);
+        builder = match self.format {
+            Format::Hermes if self.bare_call_at_start => builder
                 .delimiters("<|python_tag|>", "")
-                .bare_call_at_start(true)
-                .build()
-                .unwrap_or_else(|e| panic!("{self}: {e}")),
-            Format::Gemma if self.bare_call_at_start => Parser::builder(Format::Gemma)
-                .bare_call_at_start(true)
-                .build()
-                .unwrap_or_else(|e| panic!("{self}: {e}")),
-            format => parser_for(format),
+                .bare_call_at_start(true),
+            Format::Gemma if self.bare_call_at_start => builder.bare_call_at_start(true),
+            _ => builder,
+        };
+        if builder.clone().build().is_err() {
+            builder = builder.tools(sample_tools());
         }
+        if let Some((open, calls)) = self.think {
+            let reasoning = crate::Reasoning::think()
+                .starting_open(open)
+                .with_calls_inside(calls);
+            builder = builder.reasoning(reasoning);
+        }
+        builder.build().unwrap_or_else(|e| panic!("{self}: {e}"))
     }
 }
 
@@ -243,6 +319,9 @@ impl std::fmt::Display for Setup {
         write!(f, "{}", self.format)?;
         if self.bare_call_at_start {
             f.write_str(" (bare call at start)")?;
+        }
+        if let Some((open, calls)) = self.think {
+            write!(f, " (reasoning, open: {open}, calls inside: {calls})")?;
         }
         Ok(())
     }

@@ -5,9 +5,10 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::{Diagnostic, DiagnosticKind, OnInvalid};
-use crate::event::{CallId, Event, Span, TextId};
+use crate::event::{CallId, Event, ReasoningId, Span, TextId};
 use crate::limits::Limits;
 use crate::protocol::{Automaton, Failure, Outcome, Steady};
+use crate::reasoning::Reasoning;
 use crate::scan::marker::{Found, MarkerSet, Misses, SMALL_MARKER};
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 use crate::tool::Tool;
@@ -18,6 +19,9 @@ const FAST_TEXT_MAX: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
+    /// The start of a stream that starts inside reasoning: its reasoning
+    /// part opens with the first byte.
+    Open,
     /// The start of a stream that may open with a call's bare JSON (see
     /// [`ParserBuilder::bare_call_at_start`]): only whitespace so far.
     Lead,
@@ -72,6 +76,24 @@ pub struct Parser {
     /// the place of `automaton` while it does (`lead_call`).
     lead: Option<Box<Automaton>>,
     lead_call: bool,
+    /// With [`ParserBuilder::reasoning`]: the marker set not in use.
+    think: Option<Box<Think>>,
+}
+
+/// Reasoning: the stream switches between two marker sets at the
+/// reasoning tags. In text, the set is the call markers and the start
+/// tag; inside reasoning, the end tag (after the call markers, if calls
+/// inside reasoning are delivered). Call markers keep their indices in
+/// both.
+#[derive(Debug, Clone)]
+struct Think {
+    reasoning: Reasoning,
+    /// The set not in use, and where its markers were searched in vain.
+    other: MarkerSet,
+    other_misses: Misses,
+    /// The index of the tag in the set in use, and in the other.
+    tag: usize,
+    other_tag: usize,
 }
 
 /// Everything an automaton may touch while it runs: ids, the tool list, text
@@ -124,27 +146,55 @@ pub(crate) struct Core {
 /// times the stream.
 const REREAD_FACTOR: u64 = 2;
 
+/// Where text goes: text parts, or reasoning parts while the stream is
+/// inside reasoning (see [`Reasoning`]).
 #[derive(Debug, Clone, Default)]
 struct TextOut {
-    open: Option<TextId>,
+    /// The number of the open part (of the kind `reasoning` says).
+    open: Option<u32>,
     next: u32,
+    next_reasoning: u32,
+    /// Whether the stream is inside reasoning.
+    reasoning: bool,
     carry: Utf8Carry,
 }
 
 impl TextOut {
     #[inline]
     fn delta<'c>(&mut self, delta: Cow<'c, str>, sink: &mut impl FnMut(Event<'c>)) {
-        let id = match self.open {
-            Some(id) => id,
-            None => {
-                let id = TextId(self.next);
-                self.next += 1;
-                self.open = Some(id);
-                sink(Event::TextStart { id });
-                id
-            }
+        let n = match self.open {
+            Some(n) => n,
+            None => self.open(sink),
         };
-        sink(Event::TextDelta { id, delta });
+        if self.reasoning {
+            sink(Event::ReasoningDelta {
+                id: ReasoningId(n),
+                delta,
+            });
+        } else {
+            sink(Event::TextDelta {
+                id: TextId(n),
+                delta,
+            });
+        }
+    }
+
+    /// Opens a part of the current kind.
+    #[cold]
+    fn open<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) -> u32 {
+        let n = if self.reasoning {
+            let n = self.next_reasoning;
+            self.next_reasoning += 1;
+            sink(Event::ReasoningStart { id: ReasoningId(n) });
+            n
+        } else {
+            let n = self.next;
+            self.next += 1;
+            sink(Event::TextStart { id: TextId(n) });
+            n
+        };
+        self.open = Some(n);
+        n
     }
 
     #[inline]
@@ -193,8 +243,20 @@ impl TextOut {
     }
 
     fn close<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
-        if let Some(id) = self.open.take() {
-            sink(Event::TextEnd { id });
+        if let Some(n) = self.open.take() {
+            sink(if self.reasoning {
+                Event::ReasoningEnd { id: ReasoningId(n) }
+            } else {
+                Event::TextEnd { id: TextId(n) }
+            });
+        }
+    }
+
+    /// A call begins: it ends the text part, but not a reasoning part (a
+    /// call made inside reasoning stands within it).
+    fn close_for_call<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
+        if !self.reasoning {
+            self.close(sink);
         }
     }
 }
@@ -559,7 +621,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
             ));
         }
         core.text.flush_carry(self.sink);
-        core.text.close(self.sink);
+        core.text.close_for_call(self.sink);
         let id = CallId(core.next_call);
         core.next_call += 1;
         core.call = Some(id);
@@ -771,6 +833,7 @@ pub struct ParserBuilder {
     on_invalid: OnInvalid,
     delimiters: Option<(String, String)>,
     bare_call_at_start: bool,
+    reasoning: Option<Reasoning>,
 }
 
 impl ParserBuilder {
@@ -872,6 +935,39 @@ impl ParserBuilder {
         self
     }
 
+    /// Separates the model's reasoning from its answer: text between the
+    /// reasoning tags comes out as `reasoning-start` / `reasoning-delta` /
+    /// `reasoning-end` events, in the same pass as the calls, and the tags
+    /// themselves are markup (neither text nor reasoning). A call written
+    /// inside reasoning is reasoning text unless
+    /// [`Reasoning::calls_inside`] is set. A stream that ends inside
+    /// reasoning delivers it, with an
+    /// [`UnclosedReasoning`](DiagnosticKind::UnclosedReasoning) diagnostic.
+    ///
+    /// ```
+    /// use toolsieve::{Event, Format, Parser, Reasoning};
+    ///
+    /// // Qwen3's thinking template opens `<think>` in the prompt.
+    /// let mut parser = Parser::builder(Format::Hermes)
+    ///     .reasoning(Reasoning::think().starting_open(true))
+    ///     .build()?;
+    /// let output = "The user wants Paris.</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+    /// let kinds: Vec<&str> = parser.parse(output.as_bytes()).iter().map(|e| match e {
+    ///     Event::ReasoningStart { .. } => "reasoning-start",
+    ///     Event::ReasoningDelta { .. } => "reasoning",
+    ///     Event::ReasoningEnd { .. } => "reasoning-end",
+    ///     Event::TextDelta { .. } => "text",
+    ///     Event::ToolCall { .. } => "call",
+    ///     _ => "",
+    /// }).filter(|k| !k.is_empty()).collect();
+    /// assert_eq!(kinds, ["reasoning-start", "reasoning", "reasoning-end", "text", "call"]);
+    /// # Ok::<(), toolsieve::Error>(())
+    /// ```
+    pub fn reasoning(mut self, reasoning: Reasoning) -> Self {
+        self.reasoning = Some(reasoning);
+        self
+    }
+
     /// Builds the parser.
     ///
     /// # Errors
@@ -906,7 +1002,16 @@ impl ParserBuilder {
             &self.tools,
             &self.limits,
         )?;
-        let markers = MarkerSet::new(markers).map_err(crate::Error::InvalidMarker)?;
+        let (markers, think) = match self.reasoning {
+            Some(reasoning) => {
+                let (markers, think) = Think::new(markers, reasoning)?;
+                (markers, Some(Box::new(think)))
+            }
+            None => (
+                MarkerSet::new(markers).map_err(crate::Error::InvalidMarker)?,
+                None,
+            ),
+        };
         let held = Vec::with_capacity(markers.longest());
         let lead = match automaton {
             Automaton::Json(_) if self.bare_call_at_start => Some(Box::new(Automaton::Json(
@@ -919,12 +1024,15 @@ impl ParserBuilder {
             }
             _ => None,
         };
-        let initial = if lead.is_some() {
+        let starts_open = think.as_ref().is_some_and(|t| t.reasoning.starts_open);
+        let initial = if starts_open {
+            State::Open
+        } else if lead.is_some() {
             State::Lead
         } else {
             State::Text
         };
-        Ok(Parser {
+        let mut parser = Parser {
             markers,
             automaton,
             core: Core::new(self.tools, self.limits, self.on_invalid),
@@ -935,7 +1043,56 @@ impl ParserBuilder {
             initial,
             lead,
             lead_call: false,
-        })
+            think,
+        };
+        parser.start_over();
+        Ok(parser)
+    }
+}
+
+impl Think {
+    /// The set in use at the start (text) and the reasoning setup, from
+    /// the format's call markers.
+    fn new(
+        calls: Vec<crate::scan::marker::Marker>,
+        reasoning: Reasoning,
+    ) -> Result<(MarkerSet, Think), crate::Error> {
+        use crate::scan::marker::{Boundary, Marker};
+        if reasoning.start.is_empty() || reasoning.end.is_empty() {
+            return Err(crate::Error::InvalidMarker(
+                "the reasoning tags must not be empty",
+            ));
+        }
+        let tag = |t: &str| Marker {
+            bytes: Cow::Owned(t.as_bytes().to_vec()),
+            boundary: Boundary::None,
+        };
+        let mut inside = if reasoning.calls_inside {
+            calls.clone()
+        } else {
+            Vec::new()
+        };
+        inside.push(tag(&reasoning.end));
+        let mut outside = calls;
+        outside.push(tag(&reasoning.start));
+        let (tag, other_tag) = (outside.len() - 1, inside.len() - 1);
+        let clash = |e| {
+            crate::Error::InvalidMarker(match e {
+                "one marker is a prefix of another" => {
+                    "a reasoning tag is a prefix of a call marker, or the other way round"
+                }
+                other => other,
+            })
+        };
+        let text_set = MarkerSet::new(outside).map_err(clash)?;
+        let think = Think {
+            reasoning,
+            other: MarkerSet::new(inside).map_err(clash)?,
+            other_misses: Misses::default(),
+            tag,
+            other_tag,
+        };
+        Ok((text_set, think))
     }
 }
 
@@ -962,6 +1119,7 @@ impl Parser {
             on_invalid: OnInvalid::default(),
             delimiters: None,
             bare_call_at_start: false,
+            reasoning: None,
         }
     }
 
@@ -1125,6 +1283,11 @@ impl Parser {
                 continue;
             }
             i = match self.state {
+                State::Open => {
+                    self.core.text.open(sink);
+                    self.state = State::Text;
+                    i
+                }
                 State::Lead => self.lead(chunk, i, sink),
                 State::Text => self.scan_text(chunk, text, i, sink),
                 State::Call => self.advance_call(chunk, i, sink),
@@ -1216,6 +1379,16 @@ impl Parser {
         self.held = held;
         self.held.clear();
         self.core.text.flush_carry(sink);
+        if self.core.text.reasoning && self.core.text.open.is_some() {
+            sink(Event::Diagnostic(Diagnostic {
+                kind: DiagnosticKind::UnclosedReasoning,
+                offset: self.offset,
+                call: None,
+                tool_name: None,
+                message: "the stream ended inside reasoning".into(),
+                span: None,
+            }));
+        }
         self.core.text.close(sink);
         self.start_over();
     }
@@ -1246,7 +1419,14 @@ impl Parser {
 
     /// Readies the parser for a new stream: ids and offsets from 0.
     fn start_over(&mut self) {
-        self.core.text = TextOut::default();
+        let starts_open = self.initial == State::Open;
+        if self.core.text.reasoning != starts_open {
+            self.swap_marker_sets();
+        }
+        self.core.text = TextOut {
+            reasoning: starts_open,
+            ..TextOut::default()
+        };
         self.core.next_call = 0;
         self.core.delivered = 0;
         self.core.relaxed_to = 0;
@@ -1254,6 +1434,9 @@ impl Parser {
         self.offset = 0;
         self.core.call_start = 0;
         self.misses.clear();
+        if let Some(think) = self.think.as_deref_mut() {
+            think.other_misses.clear();
+        }
         self.leave_lead_call();
         self.state = self.initial;
         if self.initial == State::Call {
@@ -1280,6 +1463,7 @@ impl Parser {
             initial: State::Call,
             lead: None,
             lead_call: false,
+            think: None,
         };
         parser.enter_bare_call();
         parser
@@ -1323,6 +1507,13 @@ impl Parser {
         let chunk = tail;
         loop {
             match self.markers.check_held(&self.held, chunk) {
+                Ok(index) if self.is_reasoning_tag(index) => {
+                    let len = self.markers.marker(index).bytes.len();
+                    let from_chunk = len.saturating_sub(self.held.len());
+                    self.held.clear();
+                    self.switch_reasoning(sink);
+                    return from_chunk;
+                }
                 Ok(index) => {
                     let len = self.markers.marker(index).bytes.len();
                     // Markers never shadow each other, and given-back bytes
@@ -1391,6 +1582,12 @@ impl Parser {
                 self.held.extend_from_slice(&rest[at..]);
                 chunk.len()
             }
+            Found::Marker { at, index } if self.is_reasoning_tag(index) => {
+                emit(&mut self.core, at, sink);
+                let len = self.markers.marker(index).bytes.len();
+                self.switch_reasoning(sink);
+                i + at + len
+            }
             Found::Marker { at, index } => {
                 emit(&mut self.core, at, sink);
                 let len = self.markers.marker(index).bytes.len();
@@ -1401,6 +1598,41 @@ impl Parser {
                 i + at + len
             }
         }
+    }
+
+    /// Whether marker `index` of the set in use is a reasoning tag.
+    #[inline]
+    fn is_reasoning_tag(&self, index: usize) -> bool {
+        self.think.as_ref().is_some_and(|t| t.tag == index)
+    }
+
+    /// A reasoning tag was consumed: the open part ends, the stream goes
+    /// into or out of reasoning, and the other marker set takes over. A
+    /// reasoning part opens at its tag, so that every `reasoning-start`
+    /// but one at the very start of a stream stands for a start tag.
+    #[cold]
+    fn switch_reasoning<'c, S: FnMut(Event<'c>)>(&mut self, sink: &mut S) {
+        let text = &mut self.core.text;
+        text.flush_carry(sink);
+        text.close(sink);
+        text.reasoning = !text.reasoning;
+        if text.reasoning {
+            text.open(sink);
+        }
+        self.swap_marker_sets();
+    }
+
+    fn swap_marker_sets(&mut self) {
+        if let Some(think) = self.think.as_deref_mut() {
+            std::mem::swap(&mut self.markers, &mut think.other);
+            std::mem::swap(&mut self.misses, &mut think.other_misses);
+            std::mem::swap(&mut think.tag, &mut think.other_tag);
+        }
+    }
+
+    /// How this parser separates reasoning, if it does.
+    pub fn reasoning(&self) -> Option<&Reasoning> {
+        self.think.as_ref().map(|t| &t.reasoning)
     }
 
     fn begin_call<'c, S: FnMut(Event<'c>)>(&mut self, marker: usize, sink: &mut S) {

@@ -58,6 +58,9 @@ pub enum DiagnosticKind {
     /// A value could not be converted to the type its schema asks for and was
     /// kept as a string.
     Coercion,
+    /// The stream ended inside reasoning (no end tag): what was written is
+    /// delivered as reasoning all the same.
+    UnclosedReasoning,
 }
 
 impl DiagnosticKind {
@@ -80,6 +83,7 @@ impl DiagnosticKind {
             DiagnosticKind::InvalidUtf8 => "invalid-utf8",
             DiagnosticKind::NoToolCall => "no-tool-call",
             DiagnosticKind::Coercion => "coercion",
+            DiagnosticKind::UnclosedReasoning => "unclosed-reasoning",
         }
     }
 

@@ -56,6 +56,12 @@ numbered_id!(
     "call_"
 );
 
+numbered_id!(
+    /// Identifies one reasoning part of a stream; displayed as `reasoning_N`.
+    ReasoningId,
+    "reasoning_"
+);
+
 /// Where a call's raw text lies in the stream: byte offsets, end exclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Span {
@@ -71,6 +77,7 @@ pub struct Span {
 /// Use [`Event::into_owned`] to keep an event past the next call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Event<'a> {
     /// A text part begins.
     TextStart {
@@ -88,6 +95,29 @@ pub enum Event<'a> {
     TextEnd {
         /// The part.
         id: TextId,
+    },
+    /// A reasoning part begins (at the reasoning start tag, or at the start
+    /// of a stream that starts inside reasoning; see
+    /// [`Reasoning`](crate::Reasoning)).
+    ReasoningStart {
+        /// The part.
+        id: ReasoningId,
+    },
+    /// The model's reasoning. Adjacent deltas of one part concatenate.
+    ReasoningDelta {
+        /// The part.
+        id: ReasoningId,
+        /// The text.
+        delta: Cow<'a, str>,
+    },
+    /// A reasoning part ends (at the end tag, or at the end of a stream
+    /// that left it open, after an
+    /// [`UnclosedReasoning`](crate::DiagnosticKind::UnclosedReasoning)
+    /// diagnostic). Calls written inside reasoning, when they are
+    /// delivered, come between its start and end.
+    ReasoningEnd {
+        /// The part.
+        id: ReasoningId,
     },
     /// A tool call begins: its name is known.
     #[serde(rename_all = "camelCase")]
@@ -141,6 +171,12 @@ impl Event<'_> {
                 delta: own(delta),
             },
             Event::TextEnd { id } => Event::TextEnd { id },
+            Event::ReasoningStart { id } => Event::ReasoningStart { id },
+            Event::ReasoningDelta { id, delta } => Event::ReasoningDelta {
+                id,
+                delta: own(delta),
+            },
+            Event::ReasoningEnd { id } => Event::ReasoningEnd { id },
             Event::ToolInputStart { id, tool_name } => Event::ToolInputStart {
                 id,
                 tool_name: own(tool_name),
@@ -179,6 +215,10 @@ pub fn push_merged(events: &mut Vec<Event<'static>>, event: Event<'_>) {
         (
             Some(Event::ToolInputDelta { id: a, delta: acc }),
             Event::ToolInputDelta { id: b, delta },
+        ) if a == b => acc.to_mut().push_str(delta),
+        (
+            Some(Event::ReasoningDelta { id: a, delta: acc }),
+            Event::ReasoningDelta { id: b, delta },
         ) if a == b => acc.to_mut().push_str(delta),
         _ => events.push(event.into_owned()),
     }

@@ -371,6 +371,32 @@ impl FromStr for Format {
 fn normalize_name(name: &str) -> String {
     name.trim()
         .chars()
-        .map(|c| if c == '_' { '-' } else { c.to_ascii_lowercase() })
+        .map(|c| {
+            if c == '_' {
+                '-'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
         .collect()
+}
+
+/// As its canonical name (`"qwen3-coder"`).
+impl serde::Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// From its name or any alias, as [`FromStr`] reads it.
+impl<'de> serde::Deserialize<'de> for Format {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Format, D::Error> {
+        let name = Cow::<str>::deserialize(d)?;
+        Format::from_name(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown format `{name}` (known: {})",
+                Format::names().join(", ")
+            ))
+        })
+    }
 }

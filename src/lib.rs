@@ -104,15 +104,19 @@ pub mod event;
 mod format;
 mod limits;
 pub mod middleware;
+mod model;
 mod protocol;
+mod reasoning;
 mod scan;
 mod tool;
 
 pub use engine::{Parser, ParserBuilder};
 pub use error::{Diagnostic, DiagnosticKind, Error, OnInvalid};
-pub use event::{CallId, Event, Span, TextId};
+pub use event::{CallId, Event, ReasoningId, Span, TextId};
 pub use format::Format;
 pub use limits::Limits;
+pub use model::{ModelError, ModelSetup};
+pub use reasoning::Reasoning;
 pub use tool::Tool;
 
 /// The README's examples, compiled and run as doctests.

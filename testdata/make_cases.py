@@ -546,6 +546,40 @@ K = "kimi-k2"
 w(K, "namespaced_and_bare_names", tok_section(K, [("x", "{}")]).replace("functions.x:0", "api.tools.search:0") + "\n" + tok_section(K, [("x", "{}")]).replace("functions.x:0", "get_time"))
 w(K, "name_with_colon", tok_section(K, [("ns:tool", '{"a": 1}')]))
 
+# Reasoning interplay, for every format: the same scenarios around one call
+# in the format's own layout (`<case>.reasoning.json` sets the parser's
+# reasoning tags).
+def wr(fmt, name, text, open_=False, calls_inside=False):
+    w(fmt, name, text, WEATHER_TOOLS)
+    cfg = {"start": "<think>", "end": "</think>", "startsOpen": open_, "callsInside": calls_inside}
+    open(f"testdata/{fmt}/{name}.reasoning.json", "w").write(json.dumps(cfg) + "\n")
+
+PARIS = {
+    "hermes": '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+    "gemma": '```tool_call\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
+    "qwen3-coder": "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+    "minimax-m2": '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>',
+    "glm": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+    "morph-xml": "<get_weather>\n<city>Paris</city>\n</get_weather>",
+    "deepseek-v3.1": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    "deepseek-v3": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+    "deepseek-v3.2": '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+    "kimi-k2": '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
+}
+for fmt, call in PARIS.items():
+    wr(fmt, "reasoning_think_then_call", "<think>\nThe user wants the weather in Paris; call the tool.\n</think>\n\n" + call)
+    wr(fmt, "reasoning_call_then_think", call + "\n<think>It is sunny there; answer now.</think>\nIt is sunny in Paris.")
+    wr(fmt, "reasoning_unclosed", "<think>\nThe user wants the weather. Maybe Paris, maybe 東京")
+    wr(fmt, "reasoning_inside_prose", "Let me think. <think>Paris, surely.</think> Checking: " + call + " done")
+    wr(fmt, "reasoning_open_then_call", "The template opened the reasoning; Paris it is.\n</think>\n\n" + call, open_=True)
+    wr(fmt, "reasoning_open_unclosed", "Thinking without end, 天気", open_=True)
+    wr(fmt, "reasoning_call_inside_is_reasoning", "<think>I could write " + call + " but not yet.</think>\nNo call made.")
+    wr(fmt, "reasoning_call_inside_delivered", "<think>Calling now: " + call + " then more thought.</think>Done.", calls_inside=True)
+    wr(fmt, "reasoning_empty_then_call", "<think></think>" + call)
+    wr(fmt, "reasoning_lookalike_tags", "<thinking> and <think_x> are prose; so is a stray </think>. <think>real</think>" + call)
+    wr(fmt, "reasoning_two_parts", "<think>first</think>text<think>second, with a partial </thi tag</think>" + call)
+    wr(fmt, "reasoning_open_call_inside_delivered", "Call first: " + call + " and keep thinking</think>Answer.", open_=True, calls_inside=True)
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()

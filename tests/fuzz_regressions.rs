@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use toolsieve::contract::{check, fuzz_case, run_cuts, run_str_cuts, split_case};
+use toolsieve::contract::{check, check_with, fuzz_case, run_cuts, run_str_cuts, split_case};
 use toolsieve::{Format, Parser};
 
 /// The `split_invariance` target.
@@ -14,7 +14,7 @@ fn split_invariance(data: &[u8]) {
     };
     let mut parser = setup.parser();
     let whole = run_cuts(&mut parser, input, &[]);
-    check(input, &whole, true).unwrap();
+    check_with(input, &whole, true, parser.reasoning()).unwrap();
     assert_eq!(run_cuts(&mut parser, input, &cuts), whole, "cuts {cuts:?}");
     let bytes: Vec<usize> = (1..input.len()).collect();
     assert_eq!(run_cuts(&mut parser, input, &bytes), whole, "1-byte chunks");
@@ -29,8 +29,9 @@ fn nothing_lost(data: &[u8]) {
     let Some((setup, input)) = fuzz_case(data) else {
         return;
     };
-    let events = run_cuts(&mut setup.parser(), input, &[]);
-    check(input, &events, true).unwrap();
+    let mut parser = setup.parser();
+    let events = run_cuts(&mut parser, input, &[]);
+    check_with(input, &events, true, parser.reasoning()).unwrap();
 }
 
 #[test]
@@ -51,6 +52,39 @@ fn replay_fuzz_findings() {
         seen += 1;
     }
     assert!(seen > 0);
+}
+
+/// Every seed of the `split_invariance` and `nothing_lost` targets has a
+/// header that picks a parser (fuzz ids never change), and keeps the
+/// contract at its own cuts.
+#[test]
+fn fuzz_seeds_pick_a_parser_and_keep_the_contract() {
+    let seeds = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
+    let mut seen = 0;
+    for target in ["split_invariance", "nothing_lost"] {
+        for entry in std::fs::read_dir(seeds.join(target)).unwrap() {
+            let path = entry.unwrap().path();
+            let data = std::fs::read(&path).unwrap();
+            let (setup, cuts, input) = match target {
+                "split_invariance" => split_case(&data),
+                _ => fuzz_case(&data).map(|(setup, input)| (setup, Vec::new(), input)),
+            }
+            .unwrap_or_else(|| panic!("{}: no parser for its header", path.display()));
+            let mut parser = setup.parser();
+            let whole = run_cuts(&mut parser, input, &[]);
+            if let Err(e) = check_with(input, &whole, true, parser.reasoning()) {
+                panic!("{}: {e}", path.display());
+            }
+            assert_eq!(
+                run_cuts(&mut parser, input, &cuts),
+                whole,
+                "{}",
+                path.display()
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen > 1000, "{seen} seeds");
 }
 
 /// `roundtrip` found: a morph-xml string value made only of newlines (and a

@@ -35,7 +35,11 @@ fn golden_cases_match_expected_events() {
 fn golden_cases_keep_the_contract() {
     for case in cases() {
         let events = run_whole(&mut case.parser(), &case.input);
-        check_contract(&case.input, &events, true);
+        if let Err(e) =
+            toolsieve::contract::check_with(&case.input, &events, true, case.reasoning.as_ref())
+        {
+            panic!("{}/{}: {e}", case.format, case.name);
+        }
     }
 }
 

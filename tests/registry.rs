@@ -43,7 +43,10 @@ fn server_parser_names_map_over() {
         assert_eq!(Format::from_name(name), Some(format), "{name}");
     }
     let err = "hermes3000".parse::<Format>().unwrap_err().to_string();
-    assert!(err.contains("hermes3000") && err.contains("qwen3-coder"), "{err}");
+    assert!(
+        err.contains("hermes3000") && err.contains("qwen3-coder"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -66,4 +69,211 @@ fn fuzz_ids_are_unique_and_fixed() {
         assert_eq!(Format::from_fuzz_id(id), Some(format));
     }
     assert_eq!(Format::from_fuzz_id(200), None);
+}
+
+/// Model ids as users write them, and the setup each resolves to:
+/// `(id, format, reasoning starts open)` — `None` for no reasoning.
+#[test]
+fn model_ids_resolve_to_their_family() {
+    use toolsieve::Format::*;
+    let cases: &[(&str, Format, Option<bool>)] = &[
+        ("Qwen/Qwen3-8B", Hermes, Some(false)),
+        ("Qwen/Qwen3-8B-AWQ", Hermes, Some(false)),
+        ("qwen3:8b", Hermes, Some(false)),
+        (
+            "hf.co/unsloth/Qwen3-30B-A3B-GGUF:Q4_K_M",
+            Hermes,
+            Some(false),
+        ),
+        ("Qwen/Qwen3-235B-A22B-Thinking-2507-FP8", Hermes, Some(true)),
+        ("Qwen/QwQ-32B", Hermes, Some(true)),
+        ("Qwen/Qwen2.5-7B-Instruct", Hermes, None),
+        ("qwen2.5:14b", Hermes, None),
+        ("Qwen/Qwen3-Coder-30B-A3B-Instruct", Qwen3Coder, None),
+        (
+            "/models/Qwen3-Coder-480B-A35B-Instruct-FP8",
+            Qwen3Coder,
+            None,
+        ),
+        ("Qwen/Qwen3.5-27B", Qwen3Coder, Some(true)),
+        ("NousResearch/Hermes-3-Llama-3.1-8B", Hermes, None),
+        ("NousResearch/Hermes-4-70B", Hermes, Some(false)),
+        ("deepseek-ai/DeepSeek-V3-0324", DeepSeekV3, None),
+        ("deepseek-ai/DeepSeek-R1-0528", DeepSeekV3, Some(true)),
+        (
+            "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
+            DeepSeekV3,
+            Some(true),
+        ),
+        ("deepseek-ai/DeepSeek-V3.1-Terminus", DeepSeek, Some(false)),
+        ("deepseek-ai/DeepSeek-V3.2-Exp", DeepSeekDsml, Some(false)),
+        ("deepseek-ai/DeepSeek-V4", DeepSeekDsml, Some(false)),
+        ("moonshotai/Kimi-K2-Instruct-0905", KimiK2, None),
+        ("moonshotai/Kimi-K2-Thinking", KimiK2, Some(false)),
+        ("zai-org/GLM-4.5-Air-FP8", Glm, Some(false)),
+        ("zai-org/GLM-4.7", Glm, Some(false)),
+        ("MiniMaxAI/MiniMax-M2", MiniMaxM2, Some(false)),
+        ("google/gemma-3-27b-it", Gemma, None),
+        ("gemma3:12b", Gemma, None),
+    ];
+    for &(id, format, open) in cases {
+        let setup = Format::for_model(id).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(setup.format, format, "{id}");
+        assert_eq!(
+            setup.reasoning.as_ref().map(|r| r.starts_open),
+            open,
+            "{id}"
+        );
+        assert_eq!(setup.model, id);
+        // The setup builds a parser.
+        setup.parser_builder().build().unwrap();
+    }
+}
+
+#[test]
+fn families_whose_format_is_not_built_say_which_they_need() {
+    for (id, needs) in [
+        ("openai/gpt-oss-120b", "harmony"),
+        ("meta-llama/Llama-3.1-8B-Instruct", "llama3-json"),
+        ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "pythonic"),
+        ("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral"),
+        ("mistralai/Magistral-Small-2509", "mistral"),
+        ("mistralai/Devstral-Small-2507", "mistral"),
+        ("google/gemma-4-31b-it", "gemma4"),
+        ("CohereLabs/c4ai-command-a-03-2025", "cohere"),
+        ("ibm-granite/granite-3.3-8b-instruct", "granite"),
+        ("microsoft/Phi-4-mini-instruct", "phi4-mini"),
+        ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam"),
+    ] {
+        match Format::for_model(id) {
+            Err(toolsieve::ModelError::FormatNotBuilt { format, .. }) => {
+                assert_eq!(format, needs, "{id}")
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn unknown_models_name_the_closest_families() {
+    for id in ["", "quwen3-8b", "totally-new-model", "ü/ö:ß", "/"] {
+        match Format::for_model(id) {
+            Err(e @ toolsieve::ModelError::Unknown { .. }) => {
+                let message = e.to_string();
+                assert!(message.contains("closest"), "{message}");
+            }
+            other => panic!("{id:?}: {other:?}"),
+        }
+    }
+    let Err(toolsieve::ModelError::Unknown { closest, .. }) = Format::for_model("quwen3-8b") else {
+        panic!()
+    };
+    assert!(closest.iter().any(|c| c.starts_with("Qwen")), "{closest:?}");
+}
+
+fn toolsieve(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolsieve"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn cli_model_prints_one_json_object_or_exits_2() {
+    let out = toolsieve(&["model", "Qwen/Qwen3-8B-AWQ"], b"");
+    assert!(out.status.success());
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["model"], "Qwen/Qwen3-8B-AWQ");
+    assert_eq!(value["format"], "hermes");
+    assert_eq!(value["reasoning"]["start"], "<think>");
+    let out = toolsieve(&["model", "zzz-unknown"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("closest"));
+    let out = toolsieve(&["model", "openai/gpt-oss-20b"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("harmony"));
+}
+
+#[test]
+fn cli_formats_json_lists_every_format_with_its_aliases() {
+    let out = toolsieve(&["formats", "--json"], b"");
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), Format::ALL.len());
+    let deepseek = lines.iter().find(|l| l["name"] == "deepseek-v3.1").unwrap();
+    assert!(deepseek["aliases"]
+        .as_array()
+        .unwrap()
+        .contains(&"deepseek".into()));
+}
+
+#[test]
+fn cli_parse_by_model_separates_reasoning() {
+    let input = b"Paris, then.\n</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+    let out = toolsieve(
+        &[
+            "parse",
+            "--model",
+            "deepseek-ai/DeepSeek-R1",
+            "--merge",
+            "-",
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    let out = toolsieve(
+        &[
+            "parse",
+            "--model",
+            "Qwen/Qwen3-8B",
+            "--reasoning-open",
+            "--merge",
+        ],
+        input,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(r#""type":"reasoning-delta","id":"reasoning_0","delta":"Paris, then.\n""#),
+        "{text}"
+    );
+    assert!(text.contains(r#""type":"tool-call""#), "{text}");
+    // `--reasoning none` turns off what the model set.
+    let out = toolsieve(
+        &[
+            "parse",
+            "--model",
+            "Qwen/Qwen3-8B",
+            "--reasoning",
+            "none",
+            "--merge",
+        ],
+        b"<think>x</think>",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.contains("reasoning") && text.contains("<think>x</think>"),
+        "{text}"
+    );
+    // --format and --model exclude each other.
+    let out = toolsieve(
+        &["parse", "--model", "Qwen/Qwen3-8B", "--format", "hermes"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
 }

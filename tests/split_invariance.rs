@@ -32,6 +32,7 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
             "<｜tool▁calls▁end｜>", "<｜tool▁", "function<｜tool▁sep｜>get_time\n```json\n", "```",
             "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.get_time:0",
             "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|tool_calls_section_end|>", "<|tool_",
+            "<think>", "</think>", "<think>\n", "\n</think>\n\n", "<thi", "</thin", "<thinking>",
         ])
         .prop_map(|s| s.as_bytes().to_vec()),
         1 => prop::collection::vec(any::<u8>(), 0..8),
@@ -44,17 +45,27 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
-/// Every format's parser, and the JSON formats' with `bare_call_at_start`.
+/// Every format's parser, alone and with `<think>` reasoning; the JSON
+/// formats' with `bare_call_at_start`; and a few with reasoning that
+/// starts open or holds calls.
 fn setups() -> Vec<Setup> {
-    let plain = Format::ALL.iter().map(|&format| Setup {
+    let setup = |format, bare_call_at_start, think| Setup {
         format,
-        bare_call_at_start: false,
-    });
-    let bare = [Format::Hermes, Format::Gemma].map(|format| Setup {
-        format,
-        bare_call_at_start: true,
-    });
-    plain.chain(bare).collect()
+        bare_call_at_start,
+        think,
+    };
+    let plain = Format::ALL.iter().map(|&f| setup(f, false, None));
+    let think = Format::ALL
+        .iter()
+        .map(|&f| setup(f, false, Some((false, false))));
+    let bare = [Format::Hermes, Format::Gemma].map(|f| setup(f, true, None));
+    let open = [
+        setup(Format::Hermes, false, Some((true, false))),
+        setup(Format::Qwen3Coder, false, Some((true, true))),
+        setup(Format::DeepSeek, false, Some((false, true))),
+        setup(Format::Gemma, true, Some((true, true))),
+    ];
+    plain.chain(think).chain(bare).chain(open).collect()
 }
 
 /// A call to one of the sample tools, with arguments that fit its schema.
@@ -129,7 +140,9 @@ proptest! {
         for format in setups() {
             let mut parser = format.parser();
             let whole = run_whole(&mut parser, &input);
-            check_contract(&input, &whole, true);
+            if let Err(e) = toolsieve::contract::check_with(&input, &whole, true, parser.reasoning()) {
+                panic!("{format}: {e}");
+            }
             let split = run_cuts(&mut parser, &input, &cuts);
             prop_assert_eq!(&split, &whole, "{}", format);
             if let Ok(text) = std::str::from_utf8(&input) {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolsieve::contract::{check, fuzz_case, run_cuts};
+use toolsieve::contract::{check_with, fuzz_case, run_cuts};
 
 fuzz_target!(|data: &[u8]| {
     let Some((setup, input)) = fuzz_case(data) else {
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut parser = setup.parser();
     let events = run_cuts(&mut parser, input, &[]);
-    if let Err(e) = check(input, &events, true) {
+    if let Err(e) = check_with(input, &events, true, parser.reasoning()) {
         panic!("{e}");
     }
 });

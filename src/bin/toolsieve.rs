@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::{Parser as ClapParser, Subcommand, ValueEnum};
 use toolsieve::middleware::{self, Provider, ToolChoice, ToolSpec, WireOptions};
-use toolsieve::{event::push_merged, Event, Format, Limits, OnInvalid, Parser, Tool};
+use toolsieve::{event::push_merged, Event, Format, Limits, OnInvalid, Parser, Reasoning, Tool};
 
 #[derive(ClapParser)]
 #[command(
@@ -25,7 +25,16 @@ enum Command {
     /// Parse model output into JSON Lines events (one event per line).
     Parse(ParseArgs),
     /// List the formats.
-    Formats,
+    Formats {
+        /// One JSON object per format: name, aliases, summary.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the format and reasoning setup of a model id as JSON.
+    Model {
+        /// A model id: `Qwen/Qwen3-8B-AWQ`, `qwen3:8b`, a path…
+        id: String,
+    },
     /// Print the tool system prompt of a format.
     Prompt {
         /// Wire format.
@@ -67,8 +76,32 @@ enum Command {
 #[derive(clap::Args)]
 struct ParseArgs {
     /// Wire format (see `toolsieve formats`).
-    #[arg(long, short)]
-    format: String,
+    #[arg(
+        long,
+        short,
+        required_unless_present = "model",
+        conflicts_with = "model"
+    )]
+    format: Option<String>,
+    /// Pick the format and reasoning setup from a model id (see `toolsieve model`).
+    #[arg(long)]
+    model: Option<String>,
+    /// Separate reasoning: `think` for <think>…</think>, `none` to turn off
+    /// what --model set.
+    #[arg(long, value_enum)]
+    reasoning: Option<ReasoningArg>,
+    /// Replace the reasoning start tag (needs --reasoning-end).
+    #[arg(long, requires = "reasoning_end")]
+    reasoning_start: Option<String>,
+    /// Replace the reasoning end tag (needs --reasoning-start).
+    #[arg(long, requires = "reasoning_start")]
+    reasoning_end: Option<String>,
+    /// The output starts inside reasoning (the template opened the tag).
+    #[arg(long)]
+    reasoning_open: bool,
+    /// Deliver calls written inside reasoning (by default they are reasoning text).
+    #[arg(long)]
+    calls_in_reasoning: bool,
     /// JSON file with the tool list: [{"name", "description", "parameters"}].
     #[arg(long)]
     tools: Option<PathBuf>,
@@ -104,6 +137,14 @@ struct ParseArgs {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReasoningArg {
+    /// `<think>` … `</think>`.
+    Think,
+    /// No reasoning separation.
+    None,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Debug {
     /// Every chunk fed and every event.
     Stream,
@@ -122,7 +163,8 @@ enum InvalidPolicy {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Formats => formats(),
+        Command::Formats { json } => formats(json),
+        Command::Model { id } => model(&id),
         Command::Parse(args) => parse(args),
         Command::Prompt {
             format,
@@ -152,12 +194,58 @@ fn main() -> ExitCode {
     }
 }
 
-fn formats() -> io::Result<()> {
+fn formats(json: bool) -> io::Result<()> {
     let mut out = io::stdout().lock();
     for format in Format::ALL {
-        writeln!(out, "{:<12} {}", format.name(), format.summary())?;
+        if json {
+            let line = serde_json::json!({
+                "name": format.name(),
+                "aliases": format.aliases(),
+                "summary": format.summary(),
+            });
+            writeln!(out, "{line}")?;
+        } else {
+            writeln!(out, "{:<14} {}", format.name(), format.summary())?;
+        }
     }
     Ok(())
+}
+
+fn model(id: &str) -> io::Result<()> {
+    let setup = Format::for_model(id).map_err(invalid)?;
+    let value = serde_json::to_value(&setup).map_err(invalid)?;
+    let mut out = io::stdout().lock();
+    writeln!(out, "{value}")
+}
+
+/// The format and reasoning setup `parse` was asked for.
+fn parse_setup(args: &ParseArgs) -> io::Result<(Format, Option<Reasoning>)> {
+    let (format, mut reasoning) = match (&args.format, &args.model) {
+        (Some(name), _) => (name.parse().map_err(invalid)?, None),
+        (None, Some(id)) => {
+            let setup = Format::for_model(id).map_err(invalid)?;
+            (setup.format, setup.reasoning)
+        }
+        (None, None) => return Err(invalid("give --format or --model")),
+    };
+    match args.reasoning {
+        Some(ReasoningArg::None) => reasoning = None,
+        Some(ReasoningArg::Think) => {
+            reasoning.get_or_insert_with(Reasoning::think);
+        }
+        None => {}
+    }
+    if let (Some(start), Some(end)) = (&args.reasoning_start, &args.reasoning_end) {
+        let open = reasoning.as_ref().is_some_and(|r| r.starts_open);
+        reasoning = Some(Reasoning::tags(start.as_str(), end.as_str()).starting_open(open));
+    }
+    if args.reasoning_open || args.calls_in_reasoning {
+        let r = reasoning.take().unwrap_or_else(Reasoning::think);
+        let open = r.starts_open || args.reasoning_open;
+        let calls = r.calls_inside || args.calls_in_reasoning;
+        reasoning = Some(r.starting_open(open).with_calls_inside(calls));
+    }
+    Ok((format, reasoning))
 }
 
 fn invalid(message: impl std::fmt::Display) -> io::Error {
@@ -257,7 +345,7 @@ fn init_debug(debug: Option<Debug>) {
 
 fn parse(args: ParseArgs) -> io::Result<()> {
     init_debug(args.debug);
-    let format: Format = args.format.parse().map_err(invalid)?;
+    let (format, reasoning) = parse_setup(&args)?;
     let tools: Vec<Tool> = match &args.tools {
         Some(path) => read_tools(path)?,
         None => Vec::new(),
@@ -275,6 +363,9 @@ fn parse(args: ParseArgs) -> io::Result<()> {
         });
     if let (Some(start), Some(end)) = (args.start_marker, args.end_marker) {
         builder = builder.delimiters(start, end);
+    }
+    if let Some(reasoning) = reasoning {
+        builder = builder.reasoning(reasoning);
     }
     let mut parser = builder
         .bare_call_at_start(args.bare_call_at_start)

@@ -147,7 +147,9 @@ pub fn format_tool_response(format: Format, name: &str, result: &Value) -> Strin
             format!("<tool_response>\n{text}\n</tool_response>")
         }
         Format::Gemma => format!("```tool_output\n{text}\n```"),
-        Format::DeepSeek | Format::DeepSeekV3 => format!("<｜tool▁output▁begin｜>{text}<｜tool▁output▁end｜>"),
+        Format::DeepSeek | Format::DeepSeekV3 => {
+            format!("<｜tool▁output▁begin｜>{text}<｜tool▁output▁end｜>")
+        }
         Format::KimiK2 => format!("## Return of functions.{name}:0\n{text}"),
         Format::MiniMaxM2 => format!("<tool_response name=\"{name}\">\n{text}\n</tool_response>"),
         Format::DeepSeekDsml => {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toolsieve::{Event, Format, Parser, Tool};
+use toolsieve::{Event, Format, Parser, Reasoning, Tool};
 
 /// Events of one run, adjacent deltas merged.
 pub type Events = Vec<Event<'static>>;
@@ -52,6 +52,8 @@ pub struct Case {
     pub path: PathBuf,
     pub input: Vec<u8>,
     pub tools: Option<Vec<Tool>>,
+    /// From `<case>.reasoning.json`.
+    pub reasoning: Option<Reasoning>,
 }
 
 impl Case {
@@ -59,6 +61,9 @@ impl Case {
         let mut builder = Parser::builder(self.format);
         if let Some(tools) = &self.tools {
             builder = builder.tools(Arc::<[Tool]>::from(tools.clone()));
+        }
+        if let Some(reasoning) = &self.reasoning {
+            builder = builder.reasoning(reasoning.clone());
         }
         builder.build().expect("parser")
     }
@@ -91,12 +96,16 @@ pub fn cases() -> Vec<Case> {
             let tools = std::fs::read_to_string(&tools_path)
                 .ok()
                 .map(|t| Tool::list_from_json(&t).expect("tools"));
+            let reasoning = std::fs::read_to_string(path.with_extension("reasoning.json"))
+                .ok()
+                .map(|r| serde_json::from_str(&r).expect("reasoning"));
             out.push(Case {
                 format: *format,
                 input: std::fs::read(&path).unwrap(),
                 name,
                 path,
                 tools,
+                reasoning,
             });
         }
     }

@@ -1,0 +1,396 @@
+//! From a model id to its wire format and reasoning setup.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::{Format, Reasoning};
+
+/// What [`Format::for_model`] finds for a model id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ModelSetup {
+    /// The model id as given.
+    pub model: String,
+    /// The model family it belongs to (`"Qwen3"`, `"DeepSeek-V3.1"`, …).
+    pub family: &'static str,
+    /// The format the family writes its calls in.
+    pub format: Format,
+    /// How the family delimits its reasoning, if it reasons in text.
+    pub reasoning: Option<Reasoning>,
+}
+
+impl ModelSetup {
+    /// A parser builder for the model: its format and reasoning tags.
+    pub fn parser_builder(&self) -> crate::ParserBuilder {
+        let builder = crate::Parser::builder(self.format);
+        match &self.reasoning {
+            Some(reasoning) => builder.reasoning(reasoning.clone()),
+            None => builder,
+        }
+    }
+}
+
+/// Why [`Format::for_model`] found no setup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// No known family matches the id.
+    Unknown {
+        /// The id as given.
+        model: String,
+        /// The families whose names are closest to it.
+        closest: Vec<&'static str>,
+    },
+    /// The family is known, but toolsieve does not read its format yet.
+    FormatNotBuilt {
+        /// The id as given.
+        model: String,
+        /// The family it belongs to.
+        family: &'static str,
+        /// The format the family needs.
+        format: &'static str,
+    },
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::Unknown { model, closest } => write!(
+                f,
+                "no known model family matches `{model}` (closest: {}); give --format instead",
+                closest.join(", ")
+            ),
+            ModelError::FormatNotBuilt {
+                model,
+                family,
+                format,
+            } => write!(
+                f,
+                "`{model}` is a {family} model, which writes the `{format}` format; toolsieve does not read that format yet"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// What a family's calls are read with.
+#[derive(Clone, Copy)]
+enum Target {
+    Built(Format),
+    /// A format toolsieve does not read yet, by the name it will have.
+    Missing(&'static str),
+}
+
+/// How a family reasons in text.
+#[derive(Clone, Copy)]
+enum Think {
+    No,
+    /// `<think>` … `</think>`, written by the model.
+    Tags,
+    /// The template opens `<think>` in the prompt: the output starts
+    /// inside reasoning.
+    Open,
+}
+
+/// One family: the id fragments that name it (any of them, matched in the
+/// normalized id).
+struct Family {
+    name: &'static str,
+    any: &'static [&'static str],
+    target: Target,
+    think: Think,
+}
+
+use Target::{Built, Missing};
+
+const fn family(
+    name: &'static str,
+    any: &'static [&'static str],
+    target: Target,
+    think: Think,
+) -> Family {
+    Family {
+        name,
+        any,
+        target,
+        think,
+    }
+}
+
+/// The families, most specific first: fine-tunes before their base
+/// families (Hermes-3 is a Llama, it writes Hermes calls), variants
+/// before the family (`qwen3-coder` before `qwen3`).
+const FAMILIES: &[Family] = &[
+    family("xLAM", &["xlam"], Missing("xlam"), Think::No),
+    family("ToolACE", &["toolace"], Missing("pythonic"), Think::No),
+    family(
+        "Hermes 4",
+        &["hermes-4"],
+        Built(Format::Hermes),
+        Think::Tags,
+    ),
+    family(
+        "Hermes",
+        &["hermes-2", "hermes-3", "hermes"],
+        Built(Format::Hermes),
+        Think::No,
+    ),
+    // Distills of R1 into Qwen and Llama reason as R1 does.
+    family(
+        "DeepSeek-R1",
+        &["deepseek-r1"],
+        Built(Format::DeepSeekV3),
+        Think::Open,
+    ),
+    family(
+        "Qwen3-Coder",
+        &["qwen3-coder", "qwen3coder"],
+        Built(Format::Qwen3Coder),
+        Think::No,
+    ),
+    family(
+        "Qwen3.5",
+        &["qwen3.5", "qwen3.6", "qwen3-5", "qwen35"],
+        Built(Format::Qwen3Coder),
+        Think::Open,
+    ),
+    family(
+        "Qwen3 Thinking",
+        &["qwen3-next-80b-a3b-thinking", "thinking-2507"],
+        Built(Format::Hermes),
+        Think::Open,
+    ),
+    family("QwQ", &["qwq"], Built(Format::Hermes), Think::Open),
+    family("Qwen3", &["qwen3"], Built(Format::Hermes), Think::Tags),
+    family(
+        "Qwen 2.5",
+        &["qwen2.5", "qwen2", "qwen-2.5", "qwen"],
+        Built(Format::Hermes),
+        Think::No,
+    ),
+    family(
+        "DeepSeek-V3.2",
+        &[
+            "deepseek-v3.2",
+            "deepseek-v3-2",
+            "deepseek-v32",
+            "deepseek-v4",
+        ],
+        Built(Format::DeepSeekDsml),
+        Think::Tags,
+    ),
+    family(
+        "DeepSeek-V3.1",
+        &["deepseek-v3.1", "deepseek-v3-1", "deepseek-v31"],
+        Built(Format::DeepSeek),
+        Think::Tags,
+    ),
+    family(
+        "DeepSeek-V3",
+        &["deepseek-v3", "deepseek-chat"],
+        Built(Format::DeepSeekV3),
+        Think::No,
+    ),
+    family(
+        "Kimi-K2 Thinking",
+        &["kimi-k2-thinking"],
+        Built(Format::KimiK2),
+        Think::Tags,
+    ),
+    family(
+        "Kimi-K2",
+        &["kimi-k2", "kimi-k2.5"],
+        Built(Format::KimiK2),
+        Think::No,
+    ),
+    family(
+        "GLM-4.5/4.6/4.7",
+        &[
+            "glm-4.5", "glm-4.6", "glm-4.7", "glm4.5", "glm4.6", "glm4.7", "glm-5",
+        ],
+        Built(Format::Glm),
+        Think::Tags,
+    ),
+    family(
+        "MiniMax-M2",
+        &["minimax-m2"],
+        Built(Format::MiniMaxM2),
+        Think::Tags,
+    ),
+    family("gpt-oss", &["gpt-oss"], Missing("harmony"), Think::No),
+    family(
+        "Llama 4",
+        &["llama-4", "llama4"],
+        Missing("pythonic"),
+        Think::No,
+    ),
+    family(
+        "Llama 3.x",
+        &["llama-3", "llama3"],
+        Missing("llama3-json"),
+        Think::No,
+    ),
+    family(
+        "Olmo 3",
+        &["olmo-3", "olmo3"],
+        Missing("pythonic"),
+        Think::No,
+    ),
+    family(
+        "Mistral",
+        &[
+            "mistral",
+            "magistral",
+            "devstral",
+            "mixtral",
+            "ministral",
+            "codestral",
+        ],
+        Missing("mistral"),
+        Think::No,
+    ),
+    family(
+        "Gemma 4",
+        &["gemma-4", "gemma4"],
+        Missing("gemma4"),
+        Think::No,
+    ),
+    family(
+        "Gemma 3",
+        &["gemma-3", "gemma3", "gemma"],
+        Built(Format::Gemma),
+        Think::No,
+    ),
+    family(
+        "Command-R/A",
+        &["command-r", "command-a", "c4ai-command"],
+        Missing("cohere"),
+        Think::No,
+    ),
+    family("Granite", &["granite"], Missing("granite"), Think::No),
+    family(
+        "Phi-4-mini",
+        &["phi-4-mini", "phi4-mini"],
+        Missing("phi4-mini"),
+        Think::No,
+    ),
+];
+
+/// `id` as the fragments are written: lowercase, `_` and spaces as `-`.
+fn normalize(id: &str) -> String {
+    id.trim()
+        .chars()
+        .map(|c| match c {
+            '_' | ' ' => '-',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect()
+}
+
+impl Format {
+    /// The format and reasoning setup of a model, from its id as users
+    /// write it: a Hugging Face id with or without its organisation, with
+    /// quantisation suffixes (`-AWQ`, `-GGUF`, `-FP8`), an Ollama tag
+    /// (`qwen3:8b`), or a path.
+    ///
+    /// ```
+    /// use toolsieve::Format;
+    ///
+    /// let setup = Format::for_model("Qwen/Qwen3-Coder-30B-A3B-Instruct-FP8")?;
+    /// assert_eq!(setup.format, Format::Qwen3Coder);
+    /// let setup = Format::for_model("deepseek-ai/DeepSeek-R1-0528")?;
+    /// assert_eq!(setup.format, Format::DeepSeekV3);
+    /// assert!(setup.reasoning.is_some_and(|r| r.starts_open));
+    /// assert!(Format::for_model("no-such-model-7b").is_err());
+    /// # Ok::<(), toolsieve::ModelError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Unknown`] with the closest family names, or
+    /// [`ModelError::FormatNotBuilt`] for a known family whose format
+    /// toolsieve does not read yet.
+    pub fn for_model(id: &str) -> Result<ModelSetup, ModelError> {
+        let wanted = normalize(id);
+        let family = FAMILIES
+            .iter()
+            .find(|f| f.any.iter().any(|a| wanted.contains(a)));
+        let Some(family) = family else {
+            return Err(ModelError::Unknown {
+                model: id.to_owned(),
+                closest: closest(&wanted),
+            });
+        };
+        let format = match family.target {
+            Built(format) => format,
+            Missing(format) => {
+                return Err(ModelError::FormatNotBuilt {
+                    model: id.to_owned(),
+                    family: family.name,
+                    format,
+                })
+            }
+        };
+        let reasoning = match family.think {
+            Think::No => None,
+            Think::Tags => Some(Reasoning::think()),
+            Think::Open => Some(Reasoning::think().starting_open(true)),
+        };
+        Ok(ModelSetup {
+            model: id.to_owned(),
+            family: family.name,
+            format,
+            reasoning,
+        })
+    }
+}
+
+/// The three family names whose fragments are closest to the model's
+/// own name (the id's last path segment, before any tag).
+fn closest(wanted: &str) -> Vec<&'static str> {
+    let base = wanted.rsplit('/').next().unwrap_or(wanted);
+    let base = base.split(':').next().unwrap_or(base);
+    let mut scored: Vec<(usize, &'static str)> = FAMILIES
+        .iter()
+        .map(|f| {
+            let best = f
+                .any
+                .iter()
+                .map(|a| {
+                    let b = base.as_bytes();
+                    distance(a.as_bytes(), &b[..b.len().min(a.len() + 2)])
+                })
+                .min()
+                .unwrap_or(usize::MAX);
+            (best, f.name)
+        })
+        .collect();
+    scored.sort();
+    let mut names: Vec<&'static str> = Vec::new();
+    for (_, name) in scored {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+        if names.len() == 3 {
+            break;
+        }
+    }
+    names
+}
+
+/// Levenshtein distance over bytes (ids are short).
+fn distance(a: &[u8], b: &[u8]) -> usize {
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
