@@ -546,6 +546,26 @@ K = "kimi-k2"
 w(K, "namespaced_and_bare_names", tok_section(K, [("x", "{}")]).replace("functions.x:0", "api.tools.search:0") + "\n" + tok_section(K, [("x", "{}")]).replace("functions.x:0", "get_time"))
 w(K, "name_with_colon", tok_section(K, [("ns:tool", '{"a": 1}')]))
 
+# Values that hold tag text (code and docs about tool calling): a tag only
+# counts when what follows it is structural.
+QTOOLS = [{"name": "write_file", "description": "Write a file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}},
+          {"name": "get_weather", "description": "Weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}}}]
+def qwrite(content):
+    return "<tool_call>\n<function=write_file>\n<parameter=path>\ndocs/tools.md\n</parameter>\n<parameter=content>\n%s\n</parameter>\n</function>\n</tool_call>" % content
+w(Q, "value_holds_parameter_element", "Writing.\n" + qwrite("Pass a value as <parameter=city>Paris</parameter> inside the function."), QTOOLS)
+w(Q, "value_holds_open_parameter_tag_then_close_text", qwrite("An open tag: <parameter=city>\nand later its close </parameter> in prose."), QTOOLS)
+w(Q, "value_holds_function_close", qwrite("The tag </function> ends a call."), QTOOLS)
+w(Q, "value_holds_end_marker", qwrite("Write </tool_call> to end the block, then <tool_call> again."), QTOOLS)
+w(Q, "value_holds_whole_call", "Docs:\n" + qwrite("Example:\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>\nThat is all.") + "\nDone.", QTOOLS)
+w(Q, "bare_function_value_holds_function_close", "<function=write_file>\n<parameter=path>\na.md\n</parameter>\n<parameter=content>\nsee </function> here\n</parameter>\n</function>\nDone.", QTOOLS)
+w(Q, "missing_close_then_function_close", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>\n</tool_call>\nDone.", QTOOLS)
+w(Q, "missing_closes_then_end_marker_then_prose", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</tool_call>\nDone.", QTOOLS)
+w(Q, "missing_close_before_next_parameter", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>", QTOOLS)
+w(Q, "missing_closes_before_next_function", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n</function>\n</tool_call>", QTOOLS)
+w("minimax-m2", "value_holds_parameter_element", '<minimax:tool_call>\n<invoke name="write_file">\n<parameter name="path">a.md</parameter>\n<parameter name="content">Use <parameter name="city">Paris</parameter> and </invoke> as text.</parameter>\n</invoke>\n</minimax:tool_call>', QTOOLS)
+w("glm", "value_holds_arg_tags", "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>a.md</arg_value>\n<arg_key>content</arg_key>\n<arg_value>GLM writes <arg_key>k</arg_key><arg_value>v</arg_value> and </tool_call> inline.</arg_value>\n</tool_call>", QTOOLS)
+w("deepseek-v3.2", "value_holds_dsml_tags", '<｜DSML｜function_calls>\n<｜DSML｜invoke name="write_file">\n<｜DSML｜parameter name="path" string="true">a.md</｜DSML｜parameter>\n<｜DSML｜parameter name="content" string="true">Tags: <｜DSML｜parameter name="x" string="true">v</｜DSML｜parameter> then </｜DSML｜invoke> text.</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>', QTOOLS)
+
 # Reasoning interplay, for every format: the same scenarios around one call
 # in the format's own layout (`<case>.reasoning.json` sets the parser's
 # reasoning tags).

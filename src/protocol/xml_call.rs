@@ -212,6 +212,16 @@ enum Phase {
         close_at: usize,
         ws_to: usize,
     },
+    /// Inside a value, the function's close or the end marker at `at`:
+    /// it ends the value only if what follows it is structural (whitespace
+    /// up to `ws_to` has been seen after it). `close` is the parameter
+    /// close before it, if any; without one, the value's close is missing.
+    ValueCut {
+        start: usize,
+        at: usize,
+        ws_to: usize,
+        close: Option<usize>,
+    },
     /// After the function's closing tag, which ended at `func_end`.
     AfterFunc { func_end: usize },
     /// The call is rejected: looking for the end marker to give it all back.
@@ -251,6 +261,21 @@ pub(crate) struct XmlCall {
     wait: Wait,
     /// For a string value sent as it arrives: how far it has been sent.
     streamed: Option<usize>,
+    /// Inside a value: the first parameter open tag in it not yet paired
+    /// with a close that turned out to be content. If the value's next
+    /// close is structural, the open tag began the next parameter and the
+    /// value ended there, its own close missing; if not, both were content
+    /// (code about tool calls).
+    open_in_value: Option<usize>,
+    /// Inside a value: the first tag where it may have ended without its
+    /// close. The value is not streamed past it, and a stream that ends
+    /// inside the value closes it there.
+    may_end_at: Option<usize>,
+    /// Inside a value: function open tags and block start markers seen in
+    /// it, not yet closed in it. While one is open, the closes that follow
+    /// are its own: the value holds a whole call as text.
+    nested_functions: u32,
+    nested_blocks: u32,
     args: ArgsWriter,
     params: usize,
     rejected: Option<Failure>,
@@ -287,6 +312,10 @@ impl XmlCall {
             name: String::new(),
             wait: Wait::default(),
             streamed: None,
+            open_in_value: None,
+            may_end_at: None,
+            nested_functions: 0,
+            nested_blocks: 0,
             args: ArgsWriter::default(),
             params: 0,
             rejected: None,
@@ -735,19 +764,46 @@ impl XmlCall {
                         t.param_open,
                         Pat::Lit(t.func_close.unwrap_or(t.end)),
                         Pat::Lit(t.end),
+                        // (GLM has no function tags: a repeat, never reached.)
+                        Pat::Open(t.func_open.unwrap_or(t.end)),
+                        Pat::Lit(self.dialect.start_marker().as_bytes()),
                     ];
                     let found = find_tag(&self.body, self.scan_from, &pats);
-                    // String values stream up to where a tag may begin.
+                    // String values stream up to where a tag may begin, or
+                    // where the value may have ended.
                     let limit = match found {
                         Tag::Found { at, .. } | Tag::Need { at } => at,
                         Tag::Miss => len,
                     };
-                    self.stream_value(start, limit, cx);
+                    self.stream_value(start, limit.min(self.may_end_at.unwrap_or(len)), cx);
                     if self.rejected.is_some() {
                         self.phase = Phase::Skip;
                         continue;
                     }
                     match found {
+                        // Tags of a call the value holds as text.
+                        Tag::Found {
+                            index: index @ (4 | 5),
+                            at,
+                            end,
+                            ..
+                        } => match self.opens_nested_call(index, end, eof) {
+                            Some(nested) => {
+                                if nested && index == 4 {
+                                    self.nested_functions += 1;
+                                } else if nested {
+                                    self.nested_blocks += 1;
+                                }
+                                self.scan_from = at + 1;
+                            }
+                            None => {
+                                self.scan_from = at;
+                                return self.wait_one_byte();
+                            }
+                        },
+                        Tag::Found { index, at, .. } if self.closes_nested(index) => {
+                            self.scan_from = at + 1;
+                        }
                         Tag::Found {
                             index: 0, at, end, ..
                         } => {
@@ -757,17 +813,20 @@ impl XmlCall {
                                 ws_to: end,
                             };
                         }
-                        Tag::Found { at, .. } => {
-                            // A structural tag inside a value: its close is
-                            // missing. Close it here and read the tag again.
-                            cx.recovered(
-                                DiagnosticKind::MissingCloseTag,
-                                self.at(at),
-                                format!("parameter {:?} is not closed", self.key),
-                            );
-                            self.commit_value(start, at, cx);
-                            self.pos = at;
-                            self.phase = Phase::Params;
+                        Tag::Found { index: 1, at, .. } => {
+                            // The next parameter, or text: the value's next
+                            // close decides (see `open_in_value`).
+                            self.open_in_value.get_or_insert(at);
+                            self.may_end_at.get_or_insert(at);
+                            self.scan_from = at + 1;
+                        }
+                        Tag::Found { at, end, .. } => {
+                            self.phase = Phase::ValueCut {
+                                start,
+                                at,
+                                ws_to: end,
+                                close: None,
+                            };
                         }
                         Tag::Need { at } if !eof => {
                             self.scan_from = at;
@@ -778,12 +837,76 @@ impl XmlCall {
                             self.scan_from = len;
                             return Outcome::More;
                         }
-                        _ => {
-                            return self.failed(
-                                DiagnosticKind::UnfinishedCall,
-                                len,
-                                format!("the stream ended inside parameter {:?}", self.key),
-                            )
+                        _ => match self.may_end_at {
+                            Some(at) => self.close_missing(start, at, cx),
+                            None => {
+                                return self.failed(
+                                    DiagnosticKind::UnfinishedCall,
+                                    len,
+                                    format!("the stream ended inside parameter {:?}", self.key),
+                                )
+                            }
+                        },
+                    }
+                }
+                Phase::ValueCut {
+                    start,
+                    at,
+                    ws_to,
+                    close,
+                } => {
+                    let Some(next) = self.skip_separators(ws_to, eof) else {
+                        return self.wait_one_byte();
+                    };
+                    self.phase = Phase::ValueCut {
+                        start,
+                        at,
+                        ws_to: next,
+                        close,
+                    };
+                    // What may follow a close inside a value for it to
+                    // count: the block's end, another call, a close once
+                    // more (models double them), the next parameter, or
+                    // nothing.
+                    let follow = [
+                        Pat::Lit(t.end),
+                        Pat::Open(t.func_open.unwrap_or(t.end)),
+                        Pat::Lit(self.dialect.start_marker().as_bytes()),
+                        Pat::Lit(t.func_close.unwrap_or(t.end)),
+                        t.param_open,
+                    ];
+                    let verdict = if next == len {
+                        if eof {
+                            Tag::Found {
+                                index: 0,
+                                at: next,
+                                end: next,
+                                attr: (next, next),
+                            }
+                        } else {
+                            Tag::Need { at: next }
+                        }
+                    } else {
+                        tag_at(&self.body, next, &follow)
+                    };
+                    match (verdict, close) {
+                        (Tag::Found { .. }, Some(close_at)) => {
+                            self.close_value(start, close_at, cx)
+                        }
+                        (Tag::Found { .. }, None) => {
+                            let cut = self.open_in_value.map_or(at, |open| open.min(at));
+                            self.close_missing(start, cut, cx);
+                        }
+                        (Tag::Need { .. }, _) if !eof => {
+                            self.wait = need_until(&self.body, next, &follow);
+                            return Outcome::More;
+                        }
+                        (_, Some(close_at)) => self.close_is_content(start, close_at),
+                        (_, None) => {
+                            // Followed by text: the tag was content.
+                            self.may_end_at.get_or_insert(at);
+                            self.phase = Phase::Value { start };
+                            self.scan_from = at + 1;
                         }
                     }
                 }
@@ -823,25 +946,49 @@ impl XmlCall {
                     // it now and then (the second is then skipped as stray).
                     let again = [Pat::Lit(t.param_close)];
                     let verdict = match verdict {
-                        Tag::Miss => tag_at(&self.body, next, &again),
+                        Tag::Miss => match tag_at(&self.body, next, &again) {
+                            Tag::Found { at, end, attr, .. } => Tag::Found {
+                                index: 3,
+                                at,
+                                end,
+                                attr,
+                            },
+                            verdict => verdict,
+                        },
                         verdict => verdict,
                     };
                     match verdict {
-                        Tag::Found { .. } => {
-                            self.commit_value(start, close_at, cx);
-                            self.pos = close_at + t.param_close.len();
-                            self.phase = Phase::Params;
+                        // In a block, the function's close counts once
+                        // what follows it does.
+                        // The same close once more counts once what follows
+                        // it does.
+                        Tag::Found {
+                            index: 3, at, end, ..
+                        } => {
+                            self.phase = Phase::ValueCut {
+                                start,
+                                at,
+                                ws_to: end,
+                                close: Some(close_at),
+                            };
                         }
+                        Tag::Found {
+                            index: 1, at, end, ..
+                        } if t.func_close.is_some() && !self.bare && next < len => {
+                            self.phase = Phase::ValueCut {
+                                start,
+                                at,
+                                ws_to: end,
+                                close: Some(close_at),
+                            };
+                        }
+                        Tag::Found { .. } => self.close_value(start, close_at, cx),
                         Tag::Need { .. } if !eof => {
                             let all = [follow[0], follow[1], follow[2], again[0]];
                             self.wait = need_until(&self.body, next, &all);
                             return Outcome::More;
                         }
-                        _ => {
-                            // Not followed by a tag: the close was content.
-                            self.phase = Phase::Value { start };
-                            self.scan_from = close_at + 1;
-                        }
+                        _ => self.close_is_content(start, close_at),
                     }
                 }
                 Phase::AfterFunc { func_end } if self.bare => {
@@ -927,6 +1074,114 @@ impl XmlCall {
                 Phase::Json => return Outcome::More,
             }
         }
+    }
+
+    /// Whether the function open tag (`index` 4) or start marker (5) that
+    /// ends at `end`, inside a value, opens a call the value holds as text:
+    /// what follows is a call's structure — after a function open tag, a
+    /// parameter open tag or the function's close; after a start marker, a
+    /// function open tag (GLM: a name on its line, then `<arg_key>`), with
+    /// only whitespace between. Code that merely names the tag
+    /// (`f"<function={name}>"`) opens nothing. `None`: more bytes decide.
+    fn opens_nested_call(&self, index: usize, end: usize, eof: bool) -> Option<bool> {
+        let t = self.tags;
+        let len = self.body.len();
+        let mut at = end;
+        if index == 5 && t.func_open.is_none() {
+            // GLM's tool name, right after the marker.
+            let window = &self.body[at..len.min(at + MAX_TAG)];
+            let name = |b: &u8| b.is_ascii_alphanumeric() || b"_-.:".contains(b);
+            match window.iter().position(|b| !name(b)) {
+                Some(0) => return Some(false),
+                Some(i) => at += i,
+                None if eof || window.len() == MAX_TAG => return Some(false),
+                None => return None,
+            }
+        }
+        let next = skip_ws(&self.body, at);
+        if next == len {
+            return if eof { Some(false) } else { None };
+        }
+        let structure = match (index, t.func_open) {
+            (4, _) | (_, None) => [t.param_open, Pat::Lit(t.func_close.unwrap_or(t.end))],
+            (_, Some(open)) => [Pat::Open(open), Pat::Open(open)],
+        };
+        match tag_at(&self.body, next, &structure) {
+            Tag::Found { .. } => Some(true),
+            Tag::Need { .. } if !eof => None,
+            _ => Some(false),
+        }
+    }
+
+    /// Whether tag `index` of the value's patterns (parameter close, open,
+    /// function close, end marker) belongs to a call the value holds as
+    /// text (see `nested_functions`); a close then closes it. Dialects
+    /// without function tags (GLM) nest by block.
+    fn closes_nested(&mut self, index: usize) -> bool {
+        let by_function = self.tags.func_open.is_some();
+        let nested = match index {
+            0..=2 if by_function => &mut self.nested_functions,
+            0..=3 => &mut self.nested_blocks,
+            _ => return false,
+        };
+        if *nested == 0 {
+            return false;
+        }
+        // The function's close (GLM: the block's end at index 2, as its
+        // function close stands in for it) and the end close a level.
+        if index >= 2 {
+            *nested -= 1;
+        }
+        true
+    }
+
+    /// The parameter close at `close_at` is structural: it ends the value
+    /// that began at `start` — or, when an open tag stands in the value,
+    /// the parameter that tag began (the value's own close is missing).
+    fn close_value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        close_at: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        match self.open_in_value {
+            Some(open) => self.close_missing(start, open, cx),
+            None => {
+                self.commit_value(start, close_at, cx);
+                self.pos = close_at + self.tags.param_close.len();
+                self.phase = Phase::Params;
+            }
+        }
+    }
+
+    /// The parameter close at `close_at` is followed by text: it was
+    /// content, and so was an open tag it pairs with.
+    fn close_is_content(&mut self, start: usize, close_at: usize) {
+        if let Some(open) = self.open_in_value.take() {
+            if self.may_end_at == Some(open) {
+                self.may_end_at = None;
+            }
+        }
+        self.phase = Phase::Value { start };
+        self.scan_from = close_at + 1;
+    }
+
+    /// The value that began at `start` ends at `at` without its close: it
+    /// is committed, and the tag at `at` read again as structure.
+    fn close_missing<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        at: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        cx.recovered(
+            DiagnosticKind::MissingCloseTag,
+            self.at(at),
+            format!("parameter {:?} is not closed", self.key),
+        );
+        self.commit_value(start, at, cx);
+        self.pos = at;
+        self.phase = Phase::Params;
     }
 
     /// After the structural tags did not match at `pos`: whether one of
@@ -1079,6 +1334,10 @@ impl XmlCall {
         self.scan_from = start;
         self.pos = start;
         self.streamed = None;
+        self.open_in_value = None;
+        self.may_end_at = None;
+        self.nested_functions = 0;
+        self.nested_blocks = 0;
         let string_typed = match cx.param_schema(&self.key) {
             None => !self.json_value,
             Some(schema) => {

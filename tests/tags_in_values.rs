@@ -1,0 +1,110 @@
+//! A value may hold its format's own tags as text (code and docs about tool
+//! calling): an element, a stray function close or end marker followed by
+//! text, a whole call. A tag only counts when what follows it is
+//! structural, so such values come back as written, at any chunking.
+
+mod common;
+
+use common::*;
+use proptest::prelude::*;
+use serde_json::json;
+use toolsieve::middleware::format_tool_call;
+use toolsieve::{Event, Format, Parser, Tool};
+
+const XML: [Format; 4] = [
+    Format::Qwen3Coder,
+    Format::MiniMaxM2,
+    Format::Glm,
+    Format::DeepSeekDsml,
+];
+
+/// The tags of `format` that a value may hold as text, each to be
+/// followed by a word.
+fn tag_texts(format: Format) -> Vec<String> {
+    let call = format_tool_call(format, "get_weather", &json!({"city": "Paris", "days": 2}));
+    let (param, func_close, end) = match format {
+        Format::Qwen3Coder => (
+            "<parameter=city>Paris</parameter>",
+            "</function>",
+            "</tool_call>",
+        ),
+        Format::MiniMaxM2 => (
+            "<parameter name=\"city\">Paris</parameter>",
+            "</invoke>",
+            "</minimax:tool_call>",
+        ),
+        Format::Glm => (
+            "<arg_key>city</arg_key><arg_value>Paris</arg_value>",
+            "</arg_value>",
+            "</tool_call>",
+        ),
+        _ => (
+            "<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>",
+            "</｜DSML｜invoke>",
+            "</｜DSML｜function_calls>",
+        ),
+    };
+    let start = format.default_delimiters().0;
+    let open = match format {
+        Format::Qwen3Coder => "f\"<function={name}>\"",
+        Format::MiniMaxM2 => "'<invoke name=\"' + name + '\">'",
+        Format::Glm => "s.find(\"<tool_call>\")",
+        _ => "\"<｜DSML｜invoke name=\\\"{name}\\\">\"",
+    };
+    vec![
+        call,
+        param.into(),
+        func_close.into(),
+        end.into(),
+        start.into(),
+        format!("{param}\n{func_close}"),
+        // Code that names an open tag, and opens nothing.
+        open.into(),
+    ]
+}
+
+/// Value text: words, and tags each followed by a word.
+fn content(format: Format) -> impl Strategy<Value = String> {
+    let tags = tag_texts(format);
+    let piece = prop_oneof![
+        2 => "[a-zA-Z]{1,8}",
+        1 => (prop::sample::select(tags), "[ \n]", "[a-zA-Z]{1,8}")
+            .prop_map(|(tag, sep, word)| format!("{tag}{sep}{word}")),
+    ];
+    prop::collection::vec(piece, 1..6).prop_map(|pieces| pieces.join(" "))
+}
+
+fn tools() -> Vec<Tool> {
+    vec![
+        Tool::new("write_file").with_parameters(json!({"type": "object", "properties": {
+            "path": {"type": "string"}, "content": {"type": "string"}}})),
+        Tool::new("get_weather"),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(200),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn values_holding_tags_come_back_as_written(
+        (format, text, cuts) in prop::sample::select(XML.to_vec())
+            .prop_flat_map(|f| (Just(f), content(f), prop::collection::vec(0..2000usize, 0..6)))
+    ) {
+        let args = json!({"path": "docs/tools.md", "content": text});
+        let input = format!("Writing.\n{}\nDone.", format_tool_call(format, "write_file", &args));
+        let mut parser = Parser::builder(format).tools(tools()).build().unwrap();
+        let whole = run_whole(&mut parser, input.as_bytes());
+        check_contract(input.as_bytes(), &whole, true);
+        let calls: Vec<(String, serde_json::Value)> = whole.iter().filter_map(|e| match e {
+            Event::ToolCall { tool_name, input, .. } => Some((tool_name.to_string(), serde_json::from_str(input).unwrap())),
+            _ => None,
+        }).collect();
+        prop_assert_eq!(calls, vec![("write_file".to_string(), args)], "{}", input);
+        prop_assert!(!whole.iter().any(|e| matches!(e, Event::Diagnostic(_))), "{:?}", whole);
+        prop_assert_eq!(&run_cuts(&mut parser, input.as_bytes(), &cuts), &whole);
+        prop_assert_eq!(&run_chunked(&mut parser, input.as_bytes(), 1), &whole);
+    }
+}
