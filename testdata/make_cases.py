@@ -546,6 +546,12 @@ K = "kimi-k2"
 w(K, "namespaced_and_bare_names", tok_section(K, [("x", "{}")]).replace("functions.x:0", "api.tools.search:0") + "\n" + tok_section(K, [("x", "{}")]).replace("functions.x:0", "get_time"))
 w(K, "name_with_colon", tok_section(K, [("ns:tool", '{"a": 1}')]))
 
+# A call-begin token written in prose before the real section.
+for fmt in ["deepseek-v3.1", "kimi-k2"]:
+    sb, se, cb, sep, ce = TOKENS[fmt]
+    w(fmt, "call_begin_in_prose_before_section", "Use %s to start a call.\n" % cb + tok_section(fmt, [("get_weather", '{"city": "Paris"}')]) + " done")
+    w(fmt, "separator_in_prose_before_section", "The %s token and %s split a call.\n" % (cb, sep) + tok_section(fmt, [("get_weather", '{"city": "Paris"}')]))
+
 # Values that hold tag text (code and docs about tool calling): a tag only
 # counts when what follows it is structural.
 QTOOLS = [{"name": "write_file", "description": "Write a file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}},

@@ -108,3 +108,63 @@ proptest! {
         prop_assert_eq!(&run_chunked(&mut parser, input.as_bytes(), 1), &whole);
     }
 }
+
+/// The special tokens of the token formats, as prose may mention them.
+fn tokens(format: Format) -> Vec<&'static str> {
+    match format {
+        Format::KimiK2 => vec![
+            "<|tool_calls_section_begin|>",
+            "<|tool_call_begin|>",
+            "<|tool_call_argument_begin|>",
+            "<|tool_call_end|>",
+            "<|tool_calls_section_end|>",
+        ],
+        _ => vec![
+            "<｜tool▁calls▁begin｜>",
+            "<｜tool▁call▁begin｜>",
+            "<｜tool▁sep｜>",
+            "<｜tool▁call▁end｜>",
+            "<｜tool▁calls▁end｜>",
+        ],
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(200),
+        ..ProptestConfig::default()
+    })]
+
+    /// A token written in prose (a call-begin token before the real
+    /// section, say) never hides the call that follows on its own line.
+    #[test]
+    fn tokens_in_prose_do_not_hide_the_next_call(
+        (format, prose) in prop::sample::select(vec![Format::KimiK2, Format::DeepSeek, Format::DeepSeekV3])
+            .prop_flat_map(|f| {
+                let piece = prop_oneof![
+                    2 => "[a-zA-Z .]{1,12}",
+                    1 => prop::sample::select(tokens(f)).prop_map(str::to_owned),
+                ];
+                (Just(f), prop::collection::vec(piece, 1..5).prop_map(|p| p.concat()))
+            }),
+    ) {
+        let args = json!({"city": "Paris"});
+        let input = format!("{prose}\n{}", format_tool_call(format, "get_weather", &args));
+        let mut parser = Parser::builder(format).tools(tools()).build().unwrap();
+        let events = run_whole(&mut parser, input.as_bytes());
+        check_contract(input.as_bytes(), &events, true);
+        let calls: Vec<serde_json::Value> = events.iter().filter_map(|e| match e {
+            Event::ToolCall { input, .. } => Some(serde_json::from_str(input).unwrap()),
+            _ => None,
+        }).collect();
+        prop_assert_eq!(calls.last(), Some(&args), "{}", input);
+        // The call's section begin token is markup, never text.
+        let text: String = events.iter().filter_map(|e| match e {
+            Event::TextDelta { delta, .. } => Some(delta.as_ref()),
+            _ => None,
+        }).collect();
+        let section = format!("\n{}", tokens(format)[0]);
+        prop_assert!(!text.contains(&section), "{:?} from {}", text, input);
+        prop_assert_eq!(&run_chunked(&mut parser, input.as_bytes(), 1), &events);
+    }
+}

@@ -412,10 +412,8 @@ impl TokenCall {
                     None => return (i, Outcome::More),
                     Some(false) => {
                         let at = self.pending_at;
-                        return (
-                            i,
-                            self.malformed(at, "expected the separator after the call's name"),
-                        );
+                        let f = self.malformed(at, "expected the separator after the call's name");
+                        return (i, self.giving_back_pending(f));
                     }
                     // DeepSeek-V3: the name follows, on its own line.
                     Some(true) if self.vendor == Vendor::DeepSeek && self.head_is(b"function") => {
@@ -451,7 +449,8 @@ impl TokenCall {
                     None => return (i, Outcome::More),
                     Some(false) => {
                         let at = self.pending_at;
-                        return (i, self.malformed(at, "expected the arguments' JSON object"));
+                        let f = self.malformed(at, "expected the arguments' JSON object");
+                        return (i, self.giving_back_pending(f));
                     }
                     Some(true) => {
                         self.fenced = true;
@@ -709,6 +708,15 @@ impl TokenCall {
         } else {
             Some(false)
         }
+    }
+
+    /// `failed` with the bytes that matched a token only in part given
+    /// back: they may begin a marker (a section's begin token after a
+    /// call-begin token written in prose).
+    fn giving_back_pending(&mut self, failed: Outcome) -> Outcome {
+        let matched = self.pending.len();
+        self.pending.clear();
+        failed.giving_back(matched)
     }
 
     fn malformed(&self, at: u64, message: &str) -> Outcome {
