@@ -808,6 +808,46 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         }
     }
 
+    /// One call of a block cannot be delivered (several calls in one
+    /// block, each standing or falling alone): its raw text, from the end
+    /// of what was accounted for up to stream offset `to`, comes back as
+    /// text (unless [`OnInvalid::Drop`]) with a diagnostic, and the block
+    /// goes on.
+    pub(crate) fn reject_part(&mut self, failure: Failure, to: u64) {
+        self.flush();
+        let core = &mut *self.core;
+        let call = core.call;
+        (self.sink)(Event::Diagnostic(Diagnostic {
+            kind: failure.kind,
+            offset: failure.offset,
+            call,
+            tool_name: failure.name.or_else(|| call.map(|_| core.name.clone())),
+            message: failure.message,
+            span: Some(Span {
+                start: core.span_start,
+                end: to,
+            }),
+        }));
+        if let Some(id) = call {
+            (self.sink)(Event::ToolInputEnd { id });
+        }
+        core.reset_call();
+        let keep = core.on_invalid == OnInvalid::KeepAsText;
+        self.text_up_to(to, keep);
+    }
+
+    /// The block's bytes from the end of what was accounted for up to
+    /// stream offset `to` are text (`keep`) or dropped: no call holds them.
+    pub(crate) fn text_up_to(&mut self, to: u64, keep: bool) {
+        let core = &mut *self.core;
+        if keep {
+            let bytes = core.call_bytes((core.span_start, to), (self.chunk, self.base));
+            core.text.push_owned(&bytes, core.span_start, self.sink);
+        }
+        core.span_start = to;
+        core.delivered_to = Some(to);
+    }
+
     /// A problem that was repaired: the call is still delivered.
     pub(crate) fn recovered(&mut self, kind: DiagnosticKind, offset: u64, message: String) {
         self.flush();
@@ -1726,7 +1766,7 @@ impl Parser {
         chunk: (&'c [u8], u64),
         sink: &mut S,
     ) {
-        if !self.core.deliver(end, chunk, sink) {
+        if !self.core.deliver(end, chunk, sink) && !self.core.call_buf.is_empty() {
             let f = Failure::new(DiagnosticKind::MissingName, end, "the call names no tool");
             return self.fail_call(f, sink);
         }

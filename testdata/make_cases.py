@@ -552,6 +552,13 @@ for fmt in ["deepseek-v3.1", "kimi-k2"]:
     w(fmt, "call_begin_in_prose_before_section", "Use %s to start a call.\n" % cb + tok_section(fmt, [("get_weather", '{"city": "Paris"}')]) + " done")
     w(fmt, "separator_in_prose_before_section", "The %s token and %s split a call.\n" % (cb, sep) + tok_section(fmt, [("get_weather", '{"city": "Paris"}')]))
 
+# Several calls in one block: each stands or falls alone.
+w(D, "broken_invoke_then_valid", "Sure.\n" + dsml([invoke("", [("city", "true", "Rome")]), invoke("get_weather", [("city", "true", "Paris")])]) + "\nDone.", TYPED_TOOLS)
+w(D, "valid_then_invoke_without_name", dsml([invoke("get_weather", [("city", "true", "Paris")]), '<｜DSML｜invoke>\n<｜DSML｜parameter name="city" string="true">Rome</｜DSML｜parameter>\n</｜DSML｜invoke>\n', invoke("get_time", [])]), TYPED_TOOLS)
+w(D, "every_invoke_broken", dsml([invoke("", []), invoke("launch_rockets", [("n", "false", "3")])]) + " after", TYPED_TOOLS)
+w("minimax-m2", "unknown_first_then_known_in_block", '<minimax:tool_call>\n<invoke name="nope">\n<parameter name="x">1</parameter>\n</invoke>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>', WEATHER_TOOLS)
+w(Q, "unknown_first_then_known_in_block", "<tool_call>\n<function=nope>\n<parameter=x>\n1\n</parameter>\n</function>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>", WEATHER_TOOLS)
+
 # Values that hold tag text (code and docs about tool calling): a tag only
 # counts when what follows it is structural.
 QTOOLS = [{"name": "write_file", "description": "Write a file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}},

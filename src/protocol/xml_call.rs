@@ -279,6 +279,10 @@ pub(crate) struct XmlCall {
     args: ArgsWriter,
     params: usize,
     rejected: Option<Failure>,
+    /// A call of this block was given back as text on its own
+    /// ([`CallCx::reject_part`]): what is left of the block when it ends
+    /// without a call in progress is text too.
+    parts_given_back: bool,
     /// A call that began without its block, at a bare `<function=` or
     /// DSML `invoke`: it ends with the function's close, and its name comes
     /// first thing.
@@ -319,6 +323,7 @@ impl XmlCall {
             args: ArgsWriter::default(),
             params: 0,
             rejected: None,
+            parts_given_back: false,
             bare: false,
             max_depth,
             json_value: false,
@@ -343,6 +348,7 @@ impl XmlCall {
         self.args.reset();
         self.params = 0;
         self.rejected = None;
+        self.parts_given_back = false;
     }
 
     /// The tag that ends the call.
@@ -958,23 +964,19 @@ impl XmlCall {
                         verdict => verdict,
                     };
                     match verdict {
-                        // In a block, the function's close counts once
-                        // what follows it does.
-                        // The same close once more counts once what follows
-                        // it does.
+                        // A value holding an open tag may hold its close and
+                        // more: the same close once more, or (in a block)
+                        // the function's close, count once what follows
+                        // them does.
                         Tag::Found {
-                            index: 3, at, end, ..
-                        } => {
-                            self.phase = Phase::ValueCut {
-                                start,
-                                at,
-                                ws_to: end,
-                                close: Some(close_at),
-                            };
-                        }
-                        Tag::Found {
-                            index: 1, at, end, ..
-                        } if t.func_close.is_some() && !self.bare && next < len => {
+                            index: index @ (1 | 3),
+                            at,
+                            end,
+                            ..
+                        } if self.open_in_value.is_some()
+                            && (index == 3
+                                || (t.func_close.is_some() && !self.bare && next < len)) =>
+                        {
                             self.phase = Phase::ValueCut {
                                 start,
                                 at,
@@ -1051,8 +1053,27 @@ impl XmlCall {
                     let reason = self.rejected.clone().unwrap_or_else(|| {
                         Failure::new(DiagnosticKind::MalformedCall, self.at(self.pos), "rejected")
                     });
-                    let end = Pat::Lit(self.end_tag());
-                    match find_tag(&self.body, self.scan_from.max(self.pos), &[end]) {
+                    // In a block of several calls, each stands or falls
+                    // alone: the rejected one ends with its function's
+                    // close.
+                    let own_close = match t.func_close {
+                        Some(close) if !self.bare => close,
+                        _ => self.end_tag(),
+                    };
+                    let ends = [Pat::Lit(self.end_tag()), Pat::Lit(own_close)];
+                    match find_tag(&self.body, self.scan_from.max(self.pos), &ends) {
+                        Tag::Found { index: 1, end, .. } => {
+                            self.rejected = None;
+                            cx.reject_part(reason, self.at(end));
+                            self.parts_given_back = true;
+                            self.args.reset();
+                            self.params = 0;
+                            self.json_value = false;
+                            self.streamed = None;
+                            self.pos = end;
+                            self.scan_from = end;
+                            self.phase = Phase::AfterFunc { func_end: end };
+                        }
                         Tag::Found { end, .. } => {
                             let mut f = reason;
                             f.give_back = self.give_back(end);
@@ -1500,6 +1521,10 @@ impl XmlCall {
             return Outcome::failed(f);
         }
         self.args.close(cx);
+        if self.parts_given_back && !cx.started() {
+            // The block's last call was given back: its rest is text too.
+            cx.text_up_to(self.at(end), true);
+        }
         Outcome::Complete {
             give_back: self.give_back(end),
         }
