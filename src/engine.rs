@@ -1055,7 +1055,8 @@ impl ParserBuilder {
         let held = Vec::with_capacity(markers.longest());
         let lead = match automaton {
             Automaton::Json(_) if self.bare_call_at_start => Some(Box::new(Automaton::Json(
-                crate::protocol::json_call::JsonCall::new(b"", self.limits.max_depth),
+                crate::protocol::json_call::JsonCall::new(b"", self.limits.max_depth)
+                    .needing_arguments(),
             ))),
             _ if self.bare_call_at_start => {
                 return Err(crate::Error::InvalidMarker(

@@ -266,3 +266,40 @@ fn bare_call_at_start_needs_a_json_format() {
         .build();
     assert!(matches!(xml, Err(Error::InvalidMarker(_))));
 }
+
+/// Llama 3 at the start: an object naming a tool but with neither
+/// `parameters` nor `arguments` is prose (`{"name": "Ada"}` is data), and
+/// no call starts for it; `"arguments": null` and OpenAI's nested
+/// `function` object are calls.
+#[test]
+fn bare_call_at_start_needs_its_arguments_key() {
+    for prose in [
+        r#"{"name": "Ada"} is the user's record."#,
+        r#"{"name": "Ada", "age": 36}"#,
+        r#"[{"name": "a"}, {"name": "b", "parameters": {}}]"#,
+    ] {
+        let e = checked(llama(), prose);
+        assert!(tool_calls(&e).is_empty(), "{prose}");
+        assert_eq!(text(&e), prose);
+        assert_eq!(
+            diagnostic_kinds(&e),
+            [DiagnosticKind::MalformedCall],
+            "{prose}"
+        );
+        assert!(
+            !e.iter().any(|e| matches!(e, Event::ToolInputStart { .. })),
+            "{prose}: a call started"
+        );
+    }
+    for (call, input) in [
+        (r#"{"name": "now", "arguments": null}"#, "{}"),
+        (r#"{"parameters": {"a": 1}, "name": "now"}"#, r#"{"a": 1}"#),
+        (
+            r#"{"type": "function", "function": {"name": "now", "arguments": {"tz": "UTC"}}}"#,
+            r#"{"tz": "UTC"}"#,
+        ),
+    ] {
+        let e = checked(llama(), call);
+        assert_eq!(tool_calls(&e), [("now".into(), input.into())], "{call}");
+    }
+}

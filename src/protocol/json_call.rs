@@ -255,6 +255,13 @@ pub(crate) struct JsonCall {
     /// Reads a block that begins with `<` as an XML call ([`Phase::Xml`]),
     /// for the formats that have such blocks.
     xml: Option<Box<XmlCall>>,
+    /// See [`JsonCall::needing_arguments`].
+    needs_args: bool,
+    /// The object has an arguments key (its value may be `null`).
+    args_key: bool,
+    /// With `needs_args`: the name read before the arguments key, and the
+    /// stream offset where it ended; the call starts at that key.
+    deferred_name: Option<(String, u64)>,
     /// See [`Reopen`].
     reopen: Reopen,
 }
@@ -293,6 +300,9 @@ impl JsonCall {
             fence_at: None,
             fenced: false,
             xml: None,
+            args_key: false,
+            needs_args: false,
+            deferred_name: None,
             reopen: Reopen::default(),
         }
     }
@@ -300,6 +310,15 @@ impl JsonCall {
     /// The start marker `start` begins with the end marker (a fence): an
     /// end marker followed by the rest of it (and its `boundary`) opens the
     /// next call instead of closing this one.
+    /// A call object must have `"arguments"` or `"parameters"` (for JSON
+    /// read without a marker at the start of the output, where
+    /// `{"name": "x"}` is prose): the call starts once that key is seen,
+    /// and an object without it is not a call.
+    pub(crate) fn needing_arguments(mut self) -> JsonCall {
+        self.needs_args = true;
+        self
+    }
+
     pub(crate) fn reopened_by(mut self, start: &[u8], boundary: Boundary) -> JsonCall {
         self.reopen = Reopen::new(start, &self.end, boundary);
         self
@@ -330,6 +349,8 @@ impl JsonCall {
 
     /// Readies the per-call state for the next call object of the block.
     fn begin_object(&mut self) {
+        self.deferred_name = None;
+        self.args_key = false;
         self.json.reset();
         self.capture = Capture::None;
         self.member = Member::Other;
@@ -351,6 +372,7 @@ impl JsonCall {
     /// read (unless the block was rejected: then all of it comes back as
     /// text at its end) and starts on the next.
     fn next_object<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        self.require_arguments(self.json_end);
         if self.rejected.is_none() {
             self.report_extra_closer(cx);
             if !self.seen_args {
@@ -359,6 +381,17 @@ impl JsonCall {
             cx.deliver(self.json_end);
         }
         self.begin_object();
+    }
+
+    /// With `needs_args`, an object without arguments is not a call.
+    fn require_arguments(&mut self, at: u64) {
+        if self.needs_args && !self.args_key {
+            self.reject(Failure::new(
+                DiagnosticKind::MalformedCall,
+                at,
+                "JSON with neither \"arguments\" nor \"parameters\" is not a call",
+            ));
+        }
     }
 
     fn reject(&mut self, failure: Failure) {
@@ -628,7 +661,7 @@ impl JsonCall {
                         }
                         Signal::KeyEnd => {
                             self.take(seg, seg_offset, cx);
-                            self.key_end(cx.offset(i));
+                            self.key_end(cx.offset(i), cx);
                         }
                         Signal::ValueEnd => {
                             self.take(seg, seg_offset, cx);
@@ -1006,6 +1039,7 @@ impl JsonCall {
         missing_end: Option<u64>,
     ) -> Outcome {
         let give_back = self.trail;
+        self.require_arguments(self.json_end);
         if let Some(mut f) = self.rejected.take() {
             f.give_back = give_back;
             return Outcome::failed(f);
@@ -1199,7 +1233,7 @@ impl JsonCall {
         };
     }
 
-    fn key_end(&mut self, offset: u64) {
+    fn key_end<'c, S: FnMut(Event<'c>)>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
         self.capture = Capture::None;
         self.member = match self.buf.as_slice() {
             // The keys as models write them, without decoding.
@@ -1229,6 +1263,12 @@ impl JsonCall {
         }
         if self.member == Member::Args {
             self.seen_args = true;
+            self.args_key = true;
+            if let Some((name, at)) = self.deferred_name.take() {
+                if let Err(f) = cx.start(&name, at) {
+                    self.reject(f.with_name(&name));
+                }
+            }
         }
     }
 
@@ -1254,7 +1294,10 @@ impl JsonCall {
         // Without arguments of its own, the object's are those read so
         // far (none: the conclusion sends `{}`).
         let args = match args {
-            Some(nested) => nested.into_bytes(),
+            Some(nested) => {
+                self.args_key = true;
+                nested.into_bytes()
+            }
             None => std::mem::take(&mut self.pending),
         };
         self.seen_args |= !args.is_empty();
@@ -1279,6 +1322,10 @@ impl JsonCall {
                         offset,
                         "\"name\" must be a non-empty string",
                     )),
+                    Some(name) if self.needs_args && !self.seen_args => {
+                        self.deferred_name = Some((name.into_owned(), offset));
+                        Ok(())
+                    }
                     Some(name) => cx
                         .start_at(&name, origin, offset)
                         .map_err(|f| f.with_name(&name)),
