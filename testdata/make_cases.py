@@ -559,6 +559,11 @@ w(D, "every_invoke_broken", dsml([invoke("", []), invoke("launch_rockets", [("n"
 w("minimax-m2", "unknown_first_then_known_in_block", '<minimax:tool_call>\n<invoke name="nope">\n<parameter name="x">1</parameter>\n</invoke>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>', WEATHER_TOOLS)
 w(Q, "unknown_first_then_known_in_block", "<tool_call>\n<function=nope>\n<parameter=x>\n1\n</parameter>\n</function>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>", WEATHER_TOOLS)
 
+# morph-xml: a string value keeps its markup, and its entities are decoded.
+MORPH_WRITE = [{"name": "write_file", "description": "Write a file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}}]
+w("morph-xml", "string_markup_with_entities", "<write_file>\n<path>a.py</path>\n<content>\nif a &lt; b &amp;&amp; c &gt; 0:\n    print(\"<b>&#x263A;</b>\")\n</content>\n</write_file>", MORPH_WRITE)
+w("morph-xml", "string_escaped_only", "<write_file>\n<path>a.txt</path>\n<content>x &lt; y &amp; &quot;z&quot; &apos;w&apos;</content>\n</write_file>", MORPH_WRITE)
+
 # Values that hold tag text (code and docs about tool calling): a tag only
 # counts when what follows it is structural.
 QTOOLS = [{"name": "write_file", "description": "Write a file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}}},

@@ -168,3 +168,41 @@ proptest! {
         prop_assert_eq!(&run_chunked(&mut parser, input.as_bytes(), 1), &events);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(200),
+        ..ProptestConfig::default()
+    })]
+
+    /// morph-xml: a string parameter keeps its markup verbatim, and the
+    /// entity references in it are decoded (`&lt;` is `<` in the file the
+    /// tool writes).
+    #[test]
+    fn morph_string_values_keep_markup_and_decode_entities(
+        pieces in prop::collection::vec(prop_oneof![
+            // Text as the model escapes it, and what it means.
+            "[a-z <>&\"'=;]{1,10}".prop_map(|t| {
+                let escaped = t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+                (escaped, t)
+            }),
+            // Markup, kept as written.
+            "[a-z]{1,6}".prop_map(|w| (format!("<b>{w}</b>"), format!("<b>{w}</b>"))),
+            Just(("<br/>".to_string(), "<br/>".to_string())),
+            Just(("&#x263A;&#65;".to_string(), "☺A".to_string())),
+        ], 1..6),
+    ) {
+        let raw: String = pieces.iter().map(|(raw, _)| raw.as_str()).collect();
+        let want: String = pieces.iter().map(|(_, meant)| meant.as_str()).collect();
+        let input = format!("<write_file>\n<path>a.html</path>\n<content>{raw}</content>\n</write_file>");
+        let mut parser = Parser::builder(Format::MorphXml).tools(tools()).build().unwrap();
+        let events = run_whole(&mut parser, input.as_bytes());
+        check_contract(input.as_bytes(), &events, true);
+        let calls: Vec<serde_json::Value> = events.iter().filter_map(|e| match e {
+            Event::ToolCall { input, .. } => Some(serde_json::from_str(input).unwrap()),
+            _ => None,
+        }).collect();
+        prop_assert_eq!(calls, vec![json!({"path": "a.html", "content": want})], "{}", input);
+        prop_assert_eq!(&run_chunked(&mut parser, input.as_bytes(), 3), &events);
+    }
+}

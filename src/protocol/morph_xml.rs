@@ -11,7 +11,7 @@
 //! followed by `>`, `/` or whitespace), so `<b>` in prose stays prose.
 //! `<get_time/>` is a call with `{}`. Repeated children form an array,
 //! nested children form objects, entities are decoded, and a string-typed
-//! parameter keeps its inner markup verbatim. Each parameter is sent once
+//! parameter keeps its inner markup verbatim (its entities decoded too). Each parameter is sent once
 //! the next sibling with another name begins (a repeat would make it an
 //! array) or the root closes; array-typed ones when the root closes, since
 //! their elements may come apart (`<command>a</command><cwd>.</cwd>
@@ -587,13 +587,10 @@ fn convert(
     // `["string", "null"]` can read `None` as null).
     let string_typed = schema.is_some_and(|s| s.get("type").is_some_and(|t| t == "string"));
     if string_typed {
-        // Markup stays verbatim; entities are decoded in plain text only.
-        let content = strip_one_newline(content);
-        let text = if content.contains('<') {
-            content.to_owned()
-        } else {
-            decode_entities(content)
-        };
+        // Markup stays verbatim, and entities are decoded in it too:
+        // models escape `<` and `&` as XML asks, and a file written
+        // through the tool must not hold `&lt;`.
+        let text = decode_entities(strip_one_newline(content));
         return Value::String(text).to_string();
     }
     match children(content, max_depth) {
