@@ -60,6 +60,7 @@ fn main() {
                 }
                 Ok(StreamPart::Event(_)) => {}
                 Ok(StreamPart::Finish(reason)) => println!("finish     {reason:?}"),
+                Ok(_) => {}
                 Err(e) => eprintln!("model error: {e}"),
             }
         }

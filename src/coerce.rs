@@ -22,7 +22,7 @@
 //!   [`inline_local_refs`], applied once when the parser is built);
 //! - nothing fits: the text stays a string and a diagnostic says why.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// A coerced value: its JSON text, and why coercion fell back to a string.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -278,7 +278,7 @@ fn matches_member(raw: &str, member: &Value) -> Option<String> {
                 || (other.is_boolean() && trimmed.eq_ignore_ascii_case(&text))
                 || (other.is_null() && trimmed == "None")
                 || (other.is_number()
-                    && number(trimmed).is_some_and(|n| n.parse::<f64>().ok() == other.as_f64()));
+                    && crate::scan::relaxed::number(trimmed).is_some_and(|n| n.parse::<f64>().ok() == other.as_f64()));
             same.then_some(text)
         }
     }
@@ -291,7 +291,7 @@ fn as_type(raw: &str, ty: &str, max_depth: usize) -> Option<String> {
     match ty {
         "string" | "str" | "text" => Some(string(raw)),
         "integer" | "int" | "long" => integer(t),
-        "number" | "float" | "double" => number(t),
+        "number" | "float" | "double" => crate::scan::relaxed::number(t),
         "boolean" | "bool" => {
             if t.eq_ignore_ascii_case("true") {
                 Some("true".into())
@@ -331,24 +331,6 @@ fn integer(t: &str) -> Option<String> {
     })
 }
 
-/// A finite number: JSON number text is kept as written; other forms Rust
-/// reads as finite floats (`.5`, `5.`, `+1e3`) are normalised.
-fn number(t: &str) -> Option<String> {
-    if crate::scan::json::is_complete_value(t.as_bytes(), 1)
-        && matches!(t.as_bytes().first(), Some(b'-' | b'0'..=b'9'))
-    {
-        return Some(t.to_owned());
-    }
-    let looks_numeric = !t.is_empty()
-        && t.bytes()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
-    let x: f64 = t.parse().ok().filter(|_| looks_numeric)?;
-    if !x.is_finite() {
-        return None;
-    }
-    serde_json::Number::from_f64(x).map(|n| n.to_string())
-}
-
 /// JSON text of an array or object: the text itself if it is JSON, else
 /// relaxed JSON re-serialised. Failing both, the text may be that JSON
 /// escaped once more, as models write it now and then: a JSON string
@@ -372,152 +354,10 @@ fn structured_as_written(t: &str, max_depth: usize) -> Option<String> {
     if crate::scan::json::is_complete_value(t.as_bytes(), max_depth) {
         return Some(t.to_owned());
     }
-    relaxed_value(t, max_depth).map(|value| value.to_string())
-}
-
-/// `text` read as relaxed JSON (see [`Relaxed`]): one value, whitespace
-/// around it allowed.
-pub(crate) fn relaxed_value(text: &str, max_depth: usize) -> Option<Value> {
-    let mut p = Relaxed {
-        s: text.as_bytes(),
-        i: 0,
-        max_depth,
-    };
-    let value = p.value(0)?;
-    p.ws();
-    (p.i == p.s.len()).then_some(value)
-}
-
-/// A small relaxed-JSON reader: single-quoted strings, unquoted keys,
-/// trailing commas, Python `True` / `False` / `None`. Depth-bounded
-/// recursion.
-struct Relaxed<'a> {
-    s: &'a [u8],
-    i: usize,
-    max_depth: usize,
-}
-
-impl Relaxed<'_> {
-    fn ws(&mut self) {
-        while self.s.get(self.i).is_some_and(|b| b.is_ascii_whitespace()) {
-            self.i += 1;
-        }
-    }
-
-    fn eat(&mut self, b: u8) -> bool {
-        self.ws();
-        if self.s.get(self.i) == Some(&b) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> Option<Value> {
-        if depth > self.max_depth {
-            return None;
-        }
-        self.ws();
-        match *self.s.get(self.i)? {
-            b'{' => {
-                self.i += 1;
-                let mut map = Map::new();
-                loop {
-                    if self.eat(b'}') {
-                        return Some(Value::Object(map));
-                    }
-                    self.ws();
-                    let key = match self.s.get(self.i)? {
-                        b'"' | b'\'' => self.string()?,
-                        _ => self.bare_word()?,
-                    };
-                    if !self.eat(b':') {
-                        return None;
-                    }
-                    let v = self.value(depth + 1)?;
-                    map.insert(key, v);
-                    if !self.eat(b',') {
-                        return self.eat(b'}').then_some(Value::Object(map));
-                    }
-                }
-            }
-            b'[' | b'(' => {
-                let close = if self.s[self.i] == b'[' { b']' } else { b')' };
-                self.i += 1;
-                let mut items = Vec::new();
-                loop {
-                    if self.eat(close) {
-                        return Some(Value::Array(items));
-                    }
-                    items.push(self.value(depth + 1)?);
-                    if !self.eat(b',') {
-                        return self.eat(close).then_some(Value::Array(items));
-                    }
-                }
-            }
-            b'"' | b'\'' => self.string().map(Value::String),
-            _ => {
-                let word = self.bare_word()?;
-                match word.as_str() {
-                    "true" | "True" => Some(Value::Bool(true)),
-                    "false" | "False" => Some(Value::Bool(false)),
-                    "null" | "None" => Some(Value::Null),
-                    _ => number(&word).and_then(|n| serde_json::from_str(&n).ok()),
-                }
-            }
-        }
-    }
-
-    fn bare_word(&mut self) -> Option<String> {
-        let start = self.i;
-        while self
-            .s
-            .get(self.i)
-            .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'.'))
-        {
-            self.i += 1;
-        }
-        (self.i > start).then(|| String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
-    }
-
-    fn string(&mut self) -> Option<String> {
-        let quote = self.s[self.i];
-        self.i += 1;
-        let mut out = Vec::new();
-        loop {
-            let b = *self.s.get(self.i)?;
-            self.i += 1;
-            match b {
-                b'\\' => {
-                    let e = *self.s.get(self.i)?;
-                    self.i += 1;
-                    match e {
-                        b'n' => out.push(b'\n'),
-                        b't' => out.push(b'\t'),
-                        b'r' => out.push(b'\r'),
-                        b'b' => out.push(0x08),
-                        b'f' => out.push(0x0c),
-                        b'u' | b'x' => {
-                            // JSON's `\uXXXX`, Python's `\xHH`.
-                            let len = if e == b'u' { 4 } else { 2 };
-                            let hex =
-                                std::str::from_utf8(self.s.get(self.i..self.i + len)?).ok()?;
-                            let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
-                            self.i += len;
-                            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                        }
-                        b'"' | b'\'' | b'\\' | b'/' => out.push(e),
-                        // No escape begins so (`\d` in a regular
-                        // expression): the backslash stays, as Python reads it.
-                        other => out.extend_from_slice(&[b'\\', other]),
-                    }
-                }
-                _ if b == quote => return String::from_utf8(out).ok(),
-                _ => out.push(b),
-            }
-        }
-    }
+    let (json, read) = crate::scan::relaxed::relax_value(t)?;
+    let whole = t[read..].trim().is_empty();
+    (whole && crate::scan::json::is_complete_value(json.as_bytes(), max_depth))
+        .then(|| crate::scan::relaxed::compact(&json))
 }
 
 #[cfg(test)]
@@ -578,13 +418,12 @@ mod tests {
         assert_eq!(c(" c ", json!({"const": "c"})), "\"c\"");
         // Escapes read as JSON and Python read them; a backslash that begins
         // none stays (a regular expression, a Windows path).
-        assert_eq!(
-            c(
-                r#"["\d+", "C:\Users", 'a\tb\x41\'', "\b\f\/\u00e9"]"#,
-                json!({"type": "array"})
-            ),
-            r#"["\\d+","C:\\Users","a\tbA'","\b\f/é"]"#
-        );
+        let read: Value = serde_json::from_str(&c(
+            r#"["\d+", "C:\Users", 'a\tb\x41\'', "\b\f\/\u00e9"]"#,
+            json!({"type": "array"}),
+        ))
+        .unwrap();
+        assert_eq!(read, json!(["\\d+", "C:\\Users", "a\tbA'", "\u{8}\u{c}/é"]));
         // Structures escaped once more: a JSON string, or its inside.
         assert_eq!(c(r#""[1, 2]""#, json!({"type": "array"})), "[1, 2]");
         assert_eq!(

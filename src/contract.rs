@@ -215,6 +215,7 @@ pub fn check_with(
     Ok(())
 }
 
+#[doc(hidden)]
 /// A small tool list with typed schemas (`get_weather`, `get_time`,
 /// `write_file`, `search`), for fuzzing formats that need one.
 pub fn sample_tools() -> Vec<crate::Tool> {
@@ -231,6 +232,7 @@ pub fn sample_tools() -> Vec<crate::Tool> {
     ]
 }
 
+#[doc(hidden)]
 /// A parser for `format`: with [`sample_tools`] where the format needs a
 /// tool list, without one otherwise.
 pub fn parser_for(format: crate::Format) -> Parser {
@@ -244,6 +246,7 @@ pub fn parser_for(format: crate::Format) -> Parser {
     }
 }
 
+#[doc(hidden)]
 /// A parser the fuzz targets pick by the two header bytes of their input
 /// ([`Setup::of_header`]): a format, and for the JSON formats whether a call
 /// may also open the stream without its marker (with Llama's
@@ -260,14 +263,19 @@ pub struct Setup {
     pub think: Option<(bool, bool)>,
 }
 
+#[doc(hidden)]
 /// Option bit of a fuzz header: [`Setup::bare_call_at_start`].
 pub const OPT_BARE_CALL: u8 = 0x80;
+#[doc(hidden)]
 /// Option bit of a fuzz header: `<think>` reasoning ([`Setup::think`]).
 pub const OPT_THINK: u8 = 0x40;
+#[doc(hidden)]
 /// Option bit of a fuzz header: the stream starts inside reasoning.
 pub const OPT_THINK_OPEN: u8 = 0x20;
+#[doc(hidden)]
 /// Option bit of a fuzz header: calls inside reasoning are delivered.
 pub const OPT_CALLS_IN_THINK: u8 = 0x10;
+#[doc(hidden)]
 /// The bits of a fuzz header's option byte that count cut offsets
 /// ([`split_case`]; at most 8 are read).
 pub const OPT_CUTS: u8 = 0x0f;
@@ -327,6 +335,7 @@ impl std::fmt::Display for Setup {
     }
 }
 
+#[doc(hidden)]
 /// How the `nothing_lost` fuzz target reads its input: two header bytes
 /// ([`Setup::of_header`]), then the stream.
 pub fn fuzz_case(data: &[u8]) -> Option<(Setup, &[u8])> {
@@ -336,6 +345,7 @@ pub fn fuzz_case(data: &[u8]) -> Option<(Setup, &[u8])> {
     Some((Setup::of_header(*format_id, *options)?, input))
 }
 
+#[doc(hidden)]
 /// How the `split_invariance` fuzz target reads its input (shared with the
 /// regression tests that replay its findings): two header bytes
 /// ([`Setup::of_header`]), as many cut offsets (as increments) as the
@@ -354,6 +364,7 @@ pub fn split_case(data: &[u8]) -> Option<(Setup, Vec<usize>, &[u8])> {
     Some((setup, cuts, input))
 }
 
+#[doc(hidden)]
 /// `text` in pieces of about `size` bytes (0: one piece), each cut moved
 /// forward to a character boundary: chunkings for `&str` consumers.
 pub fn char_chunks(text: &str, size: usize) -> Vec<&str> {
@@ -374,6 +385,7 @@ pub fn char_chunks(text: &str, size: usize) -> Vec<&str> {
     out
 }
 
+#[doc(hidden)]
 /// `json` with a single backslash where it has an escaped one before a
 /// character that no JSON escape begins with (`"\\d+"` becomes `"\d+"`):
 /// regular expressions and Windows paths as models write them, for tests
@@ -399,6 +411,7 @@ pub fn with_single_backslashes(json: &str) -> String {
     out
 }
 
+#[doc(hidden)]
 /// `value` as Python's `repr` writes it (`{'k': True, 'n': None}`): the
 /// relaxed call bodies some models write, for tests and fuzzers to render.
 pub fn python_repr(value: &serde_json::Value) -> String {

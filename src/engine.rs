@@ -1488,6 +1488,7 @@ impl Parser {
     /// A parser whose stream is one bare JSON call `{"name", "arguments"}`
     /// (no markers); anything after it, or the whole output if it is not
     /// such a call, is text.
+    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
     pub(crate) fn bare_json_call(tools: Arc<[Tool]>, limits: Limits) -> Parser {
         let automaton = Automaton::Json(crate::protocol::json_call::JsonCall::new(
             b"",
@@ -1512,6 +1513,7 @@ impl Parser {
 
     /// A parser that recognises no call at all: text in, text out (UTF-8
     /// handled as everywhere else).
+    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
     pub(crate) fn text_only() -> Parser {
         let mut parser = Parser::bare_json_call(Arc::from(Vec::new()), Limits::default());
         parser.initial = State::Text;

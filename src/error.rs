@@ -113,6 +113,7 @@ impl fmt::Display for DiagnosticKind {
 /// found, so it is the same however the stream was chunked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// What happened.
     pub kind: DiagnosticKind,
@@ -138,6 +139,7 @@ pub struct Diagnostic {
 
 /// What to do with the raw text of a call that cannot be delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum OnInvalid {
     /// Give the raw call text back as text (the default: nothing is lost).
     #[default]

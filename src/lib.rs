@@ -103,6 +103,7 @@ mod error;
 pub mod event;
 mod format;
 mod limits;
+#[cfg(feature = "middleware")]
 pub mod middleware;
 mod model;
 mod protocol;

@@ -5,6 +5,7 @@
 /// Past a limit the parser does not grow: the call in progress degrades to
 /// text with a [`Diagnostic`](crate::Diagnostic) and scanning goes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Most bytes one call may span, markers included (default 4 MiB).
     pub max_call_bytes: usize,
@@ -25,5 +26,35 @@ impl Default for Limits {
             max_calls: 1024,
             max_params: 1024,
         }
+    }
+}
+
+impl Limits {
+    /// Sets [`max_call_bytes`](Self::max_call_bytes).
+    #[must_use]
+    pub fn with_max_call_bytes(mut self, n: usize) -> Limits {
+        self.max_call_bytes = n;
+        self
+    }
+
+    /// Sets [`max_depth`](Self::max_depth).
+    #[must_use]
+    pub fn with_max_depth(mut self, n: usize) -> Limits {
+        self.max_depth = n;
+        self
+    }
+
+    /// Sets [`max_calls`](Self::max_calls).
+    #[must_use]
+    pub fn with_max_calls(mut self, n: usize) -> Limits {
+        self.max_calls = n;
+        self
+    }
+
+    /// Sets [`max_params`](Self::max_params).
+    #[must_use]
+    pub fn with_max_params(mut self, n: usize) -> Limits {
+        self.max_params = n;
+        self
     }
 }

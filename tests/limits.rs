@@ -22,10 +22,7 @@ fn parser(limits: Limits) -> Parser {
 
 #[test]
 fn call_larger_than_the_limit_becomes_text_and_memory_stays_bounded() {
-    let limits = Limits {
-        max_call_bytes: 256,
-        ..Limits::default()
-    };
+    let limits = Limits::default().with_max_call_bytes(256);
     let big = format!(
         "<tool_call>{{\"name\": \"f\", \"arguments\": {{\"x\": \"{}\"}}}}</tool_call> ok <tool_call>{{\"name\": \"g\"}}</tool_call>",
         "a".repeat(10_000)
@@ -49,10 +46,7 @@ fn call_larger_than_the_limit_becomes_text_and_memory_stays_bounded() {
 
 #[test]
 fn nesting_deeper_than_the_limit_becomes_text() {
-    let limits = Limits {
-        max_depth: 8,
-        ..Limits::default()
-    };
+    let limits = Limits::default().with_max_depth(8);
     let deep = format!(
         "<tool_call>{{\"name\": \"f\", \"arguments\": {{\"x\": {}1{}}}}}</tool_call>",
         "[".repeat(100),
@@ -66,10 +60,7 @@ fn nesting_deeper_than_the_limit_becomes_text() {
 
 #[test]
 fn calls_past_max_calls_stay_text() {
-    let limits = Limits {
-        max_calls: 2,
-        ..Limits::default()
-    };
+    let limits = Limits::default().with_max_calls(2);
     let input = "<tool_call>{\"name\": \"f\"}</tool_call>".repeat(4);
     let events = run_whole(&mut parser(limits), input.as_bytes());
     assert_eq!(calls(&events), 2);
@@ -150,10 +141,7 @@ fn every_call_size_limit_gives_the_same_events_at_every_chunking() {
     ];
     for (format, input) in inputs {
         for max_call_bytes in 1..input.len() + 2 {
-            let limits = Limits {
-                max_call_bytes,
-                ..Limits::default()
-            };
+            let limits = Limits::default().with_max_call_bytes(max_call_bytes);
             let mut parser = Parser::builder(format).limits(limits).build().unwrap();
             let whole = run_whole(&mut parser, input.as_bytes());
             check_contract(input.as_bytes(), &whole, true);

@@ -556,6 +556,7 @@ fn run_stream(
             match part.unwrap() {
                 StreamPart::Event(e) => push_merged(&mut events, e),
                 StreamPart::Finish(f) => finish = Some(f),
+                other => panic!("unexpected part {other:?}"),
             }
         }
     });

@@ -187,6 +187,7 @@ pub fn response_schema(choice: &ToolChoice, tools: &[ToolSpec]) -> Result<Option
 
 /// A provider with a native tool-calling API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Provider {
     /// OpenAI chat completions.
     OpenAi,

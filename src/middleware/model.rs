@@ -19,6 +19,7 @@ use crate::{Error, Format, Limits};
 /// Why a model stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum FinishReason {
     /// It finished its answer.
     Stop,
@@ -39,6 +40,7 @@ pub type ModelError = Box<dyn std::error::Error + Send + Sync>;
 
 /// What a plain text model streams.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ModelPart {
     /// More output text.
     TextDelta(String),
@@ -149,6 +151,7 @@ pub struct ErrorReport {
 
 /// One piece of a wrapped model's output.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StreamPart {
     /// A parser event (text, tool input, tool call, diagnostic).
     Event(Event<'static>),
@@ -158,6 +161,7 @@ pub enum StreamPart {
 
 /// One item of a generated answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Content {
     /// Text.
     Text(String),

@@ -138,16 +138,48 @@ impl Param {
     fn push(&mut self, json: String) {
         if self.single {
             let whole = self.values.pop().unwrap_or_default();
-            match serde_json::from_str::<Value>(&whole) {
-                Ok(Value::Array(items)) => {
-                    self.values.extend(items.iter().map(Value::to_string));
-                }
-                _ => self.values.push(whole),
+            match array_items(&whole) {
+                Some(items) => self.values.extend(items),
+                None => self.values.push(whole),
             }
             self.single = false;
         }
         self.values.push(json);
     }
+}
+
+/// The elements of `json` as written, if it is a JSON array (key order
+/// and number digits kept).
+fn array_items(json: &str) -> Option<Vec<String>> {
+    let inner = json.trim().strip_prefix('[')?.strip_suffix(']')?;
+    if !crate::scan::json::is_complete_value(json.trim().as_bytes(), usize::MAX) {
+        return None;
+    }
+    let mut items = Vec::new();
+    let (mut depth, mut in_string, mut escaped, mut from) = (0usize, false, false, 0);
+    for (i, b) in inner.bytes().enumerate() {
+        match b {
+            _ if in_string => match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            },
+            b'"' => in_string = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                items.push(inner[from..i].trim().to_owned());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = inner[from..].trim();
+    if !last.is_empty() {
+        items.push(last.to_owned());
+    }
+    Some(items)
 }
 
 #[derive(Debug, Clone)]

@@ -6,9 +6,10 @@
 
 /// Rewrites relaxed JSON as JSON: single-quoted strings become
 /// double-quoted, Python `True` / `False` / `None` become `true` / `false` /
-/// `null`, unquoted keys are quoted, a comma just before a closing bracket is
-/// dropped, and raw control characters inside strings are escaped. Nothing
-/// else changes. Stops where the outermost bracket of the first value
+/// `null`, tuples become arrays, unquoted keys are quoted, numbers JSON
+/// does not write (`.5`, `+1`, `1.`) are written as JSON, a comma just
+/// before a closing bracket is dropped, and raw control characters inside
+/// strings are escaped. Nothing else changes. Stops where the outermost bracket of the first value
 /// closes, and returns the JSON and how many bytes of `text` were read;
 /// `None` when a string is not closed. The result is not checked to be JSON
 /// (the caller does that).
@@ -51,16 +52,18 @@ fn relax(text: &str) -> Option<(String, usize, Vec<u8>)> {
                 i = end + 1;
                 key_next = false;
             }
-            b'{' | b'[' => {
+            b'{' | b'[' | b'(' => {
+                // A Python tuple is an array.
+                let b = if b == b'(' { b'[' } else { b };
                 open.push(b);
                 key_next = b == b'{';
                 out.push(char::from(b));
                 i += 1;
             }
-            b'}' | b']' => {
+            b'}' | b']' | b')' => {
                 open.pop();
                 key_next = false;
-                out.push(char::from(b));
+                out.push(if b == b'}' { '}' } else { ']' });
                 i += 1;
                 if open.is_empty() {
                     break;
@@ -69,7 +72,7 @@ fn relax(text: &str) -> Option<(String, usize, Vec<u8>)> {
             b',' => {
                 i += 1;
                 let next = i + super::skip_ws(&bytes[i..]);
-                if matches!(bytes.get(next), Some(b'}' | b']')) {
+                if matches!(bytes.get(next), Some(b'}' | b']' | b')')) {
                     // A trailing comma goes with the whitespace after it,
                     // as the JSON automaton drops it.
                     i = next;
@@ -91,12 +94,15 @@ fn relax(text: &str) -> Option<(String, usize, Vec<u8>)> {
                     out.push_str(word);
                     out.push('"');
                 } else {
-                    out.push_str(match word {
-                        "True" => "true",
-                        "False" => "false",
-                        "None" => "null",
-                        other => other,
-                    });
+                    match word {
+                        "True" => out.push_str("true"),
+                        "False" => out.push_str("false"),
+                        "None" => out.push_str("null"),
+                        other => match number(other) {
+                            Some(n) => out.push_str(&n),
+                            None => out.push_str(other),
+                        },
+                    }
                 }
                 i = end;
             }
@@ -110,6 +116,47 @@ fn relax(text: &str) -> Option<(String, usize, Vec<u8>)> {
         }
     }
     Some((out, i, open))
+}
+
+/// `t` as a JSON number: as written if it is one (its digits kept, even
+/// beyond `f64`), else as `f64` reads it (`.5`, `+1`, `1.`, `1E5`) when
+/// that is finite.
+pub(crate) fn number(t: &str) -> Option<String> {
+    if super::json::is_complete_value(t.as_bytes(), 1)
+        && matches!(t.as_bytes().first(), Some(b'-' | b'0'..=b'9'))
+    {
+        return Some(t.to_owned());
+    }
+    let looks_numeric = !t.is_empty()
+        && t.bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
+    let x: f64 = t.parse().ok().filter(|_| looks_numeric)?;
+    if !x.is_finite() {
+        return None;
+    }
+    serde_json::Number::from_f64(x).map(|n| n.to_string())
+}
+
+/// `json` (valid JSON) without the whitespace between its tokens.
+pub(crate) fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if !c.is_ascii_whitespace() {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Bytes of a bare word: a number, a literal, an unquoted key.
@@ -241,6 +288,19 @@ mod tests {
         let (json, read) = relax_value(text).unwrap();
         assert_eq!(json, r#"  {"a": [1, {"b": "}"}]}"#);
         assert_eq!(&text[read..], " and then {'c': 2}");
+    }
+
+    #[test]
+    fn tuples_and_python_numbers() {
+        let cases = [
+            ("('a', 1)", r#"["a", 1]"#),
+            ("{'p': (1, (2, 3),)}", r#"{"p": [1, [2, 3]]}"#),
+            ("[.5, +1, 1., 1E2, 12345678901234567890]", "[0.5, 1.0, 1.0, 1E2, 12345678901234567890]"),
+        ];
+        for (relaxed, json) in cases {
+            assert_eq!(relax_to_json(relaxed).as_deref(), Some(json), "{relaxed}");
+        }
+        assert_eq!(super::compact("{\"a\": [1, \"b c\\\" d\"]}"), "{\"a\":[1,\"b c\\\" d\"]}");
     }
 
     #[test]
