@@ -113,7 +113,7 @@ fn sequence_len(lead: u8) -> usize {
 /// `bytes`, if one does.
 #[inline]
 fn incomplete_tail(bytes: &[u8]) -> Option<usize> {
-    if bytes.last().map_or(true, |&b| b < 0x80) {
+    if bytes.last().is_none_or(|&b| b < 0x80) {
         return None;
     }
     let back = bytes.len().min(3);
