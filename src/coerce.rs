@@ -278,7 +278,8 @@ fn matches_member(raw: &str, member: &Value) -> Option<String> {
                 || (other.is_boolean() && trimmed.eq_ignore_ascii_case(&text))
                 || (other.is_null() && trimmed == "None")
                 || (other.is_number()
-                    && crate::scan::relaxed::number(trimmed).is_some_and(|n| n.parse::<f64>().ok() == other.as_f64()));
+                    && crate::scan::relaxed::number(trimmed)
+                        .is_some_and(|n| n.parse::<f64>().ok() == other.as_f64()));
             same.then_some(text)
         }
     }

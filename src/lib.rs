@@ -98,6 +98,7 @@
 
 pub(crate) mod coerce;
 pub mod contract;
+mod cx;
 mod engine;
 mod error;
 pub mod event;

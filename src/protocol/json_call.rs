@@ -18,10 +18,11 @@
 
 use std::borrow::Cow;
 
-use crate::engine::CallCx;
+use crate::cx::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml_call::{Dialect, XmlCall};
+use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::json::{is_complete_value, JsonScanner, Repair, Signal};
 use crate::scan::marker::Boundary;
@@ -338,15 +339,6 @@ impl JsonCall {
         self
     }
 
-    pub(crate) fn begin(&mut self, _marker: usize) {
-        self.phase = Phase::Lead;
-        self.rejected = None;
-        self.array = false;
-        self.fence_at = None;
-        self.fenced = false;
-        self.begin_object();
-    }
-
     /// Readies the per-call state for the next call object of the block.
     fn begin_object(&mut self) {
         self.deferred_name = None;
@@ -397,16 +389,6 @@ impl JsonCall {
     fn reject(&mut self, failure: Failure) {
         if self.rejected.is_none() {
             self.rejected = Some(failure);
-        }
-    }
-
-    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8):
-    /// told whoever answered [`Steady::Verbatim`], itself or the XML
-    /// automaton it handed the block to.
-    pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
-        match self.xml.as_mut() {
-            Some(xml) if self.phase == Phase::Xml => xml.reject_invalid_utf8(at),
-            _ => self.reject(invalid_utf8(at)),
         }
     }
 
@@ -536,11 +518,397 @@ impl JsonCall {
         }
     }
 
+    /// A block that begins with `<` (after whitespace, in `bytes`): the XML
+    /// automaton takes it over.
+    #[inline(never)]
+    fn xml_begin<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        if let Some(xml) = self.xml.as_mut() {
+            xml.begin(0);
+        }
+        self.phase = Phase::Xml;
+        self.xml_advance(bytes, cx)
+    }
+
+    /// [`XmlCall::advance`] for an XML block, out of line.
+    #[inline(never)]
+    fn xml_advance<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        match self.xml.as_mut() {
+            Some(xml) => xml.advance(bytes, cx),
+            None => (bytes.len(), Outcome::More),
+        }
+    }
+
+    /// [`XmlCall::steady`] for an XML block, out of line.
+    #[inline(never)]
+    fn xml_steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
+        match self.xml.as_mut() {
+            Some(xml) => xml.steady(bytes, offset, started, false),
+            None => Steady::No,
+        }
+    }
+
+    /// The JSON is complete and the call ends (`missing_end` says where, if
+    /// the end marker never came).
+    fn conclude<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        missing_end: Option<u64>,
+    ) -> Outcome {
+        let give_back = self.trail;
+        self.require_arguments(self.json_end);
+        if let Some(mut f) = self.rejected.take() {
+            f.give_back = give_back;
+            return Outcome::failed(f);
+        }
+        self.report_fence(cx);
+        match missing_end {
+            Some(offset) => self.missing_end_marker("JSON", offset, cx),
+            None => self.report_extra_closer(cx),
+        }
+        if !self.seen_args {
+            // No arguments (or `null`): the input is an empty object.
+            cx.delta_static("{}");
+        }
+        Outcome::Complete { give_back }
+    }
+
+    /// A markdown fence around the JSON is part of the call: reported.
+    fn report_fence<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        if let Some(at) = self.fence_at.take() {
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                at,
+                "the call's JSON was wrapped in a markdown code fence; read inside it".into(),
+            );
+        }
+    }
+
+    /// Extra closing brackets after the call object are part of the call:
+    /// reported.
+    fn report_extra_closer<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        if let Some(at) = self.extra_closer.take() {
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                at,
+                "extra closing brackets after the call's JSON were ignored".into(),
+            );
+        }
+    }
+
+    /// The call's `body` (its JSON, or its relaxed body) is complete at
+    /// stream offset `offset`, but its end marker does not follow: reported,
+    /// and the call delivered.
+    fn missing_end_marker<'c, S: FnMut(Event<'c>)>(
+        &self,
+        body: &str,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let end = String::from_utf8_lossy(&self.end).into_owned();
+        cx.recovered(
+            DiagnosticKind::MissingEndMarker,
+            offset,
+            format!("the call's {body} is complete but its end marker {end:?} is missing; call recovered"),
+        );
+    }
+
+    /// A call object begins with the `{` at stream offset `at`.
+    fn open_object(&mut self, at: u64) {
+        self.object_at = at;
+        self.phase = Phase::Body;
+    }
+
+    /// The relaxed call object ended at stream offset `end_at` (past its end
+    /// marker, or the end of the stream when `missing_end`): delivered if it
+    /// reads as relaxed JSON, failed as it first failed if not.
+    fn relaxed_end<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        end_at: u64,
+        missing_end: bool,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Outcome {
+        cx.read_ahead_to(end_at);
+        let Some(relaxed) = self.relaxed.as_ref() else {
+            return self.relaxed_failed(end_at);
+        };
+        let max_depth = cx.limits().max_depth;
+        let text = std::str::from_utf8(&relaxed.bytes).ok();
+        let read_as_is = text.and_then(|text| relaxed_call(text, max_depth, false));
+        // Models now and then stop before the object's last closing
+        // brackets: before an end marker (not at the end of the stream,
+        // which may have cut the call short), they are added.
+        let closed = read_as_is.is_none() && !missing_end;
+        let Some((name, args, read)) = read_as_is.or_else(|| {
+            text.filter(|_| closed)
+                .and_then(|text| relaxed_call(text, max_depth, true))
+        }) else {
+            return self.relaxed_failed(end_at);
+        };
+        let at = relaxed.failure.offset;
+        // Something else follows the object before the end marker (or the
+        // end of the stream): the call ends with its object, as a JSON one
+        // does, and what follows is read again as text.
+        let object_end = self.object_at + read as u64;
+        let after = &relaxed.bytes[read..];
+        // Extra closing brackets before the end marker are ignored, as
+        // after a JSON object, and so is the close of a fence around it.
+        let fenced = self.fenced;
+        let closers_only = !missing_end
+            && after.iter().all(|&b| {
+                matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']') || (fenced && b == b'`')
+            });
+        if closers_only {
+            self.extra_closer = after
+                .iter()
+                .position(|b| matches!(b, b'}' | b']'))
+                .map(|k| object_end + k as u64);
+        }
+        let give_back = if closers_only || crate::scan::skip_ws(after) == after.len() {
+            0
+        } else {
+            usize::try_from(end_at - object_end).unwrap_or(usize::MAX)
+        };
+        let missing_end = missing_end || give_back > 0;
+        // Arguments that streamed before the body stopped being JSON must
+        // be where the rewritten arguments begin.
+        let streamed = cx.input_text();
+        let Some(rest) = args.strip_prefix(streamed.as_ref()) else {
+            return self.relaxed_failed(end_at);
+        };
+        let rest = rest.to_owned();
+        match cx.started_name() {
+            Some(started) if started != name => return self.relaxed_failed(end_at),
+            Some(_) => {}
+            // A tool refused here fails the whole call, as it would in JSON.
+            None => {
+                if let Err(f) = cx.start_at(&name, None, at) {
+                    self.relaxed = None;
+                    return Outcome::failed(f.with_name(&name));
+                }
+            }
+        }
+        self.relaxed = None;
+        let what = if closed {
+            "the call's body ended before its closing brackets: closed (and read as JSON if relaxed)"
+        } else {
+            "the call's body is relaxed JSON (single quotes, Python literals, trailing commas or unquoted keys); read as JSON"
+        };
+        cx.recovered(DiagnosticKind::RepairedJson, at, what.into());
+        self.report_fence(cx);
+        if missing_end {
+            self.missing_end_marker("body", object_end, cx);
+        }
+        self.report_extra_closer(cx);
+        let _ = cx.delta_owned(rest.as_bytes(), end_at);
+        self.seen_args = true;
+        Outcome::Complete { give_back }
+    }
+
+    /// The relaxed call object is not relaxed JSON either: it fails as it
+    /// first failed, and what was read after that (up to stream offset
+    /// `end_at`) goes back to be read as text.
+    fn relaxed_failed(&mut self, end_at: u64) -> Outcome {
+        let Some(relaxed) = self.relaxed.take() else {
+            return Outcome::failed(Failure::new(
+                DiagnosticKind::MalformedCall,
+                end_at,
+                "malformed JSON in the call body",
+            ));
+        };
+        let mut f = relaxed.failure;
+        f.give_back = usize::try_from(end_at.saturating_sub(f.offset)).unwrap_or(usize::MAX);
+        Outcome::failed(f)
+    }
+
+    /// A member's value begins with byte `first`, at stream offset `offset`
+    /// (taken with the bytes that follow it).
+    fn value_start(&mut self, first: u8, offset: u64) {
+        self.buf.clear();
+        self.capture = match self.member {
+            Member::Other => Capture::Skip,
+            Member::Name => {
+                self.name_at = offset;
+                Capture::Name
+            }
+            Member::Args => match first {
+                b'{' => Capture::ArgsObject,
+                b'"' => Capture::ArgsString,
+                b'n' => {
+                    self.seen_args = false;
+                    Capture::Skip
+                }
+                _ => {
+                    self.reject(Failure::new(
+                        DiagnosticKind::InvalidArguments,
+                        offset,
+                        "\"arguments\" must be an object",
+                    ));
+                    Capture::Skip
+                }
+            },
+        };
+    }
+
+    fn key_end<'c, S: FnMut(Event<'c>)>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
+        self.capture = Capture::None;
+        self.member = match self.buf.as_slice() {
+            // The keys as models write them, without decoding.
+            br#""name""# => Member::Name,
+            br#""arguments""# | br#""parameters""# => Member::Args,
+            raw if !raw.contains(&b'\\') => Member::Other,
+            raw => match decode_string(raw).as_deref() {
+                Some("name") => Member::Name,
+                Some("arguments" | "parameters") => Member::Args,
+                _ => Member::Other,
+            },
+        };
+        let duplicate = match self.member {
+            Member::Name => self.has_name,
+            Member::Args => self.seen_args,
+            Member::Other => false,
+        };
+        if duplicate {
+            self.reject(Failure::new(
+                DiagnosticKind::DuplicateKey,
+                offset,
+                format!(
+                    "{} appears twice in the call",
+                    String::from_utf8_lossy(&self.buf)
+                ),
+            ));
+        }
+        if self.member == Member::Args {
+            self.seen_args = true;
+            self.args_key = true;
+            if let Some((name, at)) = self.deferred_name.take() {
+                if let Err(f) = cx.start(&name, at) {
+                    self.reject(f.with_name(&name));
+                }
+            }
+        }
+    }
+
+    /// The call object, which ended at stream offset `end`, has no
+    /// `"name"`: if it names its tool by `"function"`
+    /// ([`named_by_function`]), the call starts now, with all of its
+    /// arguments.
+    #[cold]
+    #[inline(never)]
+    fn name_from_function<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        end: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let object = cx.call_bytes(self.object_at, end);
+        let Some((name, args)) = named_by_function(&object, cx.limits().max_depth) else {
+            return;
+        };
+        if let Err(f) = cx.start(&name, end) {
+            return self.reject(f.with_name(&name));
+        }
+        self.has_name = true;
+        // Without arguments of its own, the object's are those read so
+        // far (none: the conclusion sends `{}`).
+        let args = match args {
+            Some(nested) => {
+                self.args_key = true;
+                nested.into_bytes()
+            }
+            None => std::mem::take(&mut self.pending),
+        };
+        self.seen_args |= !args.is_empty();
+        if let Err(at) = cx.delta_owned(&args, end) {
+            self.reject(invalid_utf8(at));
+        }
+        self.pending.clear();
+    }
+
+    fn value_end<'c, S: FnMut(Event<'c>)>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
+        let capture = std::mem::replace(&mut self.capture, Capture::None);
+        if self.rejected.is_some() {
+            return;
+        }
+        match capture {
+            Capture::Name => {
+                // Without escapes the name stands verbatim after its quote.
+                let origin = (!self.buf.contains(&b'\\')).then_some(self.name_at + 1);
+                let started = match decode_str(&self.buf).filter(|n| !n.is_empty()) {
+                    None => Err(Failure::new(
+                        DiagnosticKind::MissingName,
+                        offset,
+                        "\"name\" must be a non-empty string",
+                    )),
+                    Some(name) if self.needs_args && !self.seen_args => {
+                        self.deferred_name = Some((name.into_owned(), offset));
+                        Ok(())
+                    }
+                    Some(name) => cx
+                        .start_at(&name, origin, offset)
+                        .map_err(|f| f.with_name(&name)),
+                };
+                if let Err(f) = started {
+                    return self.reject(f);
+                }
+                self.has_name = true;
+                if !self.pending.is_empty() {
+                    let pending = std::mem::take(&mut self.pending);
+                    if let Err(at) = cx.delta_owned(&pending, offset) {
+                        self.reject(invalid_utf8(at));
+                    }
+                    self.pending = pending;
+                    self.pending.clear();
+                }
+            }
+            Capture::ArgsString => {
+                let Some(text) = object_in_string(&self.buf, cx.limits().max_depth) else {
+                    return self.reject(Failure::new(
+                        DiagnosticKind::InvalidArguments,
+                        offset,
+                        "\"arguments\" is a string that does not hold a JSON object",
+                    ));
+                };
+                if cx.started() {
+                    let _ = cx.delta_owned(text.as_bytes(), offset);
+                } else {
+                    self.pending.extend_from_slice(text.as_bytes());
+                }
+            }
+            Capture::None | Capture::Key | Capture::ArgsObject | Capture::Skip => {}
+        }
+    }
+}
+
+impl CallAutomaton for JsonCall {
+    fn begin(&mut self, _marker: usize) {
+        self.phase = Phase::Lead;
+        self.rejected = None;
+        self.array = false;
+        self.fence_at = None;
+        self.fenced = false;
+        self.begin_object();
+    }
+    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8):
+    /// told whoever answered [`Steady::Verbatim`], itself or the XML
+    /// automaton it handed the block to.
+    fn reject_invalid_utf8(&mut self, at: u64) {
+        match self.xml.as_mut() {
+            Some(xml) if self.phase == Phase::Xml => xml.reject_invalid_utf8(at),
+            _ => self.reject(invalid_utf8(at)),
+        }
+    }
     /// See [`Automaton::steady`](super::Automaton::steady): bytes of the
     /// call object that end no member of it. When they do, the scan is kept
     /// for [`advance`](Self::advance), which comes next with the same bytes.
     #[inline]
-    pub(crate) fn steady<'c>(
+    fn steady<'c>(
         &mut self,
         bytes: &'c [u8],
         offset: u64,
@@ -584,8 +952,7 @@ impl JsonCall {
         self.prescanned = Some(scan);
         Steady::No
     }
-
-    pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
+    fn advance<'c, S: FnMut(Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -928,49 +1295,8 @@ impl JsonCall {
             }
         }
     }
-
-    /// A block that begins with `<` (after whitespace, in `bytes`): the XML
-    /// automaton takes it over.
-    #[inline(never)]
-    fn xml_begin<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> (usize, Outcome) {
-        if let Some(xml) = self.xml.as_mut() {
-            xml.begin(0);
-        }
-        self.phase = Phase::Xml;
-        self.xml_advance(bytes, cx)
-    }
-
-    /// [`XmlCall::advance`] for an XML block, out of line.
-    #[inline(never)]
-    fn xml_advance<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> (usize, Outcome) {
-        match self.xml.as_mut() {
-            Some(xml) => xml.advance(bytes, cx),
-            None => (bytes.len(), Outcome::More),
-        }
-    }
-
-    /// [`XmlCall::steady`] for an XML block, out of line.
-    #[inline(never)]
-    fn xml_steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
-        match self.xml.as_mut() {
-            Some(xml) => xml.steady(bytes, offset, started),
-            None => Steady::No,
-        }
-    }
-
     /// The stream ended inside the call.
-    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Outcome {
+    fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         match self.phase {
             Phase::Lead | Phase::Body | Phase::ArrayNext | Phase::FenceOpen { .. } => {
                 let what = if self.json.in_string() {
@@ -1028,336 +1354,6 @@ impl JsonCall {
                 let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
                 self.conclude(cx, Some(end_of_json))
             }
-        }
-    }
-
-    /// The JSON is complete and the call ends (`missing_end` says where, if
-    /// the end marker never came).
-    fn conclude<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-        missing_end: Option<u64>,
-    ) -> Outcome {
-        let give_back = self.trail;
-        self.require_arguments(self.json_end);
-        if let Some(mut f) = self.rejected.take() {
-            f.give_back = give_back;
-            return Outcome::failed(f);
-        }
-        self.report_fence(cx);
-        match missing_end {
-            Some(offset) => self.missing_end_marker("JSON", offset, cx),
-            None => self.report_extra_closer(cx),
-        }
-        if !self.seen_args {
-            // No arguments (or `null`): the input is an empty object.
-            cx.delta_static("{}");
-        }
-        Outcome::Complete { give_back }
-    }
-
-    /// A markdown fence around the JSON is part of the call: reported.
-    fn report_fence<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        if let Some(at) = self.fence_at.take() {
-            cx.recovered(
-                DiagnosticKind::RepairedJson,
-                at,
-                "the call's JSON was wrapped in a markdown code fence; read inside it".into(),
-            );
-        }
-    }
-
-    /// Extra closing brackets after the call object are part of the call:
-    /// reported.
-    fn report_extra_closer<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        if let Some(at) = self.extra_closer.take() {
-            cx.recovered(
-                DiagnosticKind::RepairedJson,
-                at,
-                "extra closing brackets after the call's JSON were ignored".into(),
-            );
-        }
-    }
-
-    /// The call's `body` (its JSON, or its relaxed body) is complete at
-    /// stream offset `offset`, but its end marker does not follow: reported,
-    /// and the call delivered.
-    fn missing_end_marker<'c, S: FnMut(Event<'c>)>(
-        &self,
-        body: &str,
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        let end = String::from_utf8_lossy(&self.end).into_owned();
-        cx.recovered(
-            DiagnosticKind::MissingEndMarker,
-            offset,
-            format!("the call's {body} is complete but its end marker {end:?} is missing; call recovered"),
-        );
-    }
-
-    /// A call object begins with the `{` at stream offset `at`.
-    fn open_object(&mut self, at: u64) {
-        self.object_at = at;
-        self.phase = Phase::Body;
-    }
-
-    /// The relaxed call object ended at stream offset `end_at` (past its end
-    /// marker, or the end of the stream when `missing_end`): delivered if it
-    /// reads as relaxed JSON, failed as it first failed if not.
-    fn relaxed_end<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        end_at: u64,
-        missing_end: bool,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Outcome {
-        cx.read_ahead_to(end_at);
-        let Some(relaxed) = self.relaxed.as_ref() else {
-            return self.relaxed_failed(end_at);
-        };
-        let max_depth = cx.limits().max_depth;
-        let text = std::str::from_utf8(&relaxed.bytes).ok();
-        let read_as_is = text.and_then(|text| relaxed_call(text, max_depth, false));
-        // Models now and then stop before the object's last closing
-        // brackets: before an end marker (not at the end of the stream,
-        // which may have cut the call short), they are added.
-        let closed = read_as_is.is_none() && !missing_end;
-        let Some((name, args, read)) = read_as_is.or_else(|| {
-            text.filter(|_| closed)
-                .and_then(|text| relaxed_call(text, max_depth, true))
-        }) else {
-            return self.relaxed_failed(end_at);
-        };
-        let at = relaxed.failure.offset;
-        // Something else follows the object before the end marker (or the
-        // end of the stream): the call ends with its object, as a JSON one
-        // does, and what follows is read again as text.
-        let object_end = self.object_at + read as u64;
-        let after = &relaxed.bytes[read..];
-        // Extra closing brackets before the end marker are ignored, as
-        // after a JSON object, and so is the close of a fence around it.
-        let fenced = self.fenced;
-        let closers_only = !missing_end
-            && after.iter().all(|&b| {
-                matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']') || (fenced && b == b'`')
-            });
-        if closers_only {
-            self.extra_closer = after
-                .iter()
-                .position(|b| matches!(b, b'}' | b']'))
-                .map(|k| object_end + k as u64);
-        }
-        let give_back = if closers_only || crate::scan::skip_ws(after) == after.len() {
-            0
-        } else {
-            usize::try_from(end_at - object_end).unwrap_or(usize::MAX)
-        };
-        let missing_end = missing_end || give_back > 0;
-        // Arguments that streamed before the body stopped being JSON must
-        // be where the rewritten arguments begin.
-        let streamed = cx.input_text();
-        let Some(rest) = args.strip_prefix(streamed.as_ref()) else {
-            return self.relaxed_failed(end_at);
-        };
-        let rest = rest.to_owned();
-        match cx.started_name() {
-            Some(started) if started != name => return self.relaxed_failed(end_at),
-            Some(_) => {}
-            // A tool refused here fails the whole call, as it would in JSON.
-            None => {
-                if let Err(f) = cx.start_at(&name, None, at) {
-                    self.relaxed = None;
-                    return Outcome::failed(f.with_name(&name));
-                }
-            }
-        }
-        self.relaxed = None;
-        let what = if closed {
-            "the call's body ended before its closing brackets: closed (and read as JSON if relaxed)"
-        } else {
-            "the call's body is relaxed JSON (single quotes, Python literals, trailing commas or unquoted keys); read as JSON"
-        };
-        cx.recovered(DiagnosticKind::RepairedJson, at, what.into());
-        self.report_fence(cx);
-        if missing_end {
-            self.missing_end_marker("body", object_end, cx);
-        }
-        self.report_extra_closer(cx);
-        let _ = cx.delta_owned(rest.as_bytes(), end_at);
-        self.seen_args = true;
-        Outcome::Complete { give_back }
-    }
-
-    /// The relaxed call object is not relaxed JSON either: it fails as it
-    /// first failed, and what was read after that (up to stream offset
-    /// `end_at`) goes back to be read as text.
-    fn relaxed_failed(&mut self, end_at: u64) -> Outcome {
-        let Some(relaxed) = self.relaxed.take() else {
-            return Outcome::failed(Failure::new(
-                DiagnosticKind::MalformedCall,
-                end_at,
-                "malformed JSON in the call body",
-            ));
-        };
-        let mut f = relaxed.failure;
-        f.give_back = usize::try_from(end_at.saturating_sub(f.offset)).unwrap_or(usize::MAX);
-        Outcome::failed(f)
-    }
-
-    /// A member's value begins with byte `first`, at stream offset `offset`
-    /// (taken with the bytes that follow it).
-    fn value_start(&mut self, first: u8, offset: u64) {
-        self.buf.clear();
-        self.capture = match self.member {
-            Member::Other => Capture::Skip,
-            Member::Name => {
-                self.name_at = offset;
-                Capture::Name
-            }
-            Member::Args => match first {
-                b'{' => Capture::ArgsObject,
-                b'"' => Capture::ArgsString,
-                b'n' => {
-                    self.seen_args = false;
-                    Capture::Skip
-                }
-                _ => {
-                    self.reject(Failure::new(
-                        DiagnosticKind::InvalidArguments,
-                        offset,
-                        "\"arguments\" must be an object",
-                    ));
-                    Capture::Skip
-                }
-            },
-        };
-    }
-
-    fn key_end<'c, S: FnMut(Event<'c>)>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
-        self.capture = Capture::None;
-        self.member = match self.buf.as_slice() {
-            // The keys as models write them, without decoding.
-            br#""name""# => Member::Name,
-            br#""arguments""# | br#""parameters""# => Member::Args,
-            raw if !raw.contains(&b'\\') => Member::Other,
-            raw => match decode_string(raw).as_deref() {
-                Some("name") => Member::Name,
-                Some("arguments" | "parameters") => Member::Args,
-                _ => Member::Other,
-            },
-        };
-        let duplicate = match self.member {
-            Member::Name => self.has_name,
-            Member::Args => self.seen_args,
-            Member::Other => false,
-        };
-        if duplicate {
-            self.reject(Failure::new(
-                DiagnosticKind::DuplicateKey,
-                offset,
-                format!(
-                    "{} appears twice in the call",
-                    String::from_utf8_lossy(&self.buf)
-                ),
-            ));
-        }
-        if self.member == Member::Args {
-            self.seen_args = true;
-            self.args_key = true;
-            if let Some((name, at)) = self.deferred_name.take() {
-                if let Err(f) = cx.start(&name, at) {
-                    self.reject(f.with_name(&name));
-                }
-            }
-        }
-    }
-
-    /// The call object, which ended at stream offset `end`, has no
-    /// `"name"`: if it names its tool by `"function"`
-    /// ([`named_by_function`]), the call starts now, with all of its
-    /// arguments.
-    #[cold]
-    #[inline(never)]
-    fn name_from_function<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        end: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        let object = cx.call_bytes(self.object_at, end);
-        let Some((name, args)) = named_by_function(&object, cx.limits().max_depth) else {
-            return;
-        };
-        if let Err(f) = cx.start(&name, end) {
-            return self.reject(f.with_name(&name));
-        }
-        self.has_name = true;
-        // Without arguments of its own, the object's are those read so
-        // far (none: the conclusion sends `{}`).
-        let args = match args {
-            Some(nested) => {
-                self.args_key = true;
-                nested.into_bytes()
-            }
-            None => std::mem::take(&mut self.pending),
-        };
-        self.seen_args |= !args.is_empty();
-        if let Err(at) = cx.delta_owned(&args, end) {
-            self.reject(invalid_utf8(at));
-        }
-        self.pending.clear();
-    }
-
-    fn value_end<'c, S: FnMut(Event<'c>)>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
-        let capture = std::mem::replace(&mut self.capture, Capture::None);
-        if self.rejected.is_some() {
-            return;
-        }
-        match capture {
-            Capture::Name => {
-                // Without escapes the name stands verbatim after its quote.
-                let origin = (!self.buf.contains(&b'\\')).then_some(self.name_at + 1);
-                let started = match decode_str(&self.buf).filter(|n| !n.is_empty()) {
-                    None => Err(Failure::new(
-                        DiagnosticKind::MissingName,
-                        offset,
-                        "\"name\" must be a non-empty string",
-                    )),
-                    Some(name) if self.needs_args && !self.seen_args => {
-                        self.deferred_name = Some((name.into_owned(), offset));
-                        Ok(())
-                    }
-                    Some(name) => cx
-                        .start_at(&name, origin, offset)
-                        .map_err(|f| f.with_name(&name)),
-                };
-                if let Err(f) = started {
-                    return self.reject(f);
-                }
-                self.has_name = true;
-                if !self.pending.is_empty() {
-                    let pending = std::mem::take(&mut self.pending);
-                    if let Err(at) = cx.delta_owned(&pending, offset) {
-                        self.reject(invalid_utf8(at));
-                    }
-                    self.pending = pending;
-                    self.pending.clear();
-                }
-            }
-            Capture::ArgsString => {
-                let Some(text) = object_in_string(&self.buf, cx.limits().max_depth) else {
-                    return self.reject(Failure::new(
-                        DiagnosticKind::InvalidArguments,
-                        offset,
-                        "\"arguments\" is a string that does not hold a JSON object",
-                    ));
-                };
-                if cx.started() {
-                    let _ = cx.delta_owned(text.as_bytes(), offset);
-                } else {
-                    self.pending.extend_from_slice(text.as_bytes());
-                }
-            }
-            Capture::None | Capture::Key | Capture::ArgsObject | Capture::Skip => {}
         }
     }
 }

@@ -8,8 +8,8 @@ pub(crate) mod token_call;
 pub(crate) mod xml;
 pub(crate) mod xml_call;
 
-use crate::engine::CallCx;
-use crate::error::DiagnosticKind;
+use crate::cx::CallCx;
+pub(crate) use crate::cx::Failure;
 
 /// Where the next piece of a slice ends, from `from` in a slice `len` long,
 /// for an automaton that copies the slice into a buffer `buffered` long to
@@ -63,37 +63,6 @@ impl Outcome {
     }
 }
 
-/// Why a call attempt failed.
-#[derive(Debug, Clone)]
-pub(crate) struct Failure {
-    pub(crate) kind: DiagnosticKind,
-    /// Stream offset where the problem was found.
-    pub(crate) offset: u64,
-    pub(crate) message: String,
-    /// The tool name, when one was read.
-    pub(crate) name: Option<String>,
-    /// Consumed bytes at the end that are not part of the call (see
-    /// [`Outcome::Complete`]).
-    pub(crate) give_back: usize,
-}
-
-impl Failure {
-    pub(crate) fn new(kind: DiagnosticKind, offset: u64, message: impl Into<String>) -> Failure {
-        Failure {
-            kind,
-            offset,
-            message: message.into(),
-            name: None,
-            give_back: 0,
-        }
-    }
-
-    pub(crate) fn with_name(mut self, name: &str) -> Failure {
-        self.name = Some(name.to_owned());
-        self
-    }
-}
-
 /// What [`Automaton::steady`] made of a chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Steady<'c> {
@@ -113,7 +82,59 @@ pub(crate) enum Steady<'c> {
     Escaped(&'c str),
 }
 
-/// The per-format automata, dispatched by `match` (no vtable on the hot path).
+/// What every call automaton does. The engine finds a start marker and
+/// calls [`begin`](Self::begin); from then on it hands the automaton the
+/// call's bytes ([`advance`](Self::advance), or [`steady`](Self::steady)
+/// first for a token-sized chunk) until the automaton says the call is
+/// complete or failed ([`Outcome`]), or the stream ends
+/// ([`finish`](Self::finish)). Automata never see text outside calls and
+/// report only through [`CallCx`].
+pub(crate) trait CallAutomaton {
+    /// A call begins: the start marker `marker` (an index into the
+    /// format's markers) was just consumed.
+    fn begin(&mut self, marker: usize);
+
+    /// The common token-sized chunk in the middle of a call: if all of
+    /// `bytes` (at stream offset `offset`) leaves the automaton with no
+    /// event to emit but at most one delta of exactly those bytes,
+    /// consumes them and says which ([`Steady`]), skipping the automaton's
+    /// machinery. `started` is whether the call's `tool-input-start` was
+    /// emitted, `carried` whether earlier argument bytes ended inside a
+    /// code point. On [`Steady::No`] the engine hands the same `bytes` to
+    /// [`advance`](Self::advance) at once (an automaton may have scanned
+    /// them already and keep the result).
+    fn steady<'c>(
+        &mut self,
+        _bytes: &'c [u8],
+        _offset: u64,
+        _started: bool,
+        _carried: bool,
+    ) -> Steady<'c> {
+        Steady::No
+    }
+
+    /// The bytes of a [`Steady::Verbatim`] answer were not UTF-8: the call
+    /// fails, at stream offset `at`, where the automaton reports failures.
+    fn reject_invalid_utf8(&mut self, _at: u64) {}
+
+    /// Consumes bytes of the call in progress; returns how many, and how
+    /// the call goes on.
+    ///
+    /// # Complexity
+    ///
+    /// O(`bytes.len()`): no byte is scanned twice, whatever the chunking.
+    fn advance<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome);
+
+    /// The stream ended inside the call.
+    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome;
+}
+
+/// The per-format automata, dispatched by `match` (no vtable on the hot
+/// path).
 #[derive(Debug, Clone)]
 pub(crate) enum Automaton {
     Json(json_call::JsonCall),
@@ -122,87 +143,49 @@ pub(crate) enum Automaton {
     Token(token_call::TokenCall),
 }
 
-impl Automaton {
-    /// A call begins: the start marker `marker` was just consumed.
-    pub(crate) fn begin(&mut self, marker: usize) {
-        match self {
-            Automaton::Json(a) => a.begin(marker),
-            Automaton::Xml(a) => a.begin(marker),
-            Automaton::Morph(a) => a.begin(marker),
-            Automaton::Token(a) => a.begin(marker),
+/// `$body` with `$a` bound to the automaton inside `$self`.
+macro_rules! dispatch {
+    ($self:expr, $a:ident => $body:expr) => {
+        match $self {
+            Automaton::Json($a) => $body,
+            Automaton::Xml($a) => $body,
+            Automaton::Morph($a) => $body,
+            Automaton::Token($a) => $body,
         }
+    };
+}
+
+impl CallAutomaton for Automaton {
+    #[inline]
+    fn begin(&mut self, marker: usize) {
+        dispatch!(self, a => a.begin(marker))
     }
 
-    /// The common token-sized chunk in the middle of a call: if all of
-    /// `bytes` (at stream offset `offset`) leaves the automaton with no
-    /// event to emit but at most one delta of exactly those bytes, consumes
-    /// them and says which ([`Steady`]), skipping the automaton's machinery.
-    /// `started` is whether the call's `tool-input-start` was emitted. On
-    /// [`Steady::No`] the engine must hand the same `bytes` to
-    /// [`advance`](Self::advance) at once (an automaton may have scanned
-    /// them already and keep the result). `carried` is whether earlier
-    /// argument bytes ended inside a code point.
     #[inline]
-    pub(crate) fn steady<'c>(
+    fn steady<'c>(
         &mut self,
         bytes: &'c [u8],
         offset: u64,
         started: bool,
         carried: bool,
     ) -> Steady<'c> {
-        match self {
-            Automaton::Json(a) => a.steady(bytes, offset, started, carried),
-            // Their deltas are built: nothing is carried between steady ones.
-            Automaton::Xml(a) if !carried => a.steady(bytes, offset, started),
-            Automaton::Token(a) => a.steady(bytes, offset, started),
-            Automaton::Xml(_) | Automaton::Morph(_) => Steady::No,
-        }
+        dispatch!(self, a => a.steady(bytes, offset, started, carried))
     }
 
-    /// The bytes of a [`Steady::Verbatim`] answer were not UTF-8: the call
-    /// fails, at stream offset `at`, where the automaton reports failures.
-    pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
-        match self {
-            Automaton::Json(a) => a.reject_invalid_utf8(at),
-            Automaton::Xml(a) => a.reject_invalid_utf8(at),
-            Automaton::Token(a) => a.reject_invalid_utf8(at),
-            // Never answers `Verbatim`.
-            Automaton::Morph(_) => {}
-        }
+    fn reject_invalid_utf8(&mut self, at: u64) {
+        dispatch!(self, a => a.reject_invalid_utf8(at))
     }
 
-    /// Consumes bytes of the call in progress.
-    ///
-    /// # Complexity
-    ///
-    /// O(`bytes.len()`): no byte is scanned twice, whatever the chunking.
     #[inline]
-    pub(crate) fn advance<'c, S>(
+    fn advance<'c, S: FnMut(crate::Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
-    ) -> (usize, Outcome)
-    where
-        S: FnMut(crate::Event<'c>),
-    {
-        match self {
-            Automaton::Json(a) => a.advance(bytes, cx),
-            Automaton::Xml(a) => a.advance(bytes, cx),
-            Automaton::Morph(a) => a.advance(bytes, cx),
-            Automaton::Token(a) => a.advance(bytes, cx),
-        }
+    ) -> (usize, Outcome) {
+        dispatch!(self, a => a.advance(bytes, cx))
     }
 
-    /// The stream ended inside the call.
-    pub(crate) fn finish<'c, S>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome
-    where
-        S: FnMut(crate::Event<'c>),
-    {
-        match self {
-            Automaton::Json(a) => a.finish(cx),
-            Automaton::Xml(a) => a.finish(cx),
-            Automaton::Morph(a) => a.finish(cx),
-            Automaton::Token(a) => a.finish(cx),
-        }
+    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        dispatch!(self, a => a.finish(cx))
     }
 }

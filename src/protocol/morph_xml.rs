@@ -20,10 +20,11 @@
 use serde_json::Value;
 
 use crate::coerce::coerce;
-use crate::engine::CallCx;
+use crate::cx::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{skip_ws, strip_one_newline, ArgsWriter, Body, MAX_TAG};
+use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome};
 use crate::tool::Tool;
 
@@ -225,54 +226,12 @@ impl MorphXml {
         }
     }
 
-    pub(crate) fn begin(&mut self, marker: usize) {
-        self.name.clear();
-        if let Some(name) = self.tools.get(marker) {
-            self.name.extend_from_slice(name.as_bytes());
-        }
-        self.phase = Phase::Open;
-        self.body.clear();
-        self.pos = 0;
-        self.scan_from = 0;
-        self.key.clear();
-        self.pending = None;
-        self.arrays.clear();
-        self.sent.clear();
-        self.args.reset();
-        self.params = 0;
-        self.rejected = None;
-    }
-
     fn at(&self, i: usize) -> u64 {
         self.body.at(i)
     }
 
     fn failed(&self, kind: DiagnosticKind, at: usize, message: impl Into<String>) -> Outcome {
         self.body.failed(kind, at, message)
-    }
-
-    pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> (usize, Outcome) {
-        let before = self.body.len();
-        let mut from = 0;
-        loop {
-            from = self.body.append_piece(bytes, from, cx.offset(from));
-            let outcome = self.run(cx, false);
-            if from == bytes.len() || !matches!(outcome, Outcome::More) {
-                return self.body.settle(before, from, outcome);
-            }
-        }
-    }
-
-    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Outcome {
-        self.body.anchor(cx.offset(0));
-        self.run(cx, true)
     }
 
     fn start<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, at: usize) -> bool {
@@ -597,6 +556,45 @@ impl MorphXml {
         );
         let pos = self.pos;
         self.complete(cx, pos)
+    }
+}
+
+impl CallAutomaton for MorphXml {
+    fn begin(&mut self, marker: usize) {
+        self.name.clear();
+        if let Some(name) = self.tools.get(marker) {
+            self.name.extend_from_slice(name.as_bytes());
+        }
+        self.phase = Phase::Open;
+        self.body.clear();
+        self.pos = 0;
+        self.scan_from = 0;
+        self.key.clear();
+        self.pending = None;
+        self.arrays.clear();
+        self.sent.clear();
+        self.args.reset();
+        self.params = 0;
+        self.rejected = None;
+    }
+    fn advance<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        let before = self.body.len();
+        let mut from = 0;
+        loop {
+            from = self.body.append_piece(bytes, from, cx.offset(from));
+            let outcome = self.run(cx, false);
+            if from == bytes.len() || !matches!(outcome, Outcome::More) {
+                return self.body.settle(before, from, outcome);
+            }
+        }
+    }
+    fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        self.body.anchor(cx.offset(0));
+        self.run(cx, true)
     }
 }
 

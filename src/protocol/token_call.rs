@@ -12,10 +12,11 @@
 //! (a model that leaves out the section's tokens, or the call after one that
 //! failed). The arguments stream verbatim, as the model writes them.
 
+use crate::protocol::CallAutomaton;
 use std::borrow::Cow;
 
 use super::{Failure, Outcome, Steady};
-use crate::engine::CallCx;
+use crate::cx::CallCx;
 use crate::error::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::{JsonScanner, Repair, Signal};
@@ -224,17 +225,6 @@ impl TokenCall {
         [t.section_begin, t.call_begin]
     }
 
-    pub(crate) fn begin(&mut self, marker: usize) {
-        self.sectioned = marker == 0;
-        self.phase = if self.sectioned {
-            Phase::FirstCall
-        } else {
-            Phase::Head
-        };
-        self.rejected = None;
-        self.next_call();
-    }
-
     /// Readies the per-call state.
     fn next_call(&mut self) {
         self.head.clear();
@@ -244,12 +234,6 @@ impl TokenCall {
         self.json.reset();
         self.prescanned = None;
         self.repaired = 0;
-    }
-
-    /// The arguments are not UTF-8 at stream offset `at`: the call fails
-    /// where they end (nothing more of them is sent).
-    pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
-        self.rejected.get_or_insert(invalid_utf8(at));
     }
 
     /// The tokens the phase waits for (one of the `Expect` phases).
@@ -262,11 +246,243 @@ impl TokenCall {
         }
     }
 
+    /// A token matched; `Some` when it ends the block.
+    fn on_token<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        which: Token,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let at = self.pending_at;
+        self.pending.clear();
+        match (self.phase, which) {
+            (_, Token::FenceClose) => {
+                self.fenced = false;
+                self.trail = 0;
+                None
+            }
+            (Phase::CallEnd, Token::CallEnd) => {
+                self.trail = 0;
+                self.phase = Phase::Next;
+                None
+            }
+            (Phase::FirstCall, Token::CallBegin) => {
+                self.next_call();
+                self.phase = Phase::Head;
+                None
+            }
+            (Phase::Next | Phase::CallEnd, Token::CallBegin) => {
+                if self.phase == Phase::CallEnd {
+                    self.missing_call_end(at, cx);
+                }
+                cx.deliver(at);
+                self.next_call();
+                self.phase = Phase::Head;
+                None
+            }
+            (Phase::CallEnd, Token::SectionEnd) => {
+                self.missing_call_end(at, cx);
+                Some(Outcome::Complete { give_back: 0 })
+            }
+            (Phase::Next, Token::SectionEnd) => Some(Outcome::Complete { give_back: 0 }),
+            // A section that holds no call: nothing to deliver.
+            _ => Some(Outcome::failed(Failure::new(
+                DiagnosticKind::MalformedCall,
+                at,
+                "the tool call section holds no call",
+            ))),
+        }
+    }
+
+    /// What follows (from stream offset `at`) is not a token this phase
+    /// expects.
+    fn no_token<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Outcome {
+        let give_back = self.trail;
+        match self.phase {
+            Phase::FirstCall => Outcome::failed(Failure::new(
+                DiagnosticKind::MalformedCall,
+                at,
+                "expected a tool call after the section's begin token",
+            ))
+            .giving_back(give_back),
+            Phase::CallEnd => {
+                self.missing_call_end(at.saturating_sub(self.trail as u64), cx);
+                Outcome::Complete { give_back }
+            }
+            _ => {
+                if self.sectioned {
+                    self.missing_section_end(at.saturating_sub(self.trail as u64), cx);
+                }
+                Outcome::Complete { give_back }
+            }
+        }
+    }
+
+    /// The name is read (ending at stream offset `at`): checks it and
+    /// starts the call.
+    fn start_call<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Result<(), Failure> {
+        let head = String::from_utf8_lossy(&self.head);
+        let name = match self.phase {
+            Phase::V3Name => head.trim(),
+            _ => self.vendor.name_of(head.trim()),
+        };
+        let plausible = !name.is_empty()
+            && !name.contains(char::REPLACEMENT_CHARACTER)
+            && !name.chars().any(|c| c.is_whitespace() || c.is_control());
+        if !plausible {
+            return Err(Failure::new(
+                DiagnosticKind::MissingName,
+                at,
+                format!("{name:?} is not a tool name"),
+            ));
+        }
+        // Where the name stands in the stream (a slice of the head, which
+        // is the stream's bytes when they are UTF-8): events borrow it from
+        // the chunk.
+        let origin = match head {
+            Cow::Borrowed(h) => {
+                Some(self.head_at + (name.as_ptr() as usize - h.as_ptr() as usize) as u64)
+            }
+            Cow::Owned(_) => None,
+        };
+        cx.start_at(name, origin, at)
+            .map_err(|f| f.with_name(name))?;
+        self.phase = Phase::BeforeArgs;
+        Ok(())
+    }
+
+    /// The byte that ends the name part: the separator's first, or for
+    /// DeepSeek-V3's name the line break.
+    fn name_stop(&self) -> u8 {
+        match self.phase {
+            Phase::V3Name => b'\n',
+            _ => self.vendor.tokens().sep.as_bytes()[0],
+        }
+    }
+
+    /// Whether the name part, trimmed, is `word`.
+    fn head_is(&self, word: &[u8]) -> bool {
+        std::str::from_utf8(&self.head).is_ok_and(|h| h.trim().as_bytes() == word)
+    }
+
+    /// Matches `bytes` from `*i` on against the rest of `literal` after the
+    /// `pending` bytes of it already read: `Some(true)` once all of it is
+    /// read (`pending` is then cleared), `Some(false)` at the first byte
+    /// that differs (not consumed), `None` when the slice ends first.
+    fn continue_literal(&mut self, literal: &[u8], bytes: &[u8], i: &mut usize) -> Option<bool> {
+        let want = &literal[self.pending.len()..];
+        let rest = &bytes[*i..];
+        let common = want.iter().zip(rest).take_while(|(a, b)| a == b).count();
+        self.pending.extend_from_slice(&rest[..common]);
+        *i += common;
+        if common == want.len() {
+            self.pending.clear();
+            Some(true)
+        } else if common == rest.len() {
+            None
+        } else {
+            Some(false)
+        }
+    }
+
+    /// `failed` with the bytes that matched a token only in part given
+    /// back: they may begin a marker (a section's begin token after a
+    /// call-begin token written in prose).
+    fn giving_back_pending(&mut self, failed: Outcome) -> Outcome {
+        let matched = self.pending.len();
+        self.pending.clear();
+        failed.giving_back(matched)
+    }
+
+    fn malformed(&self, at: u64, message: &str) -> Outcome {
+        Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
+    }
+
+    /// Writes `repair` where the model's bytes were not JSON, and says so
+    /// once per call.
+    fn repair<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        repair: Repair,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if self.rejected.is_some() {
+            return;
+        }
+        if self.repaired & repair.kind_bit() == 0 {
+            self.repaired |= repair.kind_bit();
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                offset,
+                repair.message().into(),
+            );
+        }
+        let mut buf = [0; 6];
+        let fixed = repair.text(&mut buf);
+        let _ = cx.delta_owned(fixed, offset);
+    }
+
+    fn missing_call_end<'c, S: FnMut(crate::Event<'c>)>(
+        &self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let token = self.vendor.tokens().call_end;
+        cx.recovered(
+            DiagnosticKind::MissingEndMarker,
+            at,
+            format!("the call's arguments are complete but its end token {token:?} is missing; call recovered"),
+        );
+    }
+
+    fn missing_section_end<'c, S: FnMut(crate::Event<'c>)>(
+        &self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let token = self.vendor.tokens().section_end;
+        cx.recovered(
+            DiagnosticKind::MissingEndMarker,
+            at,
+            format!("the section's end token {token:?} is missing; calls recovered"),
+        );
+    }
+}
+
+impl CallAutomaton for TokenCall {
+    fn begin(&mut self, marker: usize) {
+        self.sectioned = marker == 0;
+        self.phase = if self.sectioned {
+            Phase::FirstCall
+        } else {
+            Phase::Head
+        };
+        self.rejected = None;
+        self.next_call();
+    }
+    /// The arguments are not UTF-8 at stream offset `at`: the call fails
+    /// where they end (nothing more of them is sent).
+    fn reject_invalid_utf8(&mut self, at: u64) {
+        self.rejected.get_or_insert(invalid_utf8(at));
+    }
     /// See [`Automaton::steady`](super::Automaton::steady): bytes inside the
     /// arguments that do not end them, or inside a name or a token that
     /// they do not end.
     #[inline(never)]
-    pub(crate) fn steady(&mut self, bytes: &[u8], offset: u64, started: bool) -> Steady<'static> {
+    fn steady<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        offset: u64,
+        started: bool,
+        _carried: bool,
+    ) -> Steady<'c> {
         if self.rejected.is_some() {
             return Steady::No;
         }
@@ -311,8 +527,7 @@ impl TokenCall {
             _ => Steady::No,
         }
     }
-
-    pub(crate) fn advance<'c, S: FnMut(crate::Event<'c>)>(
+    fn advance<'c, S: FnMut(crate::Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -514,86 +729,7 @@ impl TokenCall {
             }
         }
     }
-
-    /// A token matched; `Some` when it ends the block.
-    fn on_token<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        which: Token,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        let at = self.pending_at;
-        self.pending.clear();
-        match (self.phase, which) {
-            (_, Token::FenceClose) => {
-                self.fenced = false;
-                self.trail = 0;
-                None
-            }
-            (Phase::CallEnd, Token::CallEnd) => {
-                self.trail = 0;
-                self.phase = Phase::Next;
-                None
-            }
-            (Phase::FirstCall, Token::CallBegin) => {
-                self.next_call();
-                self.phase = Phase::Head;
-                None
-            }
-            (Phase::Next | Phase::CallEnd, Token::CallBegin) => {
-                if self.phase == Phase::CallEnd {
-                    self.missing_call_end(at, cx);
-                }
-                cx.deliver(at);
-                self.next_call();
-                self.phase = Phase::Head;
-                None
-            }
-            (Phase::CallEnd, Token::SectionEnd) => {
-                self.missing_call_end(at, cx);
-                Some(Outcome::Complete { give_back: 0 })
-            }
-            (Phase::Next, Token::SectionEnd) => Some(Outcome::Complete { give_back: 0 }),
-            // A section that holds no call: nothing to deliver.
-            _ => Some(Outcome::failed(Failure::new(
-                DiagnosticKind::MalformedCall,
-                at,
-                "the tool call section holds no call",
-            ))),
-        }
-    }
-
-    /// What follows (from stream offset `at`) is not a token this phase
-    /// expects.
-    fn no_token<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        at: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Outcome {
-        let give_back = self.trail;
-        match self.phase {
-            Phase::FirstCall => Outcome::failed(Failure::new(
-                DiagnosticKind::MalformedCall,
-                at,
-                "expected a tool call after the section's begin token",
-            ))
-            .giving_back(give_back),
-            Phase::CallEnd => {
-                self.missing_call_end(at.saturating_sub(self.trail as u64), cx);
-                Outcome::Complete { give_back }
-            }
-            _ => {
-                if self.sectioned {
-                    self.missing_section_end(at.saturating_sub(self.trail as u64), cx);
-                }
-                Outcome::Complete { give_back }
-            }
-        }
-    }
-
-    pub(crate) fn finish<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Outcome {
+    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         if let Some(f) = self.rejected.take() {
             return Outcome::failed(f);
         }
@@ -637,140 +773,6 @@ impl TokenCall {
                 "the stream ended before the call's arguments began",
             )),
         }
-    }
-
-    /// The name is read (ending at stream offset `at`): checks it and
-    /// starts the call.
-    fn start_call<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        at: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Result<(), Failure> {
-        let head = String::from_utf8_lossy(&self.head);
-        let name = match self.phase {
-            Phase::V3Name => head.trim(),
-            _ => self.vendor.name_of(head.trim()),
-        };
-        let plausible = !name.is_empty()
-            && !name.contains(char::REPLACEMENT_CHARACTER)
-            && !name.chars().any(|c| c.is_whitespace() || c.is_control());
-        if !plausible {
-            return Err(Failure::new(
-                DiagnosticKind::MissingName,
-                at,
-                format!("{name:?} is not a tool name"),
-            ));
-        }
-        // Where the name stands in the stream (a slice of the head, which
-        // is the stream's bytes when they are UTF-8): events borrow it from
-        // the chunk.
-        let origin = match head {
-            Cow::Borrowed(h) => {
-                Some(self.head_at + (name.as_ptr() as usize - h.as_ptr() as usize) as u64)
-            }
-            Cow::Owned(_) => None,
-        };
-        cx.start_at(name, origin, at)
-            .map_err(|f| f.with_name(name))?;
-        self.phase = Phase::BeforeArgs;
-        Ok(())
-    }
-
-    /// The byte that ends the name part: the separator's first, or for
-    /// DeepSeek-V3's name the line break.
-    fn name_stop(&self) -> u8 {
-        match self.phase {
-            Phase::V3Name => b'\n',
-            _ => self.vendor.tokens().sep.as_bytes()[0],
-        }
-    }
-
-    /// Whether the name part, trimmed, is `word`.
-    fn head_is(&self, word: &[u8]) -> bool {
-        std::str::from_utf8(&self.head).is_ok_and(|h| h.trim().as_bytes() == word)
-    }
-
-    /// Matches `bytes` from `*i` on against the rest of `literal` after the
-    /// `pending` bytes of it already read: `Some(true)` once all of it is
-    /// read (`pending` is then cleared), `Some(false)` at the first byte
-    /// that differs (not consumed), `None` when the slice ends first.
-    fn continue_literal(&mut self, literal: &[u8], bytes: &[u8], i: &mut usize) -> Option<bool> {
-        let want = &literal[self.pending.len()..];
-        let rest = &bytes[*i..];
-        let common = want.iter().zip(rest).take_while(|(a, b)| a == b).count();
-        self.pending.extend_from_slice(&rest[..common]);
-        *i += common;
-        if common == want.len() {
-            self.pending.clear();
-            Some(true)
-        } else if common == rest.len() {
-            None
-        } else {
-            Some(false)
-        }
-    }
-
-    /// `failed` with the bytes that matched a token only in part given
-    /// back: they may begin a marker (a section's begin token after a
-    /// call-begin token written in prose).
-    fn giving_back_pending(&mut self, failed: Outcome) -> Outcome {
-        let matched = self.pending.len();
-        self.pending.clear();
-        failed.giving_back(matched)
-    }
-
-    fn malformed(&self, at: u64, message: &str) -> Outcome {
-        Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
-    }
-
-    /// Writes `repair` where the model's bytes were not JSON, and says so
-    /// once per call.
-    fn repair<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        repair: Repair,
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        if self.rejected.is_some() {
-            return;
-        }
-        if self.repaired & repair.kind_bit() == 0 {
-            self.repaired |= repair.kind_bit();
-            cx.recovered(
-                DiagnosticKind::RepairedJson,
-                offset,
-                repair.message().into(),
-            );
-        }
-        let mut buf = [0; 6];
-        let fixed = repair.text(&mut buf);
-        let _ = cx.delta_owned(fixed, offset);
-    }
-
-    fn missing_call_end<'c, S: FnMut(crate::Event<'c>)>(
-        &self,
-        at: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        let token = self.vendor.tokens().call_end;
-        cx.recovered(
-            DiagnosticKind::MissingEndMarker,
-            at,
-            format!("the call's arguments are complete but its end token {token:?} is missing; call recovered"),
-        );
-    }
-
-    fn missing_section_end<'c, S: FnMut(crate::Event<'c>)>(
-        &self,
-        at: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
-        let token = self.vendor.tokens().section_end;
-        cx.recovered(
-            DiagnosticKind::MissingEndMarker,
-            at,
-            format!("the section's end token {token:?} is missing; calls recovered"),
-        );
     }
 }
 

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::coerce::coerce;
-use crate::engine::CallCx;
+use crate::cx::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::{Failure, Outcome};

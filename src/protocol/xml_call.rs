@@ -25,7 +25,7 @@
 //! sent as soon as it is complete.
 
 use crate::coerce::keyword;
-use crate::engine::CallCx;
+use crate::cx::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::json_call::JsonCall;
@@ -33,6 +33,7 @@ use crate::protocol::xml::{
     attr_text_into, attr_value, find_tag, need_until, needs_json_escape, skip_ws,
     strip_one_newline, tag_at, ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
 };
+use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::utf8::validate;
@@ -331,26 +332,6 @@ impl XmlCall {
         }
     }
 
-    pub(crate) fn begin(&mut self, marker: usize) {
-        (self.tags, self.bare) = self.dialect.opened_by(marker);
-        if self.json.end_marker() != self.tags.end {
-            // A block of another version: its JSON calls end at its tag.
-            *self.json = JsonCall::new(self.tags.end, self.max_depth);
-        }
-        self.json_value = false;
-        self.phase = Phase::Lead;
-        self.body.clear();
-        self.pos = 0;
-        self.scan_from = 0;
-        self.wait = Wait::default();
-        self.key.clear();
-        self.streamed = None;
-        self.args.reset();
-        self.params = 0;
-        self.rejected = None;
-        self.parts_given_back = false;
-    }
-
     /// The tag that ends the call.
     fn end_tag(&self) -> &'static [u8] {
         match self.tags.func_close {
@@ -376,69 +357,6 @@ impl XmlCall {
             self.rejected = Some(failure);
         }
         self.phase = Phase::Skip;
-    }
-
-    /// See [`Automaton::steady`](super::Automaton::steady): a string value
-    /// being streamed (no newline held back, no tag in view) continues with
-    /// whole characters that cannot begin a tag or a newline; or a partly
-    /// received tag still waits for more (see [`need_until`]).
-    #[inline]
-    pub(crate) fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
-        if self.wait.holds(self.body.len() + bytes.len(), bytes) {
-            self.body.append(bytes, offset);
-            return Steady::Quiet;
-        }
-        let streaming = matches!(self.phase, Phase::Value { .. })
-            && self.rejected.is_none()
-            && self.streamed == Some(self.body.len());
-        if !streaming {
-            if self.phase == Phase::Json {
-                return self.json_steady(bytes, offset, started);
-            }
-            return Steady::No;
-        }
-        let steady = if bytes
-            .iter()
-            .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'<' | b'"' | b'\\'))
-        {
-            Steady::Delta(crate::scan::utf8::ascii_str(bytes))
-        } else if bytes.iter().any(|&b| matches!(b, b'<' | b'\n' | b'\r')) {
-            return Steady::No;
-        } else {
-            match crate::scan::utf8::validate(bytes) {
-                Ok(text) if needs_json_escape(bytes) => Steady::Escaped(text),
-                Ok(text) => Steady::Delta(text),
-                // Part of a character: the automaton holds it back.
-                Err(()) => return Steady::No,
-            }
-        };
-        self.body.append(bytes, offset);
-        self.scan_from = self.body.len();
-        self.streamed = Some(self.body.len());
-        steady
-    }
-
-    #[inline]
-    pub(crate) fn advance<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> (usize, Outcome) {
-        // Nothing but whitespace so far in a block: `bytes` may begin JSON.
-        let blank = self.phase == Phase::Lead && self.pos == self.body.len() && !self.bare;
-        if self.phase == Phase::Json || (blank && self.json_begins(bytes)) {
-            return self.json_advance(bytes, cx);
-        }
-        if bytes.len() > super::MIN_PIECE {
-            return self.advance_in_pieces(bytes, cx);
-        }
-        let before = self.body.append(bytes, cx.offset(0));
-        if self.wait.holds(self.body.len(), bytes) && !cx.at_limit() {
-            return (bytes.len(), Outcome::More);
-        }
-        self.wait = Wait::default();
-        let outcome = self.run(cx, false);
-        self.body.settle(before, bytes.len(), outcome)
     }
 
     /// [`advance`](Self::advance) for a long slice, appended in pieces (see
@@ -478,14 +396,6 @@ impl XmlCall {
         self.json.steady(bytes, offset, started, false)
     }
 
-    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8):
-    /// only a JSON block answers [`Steady::Verbatim`].
-    pub(crate) fn reject_invalid_utf8(&mut self, at: u64) {
-        if self.phase == Phase::Json {
-            self.json.reject_invalid_utf8(at);
-        }
-    }
-
     /// [`JsonCall::advance`] for a JSON block, out of line (see
     /// [`json_steady`](Self::json_steady)).
     #[inline(never)]
@@ -512,25 +422,6 @@ impl XmlCall {
         self.phase = Phase::Json;
         self.json.begin(0);
         true
-    }
-
-    pub(crate) fn finish<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Outcome {
-        if self.phase == Phase::Json {
-            return self.json.finish(cx);
-        }
-        self.body.anchor(cx.offset(0));
-        if std::mem::take(&mut self.wait).until > 0 {
-            // Bytes that arrived while waiting are first read as any chunk
-            // would have been: a miss among them is a failure, not the end.
-            match self.run(cx, false) {
-                Outcome::More => {}
-                done => return done,
-            }
-        }
-        self.run(cx, true)
     }
 
     /// Processes the body from `pos`; `eof` when no more bytes will come.
@@ -1548,5 +1439,120 @@ impl XmlCall {
         );
         let pos = self.pos;
         self.complete(cx, pos)
+    }
+}
+
+impl CallAutomaton for XmlCall {
+    fn begin(&mut self, marker: usize) {
+        (self.tags, self.bare) = self.dialect.opened_by(marker);
+        if self.json.end_marker() != self.tags.end {
+            // A block of another version: its JSON calls end at its tag.
+            *self.json = JsonCall::new(self.tags.end, self.max_depth);
+        }
+        self.json_value = false;
+        self.phase = Phase::Lead;
+        self.body.clear();
+        self.pos = 0;
+        self.scan_from = 0;
+        self.wait = Wait::default();
+        self.key.clear();
+        self.streamed = None;
+        self.args.reset();
+        self.params = 0;
+        self.rejected = None;
+        self.parts_given_back = false;
+    }
+    /// See [`Automaton::steady`](super::Automaton::steady): a string value
+    /// being streamed (no newline held back, no tag in view) continues with
+    /// whole characters that cannot begin a tag or a newline; or a partly
+    /// received tag still waits for more (see [`need_until`]).
+    #[inline]
+    fn steady<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        offset: u64,
+        started: bool,
+        carried: bool,
+    ) -> Steady<'c> {
+        // Built deltas: nothing is carried between steady ones.
+        if carried {
+            return Steady::No;
+        }
+        if self.wait.holds(self.body.len() + bytes.len(), bytes) {
+            self.body.append(bytes, offset);
+            return Steady::Quiet;
+        }
+        let streaming = matches!(self.phase, Phase::Value { .. })
+            && self.rejected.is_none()
+            && self.streamed == Some(self.body.len());
+        if !streaming {
+            if self.phase == Phase::Json {
+                return self.json_steady(bytes, offset, started);
+            }
+            return Steady::No;
+        }
+        let steady = if bytes
+            .iter()
+            .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'<' | b'"' | b'\\'))
+        {
+            Steady::Delta(crate::scan::utf8::ascii_str(bytes))
+        } else if bytes.iter().any(|&b| matches!(b, b'<' | b'\n' | b'\r')) {
+            return Steady::No;
+        } else {
+            match crate::scan::utf8::validate(bytes) {
+                Ok(text) if needs_json_escape(bytes) => Steady::Escaped(text),
+                Ok(text) => Steady::Delta(text),
+                // Part of a character: the automaton holds it back.
+                Err(()) => return Steady::No,
+            }
+        };
+        self.body.append(bytes, offset);
+        self.scan_from = self.body.len();
+        self.streamed = Some(self.body.len());
+        steady
+    }
+    #[inline]
+    fn advance<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        // Nothing but whitespace so far in a block: `bytes` may begin JSON.
+        let blank = self.phase == Phase::Lead && self.pos == self.body.len() && !self.bare;
+        if self.phase == Phase::Json || (blank && self.json_begins(bytes)) {
+            return self.json_advance(bytes, cx);
+        }
+        if bytes.len() > super::MIN_PIECE {
+            return self.advance_in_pieces(bytes, cx);
+        }
+        let before = self.body.append(bytes, cx.offset(0));
+        if self.wait.holds(self.body.len(), bytes) && !cx.at_limit() {
+            return (bytes.len(), Outcome::More);
+        }
+        self.wait = Wait::default();
+        let outcome = self.run(cx, false);
+        self.body.settle(before, bytes.len(), outcome)
+    }
+    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8):
+    /// only a JSON block answers [`Steady::Verbatim`].
+    fn reject_invalid_utf8(&mut self, at: u64) {
+        if self.phase == Phase::Json {
+            self.json.reject_invalid_utf8(at);
+        }
+    }
+    fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        if self.phase == Phase::Json {
+            return self.json.finish(cx);
+        }
+        self.body.anchor(cx.offset(0));
+        if std::mem::take(&mut self.wait).until > 0 {
+            // Bytes that arrived while waiting are first read as any chunk
+            // would have been: a miss among them is a failure, not the end.
+            match self.run(cx, false) {
+                Outcome::More => {}
+                done => return done,
+            }
+        }
+        self.run(cx, true)
     }
 }

@@ -1,0 +1,797 @@
+//! What an automaton reports through while it reads a call ([`CallCx`]),
+//! and the per-stream output state behind it ([`Core`]): ids, the tool
+//! list, text and argument output. Below both the engine, which owns a
+//! [`Core`], and the automata in `protocol/`, which see only a [`CallCx`].
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::error::{Diagnostic, DiagnosticKind, OnInvalid};
+use crate::event::{CallId, Event, ReasoningId, Span, TextId};
+use crate::limits::Limits;
+use crate::scan::utf8::{Utf8Carry, Utf8Piece};
+use crate::tool::Tool;
+
+/// Everything an automaton may touch while it runs: ids, the tool list, text
+/// and argument output.
+#[derive(Debug, Clone)]
+pub(crate) struct Core {
+    pub(crate) tools: Arc<[Tool]>,
+    pub(crate) limits: Limits,
+    pub(crate) on_invalid: OnInvalid,
+    pub(crate) text: TextOut,
+    pub(crate) next_call: u32,
+    pub(crate) delivered: usize,
+    /// The call whose `tool-input-start` was emitted, if any.
+    pub(crate) call: Option<CallId>,
+    /// Its tool's index in `tools`.
+    pub(crate) tool: Option<usize>,
+    pub(crate) name: String,
+    /// Stream offset where `name` stands verbatim in the input, if it does
+    /// (no escapes): events can then borrow it from the chunk.
+    pub(crate) name_origin: Option<u64>,
+    /// The call's arguments so far, when they are not `raw_input`.
+    pub(crate) input: String,
+    /// Where the call's arguments stand verbatim in the stream, while they
+    /// do (JSON formats stream the model's own bytes): they are then read
+    /// from `call_buf` or the chunk when the call is delivered, not copied
+    /// delta by delta, and a call lying in one chunk borrows them.
+    pub(crate) raw_input: Option<(u64, u64)>,
+    /// Raw bytes of the call in progress since the last delivered call
+    /// (given back as text if it fails).
+    pub(crate) call_buf: Vec<u8>,
+    /// Stream offset of `call_buf[0]`.
+    pub(crate) call_start: u64,
+    pub(crate) delta_carry: Utf8Carry,
+    /// Where the raw span of the call in progress starts.
+    pub(crate) span_start: u64,
+    /// Set when a call was delivered in the middle of a block (several
+    /// calls in one `<minimax:tool_call>`): bytes before it are accounted for.
+    pub(crate) delivered_to: Option<u64>,
+    /// Stream offset up to which a call body was read ahead as relaxed
+    /// JSON.
+    pub(crate) relaxed_to: u64,
+    /// Bytes read ahead a second time (a call given back from an earlier
+    /// read-ahead, read ahead in turn): at most [`REREAD_FACTOR`] times
+    /// `relaxed_to` in all, so that reading ahead stays linear.
+    pub(crate) reread: u64,
+}
+
+/// See [`Core::reread`]: a second relaxed call after one that lacked its
+/// end marker is read, while a chain of such calls costs at most this many
+/// times the stream.
+pub(crate) const REREAD_FACTOR: u64 = 2;
+
+/// Where text goes: text parts, or reasoning parts while the stream is
+/// inside reasoning (see [`Reasoning`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TextOut {
+    /// The number of the open part (of the kind `reasoning` says).
+    pub(crate) open: Option<u32>,
+    pub(crate) next: u32,
+    pub(crate) next_reasoning: u32,
+    /// Whether the stream is inside reasoning.
+    pub(crate) reasoning: bool,
+    pub(crate) carry: Utf8Carry,
+}
+
+impl TextOut {
+    #[inline]
+    pub(crate) fn delta<'c>(&mut self, delta: Cow<'c, str>, sink: &mut impl FnMut(Event<'c>)) {
+        let n = match self.open {
+            Some(n) => n,
+            None => self.open(sink),
+        };
+        if self.reasoning {
+            sink(Event::ReasoningDelta {
+                id: ReasoningId(n),
+                delta,
+            });
+        } else {
+            sink(Event::TextDelta {
+                id: TextId(n),
+                delta,
+            });
+        }
+    }
+
+    /// Opens a part of the current kind.
+    #[cold]
+    pub(crate) fn open<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) -> u32 {
+        let n = if self.reasoning {
+            let n = self.next_reasoning;
+            self.next_reasoning += 1;
+            sink(Event::ReasoningStart { id: ReasoningId(n) });
+            n
+        } else {
+            let n = self.next;
+            self.next += 1;
+            sink(Event::TextStart { id: TextId(n) });
+            n
+        };
+        self.open = Some(n);
+        n
+    }
+
+    #[inline]
+    pub(crate) fn piece<'c>(&mut self, piece: Utf8Piece<'c>, sink: &mut impl FnMut(Event<'c>)) {
+        match piece {
+            Utf8Piece::Text(t) => self.delta(t, sink),
+            Utf8Piece::Invalid(offset) => {
+                self.delta(Cow::Borrowed("\u{FFFD}"), sink);
+                sink(invalid_utf8(offset));
+            }
+        }
+    }
+
+    /// Text borrowed from the current chunk.
+    #[inline]
+    pub(crate) fn push<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        base: u64,
+        sink: &mut impl FnMut(Event<'c>),
+    ) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut carry = self.carry;
+        carry.push(bytes, base, &mut |p| self.piece(p, sink));
+        self.carry = carry;
+    }
+
+    /// Text from bytes the parser held (copied into the events).
+    pub(crate) fn push_owned<'c>(
+        &mut self,
+        bytes: &[u8],
+        base: u64,
+        sink: &mut impl FnMut(Event<'c>),
+    ) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut carry = self.carry;
+        carry.push(bytes, base, &mut |p| {
+            let p = match p {
+                Utf8Piece::Text(t) => Utf8Piece::Text(Cow::Owned(t.into_owned())),
+                Utf8Piece::Invalid(o) => Utf8Piece::Invalid(o),
+            };
+            self.piece(p, sink)
+        });
+        self.carry = carry;
+    }
+
+    /// An incomplete code point cannot continue past a call or the end.
+    pub(crate) fn flush_carry<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
+        if let Some(offset) = self.carry.finish() {
+            self.piece(Utf8Piece::Invalid(offset), sink);
+        }
+    }
+
+    pub(crate) fn close<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
+        if let Some(n) = self.open.take() {
+            sink(if self.reasoning {
+                Event::ReasoningEnd { id: ReasoningId(n) }
+            } else {
+                Event::TextEnd { id: TextId(n) }
+            });
+        }
+    }
+
+    /// A call begins: it ends the text part, but not a reasoning part (a
+    /// call made inside reasoning stands within it).
+    pub(crate) fn close_for_call<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
+        if !self.reasoning {
+            self.close(sink);
+        }
+    }
+}
+
+/// The `len` bytes at stream offset `offset`, if they lie in `chunk`
+/// (which starts at stream offset `base`).
+#[inline]
+pub(crate) fn chunk_bytes(chunk: &[u8], base: u64, offset: u64, len: usize) -> Option<&[u8]> {
+    let from = usize::try_from(offset.checked_sub(base)?).ok()?;
+    chunk.get(from..from.checked_add(len)?)
+}
+
+/// [`chunk_bytes`] as text, for bytes known to be valid (re-checked: cheap
+/// for the short names it serves).
+#[inline]
+pub(crate) fn text_in_chunk(
+    chunk: &[u8],
+    base: u64,
+    offset: u64,
+    len: usize,
+) -> Option<Cow<'_, str>> {
+    let bytes = chunk_bytes(chunk, base, offset, len)?;
+    crate::scan::utf8::validate(bytes).ok().map(Cow::Borrowed)
+}
+
+/// `more` added to the text of `pending` (made owned, with room to grow).
+fn append(pending: &mut Cow<'_, str>, more: &str) {
+    match pending {
+        Cow::Owned(text) => text.push_str(more),
+        Cow::Borrowed(text) => {
+            let mut joined = String::with_capacity((text.len() + more.len()) * 2);
+            joined.push_str(text);
+            joined.push_str(more);
+            *pending = Cow::Owned(joined);
+        }
+    }
+}
+
+fn invalid_utf8(offset: u64) -> Event<'static> {
+    Event::Diagnostic(Diagnostic {
+        kind: DiagnosticKind::InvalidUtf8,
+        offset,
+        call: None,
+        tool_name: None,
+        message: "invalid UTF-8 in text, replaced by U+FFFD".into(),
+        span: None,
+    })
+}
+
+impl Core {
+    pub(crate) fn new(tools: Arc<[Tool]>, limits: Limits, on_invalid: OnInvalid) -> Core {
+        Core {
+            tools,
+            limits,
+            on_invalid,
+            text: TextOut::default(),
+            next_call: 0,
+            delivered: 0,
+            call: None,
+            tool: None,
+            name: String::new(),
+            name_origin: None,
+            input: String::new(),
+            raw_input: None,
+            call_buf: Vec::new(),
+            call_start: 0,
+            delta_carry: Utf8Carry::default(),
+            span_start: 0,
+            delivered_to: None,
+            relaxed_to: 0,
+            reread: 0,
+        }
+    }
+
+    /// Emits `tool-input-end` and `tool-call` for the call in progress, its
+    /// raw span ending at `end`. Nothing if no call was started.
+    /// `chunk` (at stream offset `base`) is the caller's chunk in hand.
+    pub(crate) fn deliver<'c>(
+        &mut self,
+        end: u64,
+        (chunk, base): (&'c [u8], u64),
+        sink: &mut impl FnMut(Event<'c>),
+    ) -> bool {
+        let Some(id) = self.call else {
+            return false;
+        };
+        sink(Event::ToolInputEnd { id });
+        let tool_name = match self
+            .name_origin
+            .and_then(|o| text_in_chunk(chunk, base, o, self.name.len()))
+        {
+            Some(name) => name,
+            // Copies of exact size: the parser keeps its grown buffers for
+            // the next call instead of growing new ones from nothing.
+            None => Cow::Owned(self.name.as_str().to_owned()),
+        };
+        let input = match self.raw_input {
+            Some(span) => self.raw_text(span, (chunk, base)),
+            None => Cow::Owned(self.input.as_str().to_owned()),
+        };
+        sink(Event::ToolCall {
+            tool_call_id: id,
+            tool_name,
+            input,
+            raw_span: Span {
+                start: self.span_start,
+                end,
+            },
+        });
+        self.delivered += 1;
+        self.span_start = end;
+        self.reset_call();
+        true
+    }
+
+    /// Records a delta that is the stream's own bytes at `offset` (see
+    /// `raw_input`). `chunk` (at stream offset `base`) is the chunk in hand.
+    #[inline]
+    pub(crate) fn note_verbatim(&mut self, text: &str, offset: u64, chunk: (&[u8], u64)) {
+        let end = offset + text.len() as u64;
+        match &mut self.raw_input {
+            Some((_, to)) if *to == offset => *to = end,
+            None if self.input.is_empty() => self.raw_input = Some((offset, end)),
+            _ => self.note_built(text, chunk),
+        }
+    }
+
+    /// Records a delta the automaton built.
+    #[inline]
+    pub(crate) fn note_built(&mut self, text: &str, chunk: (&[u8], u64)) {
+        if self.raw_input.is_some() {
+            self.materialize(chunk);
+        }
+        self.input.push_str(text);
+    }
+
+    /// The arguments stop being verbatim: copies what they were so far.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn materialize(&mut self, chunk: (&[u8], u64)) {
+        if let Some(span) = self.raw_input.take() {
+            let raw = self.raw_text(span, chunk);
+            self.input.push_str(&raw);
+        }
+    }
+
+    /// The arguments standing verbatim at stream offsets `from..to`: borrowed
+    /// when they lie in `chunk` (at stream offset `base`), else read from the
+    /// call buffer and the chunk. Every byte of the call is in one of the
+    /// two: `call_buf` holds it up to where the chunk in hand continues it.
+    pub(crate) fn raw_text<'c>(
+        &self,
+        (from, to): (u64, u64),
+        (chunk, base): (&'c [u8], u64),
+    ) -> Cow<'c, str> {
+        let len = usize::try_from(to - from).unwrap_or(usize::MAX);
+        if let Some(text) = text_in_chunk(chunk, base, from, len) {
+            return text;
+        }
+        let bytes = self.call_bytes((from, to), (chunk, base));
+        debug_assert_eq!(bytes.len(), len, "verbatim arguments out of reach");
+        // Each delta was UTF-8; the lossy branch never runs.
+        Cow::Owned(
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        )
+    }
+
+    /// The call's bytes at stream offsets `from..to`: from the call buffer,
+    /// which holds them up to where `chunk` (at stream offset `base`)
+    /// continues it, and from the chunk.
+    pub(crate) fn call_bytes(
+        &self,
+        (from, to): (u64, u64),
+        (chunk, base): (&[u8], u64),
+    ) -> Vec<u8> {
+        let buf = &self.call_buf;
+        let buffered_to = self.call_start + buf.len() as u64;
+        let at = |o: u64| usize::try_from(o.saturating_sub(self.call_start)).unwrap_or(0);
+        // One allocation, when the bytes are both buffered and in the chunk.
+        let mut bytes = Vec::with_capacity(usize::try_from(to.saturating_sub(from)).unwrap_or(0));
+        if from < buffered_to {
+            let b = at(to.min(buffered_to)).min(buf.len());
+            bytes.extend_from_slice(&buf[at(from).min(b)..b]);
+        }
+        let rest = from.max(buffered_to);
+        if rest < to {
+            let tail = usize::try_from(to - rest).unwrap_or(usize::MAX);
+            bytes.extend_from_slice(chunk_bytes(chunk, base, rest, tail).unwrap_or_default());
+        }
+        bytes
+    }
+
+    pub(crate) fn reset_call(&mut self) {
+        self.raw_input = None;
+        self.call = None;
+        self.tool = None;
+        self.name.clear();
+        self.name_origin = None;
+        self.input.clear();
+        self.delta_carry = Utf8Carry::default();
+    }
+}
+
+/// What an automaton gets to report through while it consumes call bytes.
+pub(crate) struct CallCx<'p, 'c, S> {
+    pub(crate) core: &'p mut Core,
+    pub(crate) sink: &'p mut S,
+    /// Stream offset of the first byte of the slice being advanced.
+    pub(crate) base: u64,
+    /// That slice of the caller's chunk (empty at the end of the stream).
+    pub(crate) chunk: &'c [u8],
+    /// Whether the slice brings the call to its size limit: no byte of it
+    /// will follow, so whatever is pending must be decided now.
+    pub(crate) at_limit: bool,
+    /// Built deltas not sent yet: consecutive ones go out as one event (one
+    /// allocation, not one per piece of syntax), before any other event and
+    /// when the automaton's step ends ([`flush`](Self::flush)).
+    pub(crate) pending: Option<Cow<'c, str>>,
+}
+
+impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
+    /// Stream offset of byte `i` of the slice being advanced.
+    #[inline]
+    pub(crate) fn offset(&self, i: usize) -> u64 {
+        self.base + i as u64
+    }
+
+    /// The `len` bytes at stream offset `offset`, if they lie in the
+    /// caller's chunk (so that a delta of them can borrow instead of copy).
+    #[inline]
+    pub(crate) fn in_chunk(&self, offset: u64, len: usize) -> Option<&'c [u8]> {
+        chunk_bytes(self.chunk, self.base, offset, len)
+    }
+
+    /// Whether this slice brings the call to its size limit.
+    pub(crate) fn at_limit(&self) -> bool {
+        self.at_limit
+    }
+
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.core.limits
+    }
+
+    /// The tool list (a shared handle).
+    pub(crate) fn tools(&self) -> Arc<[Tool]> {
+        Arc::clone(&self.core.tools)
+    }
+
+    /// The index in [`tools`](Self::tools) of the call's tool, once known.
+    pub(crate) fn tool_index(&self) -> Option<usize> {
+        self.core.tool
+    }
+
+    /// The JSON Schema of parameter `key` of the call in progress, if the
+    /// tool list has one.
+    pub(crate) fn param_schema(&self, key: &str) -> Option<&serde_json::Value> {
+        let tool = self.core.tools.get(self.core.tool?)?;
+        crate::protocol::xml::param_schema(tool, key)
+    }
+
+    /// Whether a `tool-input-start` was emitted for the call in progress.
+    pub(crate) fn started(&self) -> bool {
+        self.core.call.is_some()
+    }
+
+    /// Whether a call body that stops being JSON at stream offset `at` may
+    /// be read ahead as relaxed JSON, and if so counts the bytes it will
+    /// read again: all of them while an earlier read-ahead did not cover
+    /// `at`; after one did, while the bytes read twice stay within
+    /// [`REREAD_FACTOR`] times the stream read ahead (linear time whatever
+    /// the input).
+    pub(crate) fn claim_read_ahead(&mut self, at: u64) -> bool {
+        let core = &mut *self.core;
+        let again = core.relaxed_to.saturating_sub(at);
+        let reread = core.reread.saturating_add(again);
+        if again > 0 && reread > core.relaxed_to.saturating_mul(REREAD_FACTOR) {
+            return false;
+        }
+        core.reread = reread;
+        true
+    }
+
+    /// A read-ahead went up to stream offset `to`.
+    pub(crate) fn read_ahead_to(&mut self, to: u64) {
+        self.core.relaxed_to = self.core.relaxed_to.max(to);
+    }
+
+    /// The name of the call in progress, once started.
+    pub(crate) fn started_name(&self) -> Option<&str> {
+        self.core.call.map(|_| self.core.name.as_str())
+    }
+
+    /// The argument deltas emitted so far for the call in progress.
+    pub(crate) fn input_text(&self) -> Cow<'c, str> {
+        match self.core.raw_input {
+            Some(span) => self.core.raw_text(span, (self.chunk, self.base)),
+            None => Cow::Owned(self.core.input.clone()),
+        }
+    }
+
+    /// The call's bytes from stream offset `from` up to the byte of the
+    /// slice being advanced at stream offset `to` (copied: they may lie
+    /// partly in the call buffer).
+    pub(crate) fn call_bytes(&self, from: u64, to: u64) -> Vec<u8> {
+        self.core.call_bytes((from, to), (self.chunk, self.base))
+    }
+
+    /// The tool name is known: checks it and emits `tool-input-start`.
+    pub(crate) fn start(&mut self, name: &str, offset: u64) -> Result<(), Failure> {
+        self.start_at(name, None, offset)
+    }
+
+    /// [`start`](Self::start) for a name that stands verbatim at stream
+    /// offset `origin` (events borrow it while it is in the chunk).
+    pub(crate) fn start_at(
+        &mut self,
+        name: &str,
+        origin: Option<u64>,
+        offset: u64,
+    ) -> Result<(), Failure> {
+        let core = &mut *self.core;
+        core.tool = core.tools.iter().position(|t| t.name == name);
+        if !core.tools.is_empty() && core.tool.is_none() {
+            return Err(Failure::new(
+                DiagnosticKind::UnknownTool,
+                offset,
+                format!("`{name}` is not in the tool list"),
+            ));
+        }
+        if core.delivered >= core.limits.max_calls {
+            return Err(Failure::new(
+                DiagnosticKind::TooManyCalls,
+                offset,
+                format!(
+                    "more than {} tool calls in one stream",
+                    core.limits.max_calls
+                ),
+            ));
+        }
+        core.text.flush_carry(self.sink);
+        core.text.close_for_call(self.sink);
+        let id = CallId(core.next_call);
+        core.next_call += 1;
+        core.call = Some(id);
+        core.name.clear();
+        core.name.push_str(name);
+        core.name_origin = origin;
+        let tool_name = origin
+            .and_then(|o| text_in_chunk(self.chunk, self.base, o, name.len()))
+            .unwrap_or_else(|| Cow::Owned(name.to_owned()));
+        (self.sink)(Event::ToolInputStart { id, tool_name });
+        Ok(())
+    }
+
+    /// Emits a delta that is the stream's own bytes at `offset`.
+    #[inline]
+    fn emit_verbatim(&mut self, delta: Cow<'c, str>, offset: u64) {
+        if delta.is_empty() {
+            return;
+        }
+        self.flush();
+        if let Some(id) = self.core.call {
+            self.core
+                .note_verbatim(&delta, offset, (self.chunk, self.base));
+            (self.sink)(Event::ToolInputDelta { id, delta });
+        }
+    }
+
+    /// Emits a delta the automaton built (joined to the built deltas
+    /// before it, see `pending`).
+    #[inline]
+    fn emit_built(&mut self, delta: &'c str) {
+        self.pend(delta, || Cow::Borrowed(delta));
+    }
+
+    /// [`emit_built`](Self::emit_built) for text that does not live as long
+    /// as the chunk.
+    fn emit_built_str(&mut self, delta: &str) {
+        self.pend(delta, || {
+            // Room for the pieces that usually follow in the same step.
+            let mut text = String::with_capacity(delta.len().max(32) * 2);
+            text.push_str(delta);
+            Cow::Owned(text)
+        });
+    }
+
+    /// Adds `delta` to `pending`, which `first` starts when it is empty.
+    #[inline]
+    fn pend(&mut self, delta: &str, first: impl FnOnce() -> Cow<'c, str>) {
+        if delta.is_empty() || self.core.call.is_none() {
+            return;
+        }
+        self.core.note_built(delta, (self.chunk, self.base));
+        match &mut self.pending {
+            None => self.pending = Some(first()),
+            Some(pending) => append(pending, delta),
+        }
+    }
+
+    /// Arguments text the automaton built, in whole characters.
+    pub(crate) fn delta_text(&mut self, text: &str) {
+        if self.core.delta_carry.is_empty() {
+            self.emit_built_str(text);
+        } else {
+            // After the start of a code point: it ends the call as invalid.
+            let _ = self.delta_owned(text.as_bytes(), self.base);
+        }
+    }
+
+    /// Sends the built deltas not sent yet, as one event.
+    #[inline]
+    pub(crate) fn flush(&mut self) {
+        if self.pending.is_some() {
+            self.send_pending();
+        }
+    }
+
+    #[inline(never)]
+    fn send_pending(&mut self) {
+        if let (Some(delta), Some(id)) = (self.pending.take(), self.core.call) {
+            (self.sink)(Event::ToolInputDelta { id, delta });
+        }
+    }
+
+    /// Arguments text standing verbatim in the current chunk at stream
+    /// offset `offset`. `Err(offset)` when it is not UTF-8.
+    #[inline]
+    pub(crate) fn delta(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
+        // The common case, kept small enough to inline: whole code points.
+        if self.core.delta_carry.is_empty() {
+            if let Ok(text) = crate::scan::utf8::validate(bytes) {
+                self.emit_verbatim(Cow::Borrowed(text), offset);
+                return Ok(());
+            }
+        }
+        self.delta_split(bytes, offset)
+    }
+
+    /// [`delta`](Self::delta) of bytes that continue or end inside a code
+    /// point, or are not UTF-8.
+    #[inline(never)]
+    fn delta_split(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
+        let mut carry = self.core.delta_carry;
+        let mut bad = None;
+        // The pieces are the stream's bytes one after another, from the
+        // carried start of a code point if there is one.
+        let mut at = carry.pending_offset().unwrap_or(offset);
+        // Nothing after an invalid sequence is emitted: the call is over.
+        carry.push(bytes, offset, &mut |p| match p {
+            Utf8Piece::Text(t) if bad.is_none() => {
+                let len = t.len() as u64;
+                self.emit_verbatim(t, at);
+                at += len;
+            }
+            Utf8Piece::Text(_) => {}
+            Utf8Piece::Invalid(o) => bad = bad.or(Some(o)),
+        });
+        self.core.delta_carry = carry;
+        bad.map_or(Ok(()), Err)
+    }
+
+    /// Arguments text standing verbatim at stream offset `offset` that an
+    /// automaton held back from an earlier chunk: a comma and the
+    /// whitespace after it (ASCII, so whole characters).
+    pub(crate) fn delta_held(&mut self, bytes: &[u8], offset: u64) {
+        // The usual shapes borrow a static string: no allocation.
+        const SPACES: &str = ",                ";
+        const NEWLINE: &str = ",\n                ";
+        let fits = |shape: &'static str, ws: usize| {
+            let len = bytes.len();
+            (len <= shape.len()
+                && bytes[..ws] == shape.as_bytes()[..ws]
+                && bytes[ws..].iter().all(|&b| b == b' '))
+            .then(|| &shape[..len])
+        };
+        let text = match bytes.get(1) {
+            Some(b'\n') => fits(NEWLINE, 2),
+            _ => fits(SPACES, 1),
+        };
+        let delta = match text {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
+        };
+        self.emit_verbatim(delta, offset);
+    }
+
+    /// Arguments text that lies in the current chunk but is not the
+    /// arguments verbatim (a part of a string value the automaton quotes).
+    pub(crate) fn delta_in_chunk(&mut self, bytes: &'c [u8]) {
+        match crate::scan::utf8::validate(bytes) {
+            Ok(text) => self.emit_built(text),
+            Err(()) => {
+                let _ = self.delta_owned(bytes, self.base);
+            }
+        }
+    }
+
+    /// Arguments text that is part of the format's syntax.
+    #[inline]
+    pub(crate) fn delta_static(&mut self, text: &'static str) {
+        self.emit_built(text);
+    }
+
+    /// Arguments text the automaton built or held; `offset` is where it
+    /// was decided, reported if the bytes are not UTF-8.
+    pub(crate) fn delta_owned(&mut self, bytes: &[u8], offset: u64) -> Result<(), u64> {
+        let mut carry = self.core.delta_carry;
+        let mut bad = None;
+        carry.push(bytes, offset, &mut |p| match p {
+            Utf8Piece::Text(t) if bad.is_none() => self.emit_built_str(&t),
+            Utf8Piece::Text(_) => {}
+            // Built bytes have no stream position of their own.
+            Utf8Piece::Invalid(_) => bad = bad.or(Some(offset)),
+        });
+        self.core.delta_carry = carry;
+        bad.map_or(Ok(()), Err)
+    }
+
+    /// The call in progress is complete and the block goes on (several calls
+    /// in one block): delivers it with its raw span ending at `end`.
+    pub(crate) fn deliver(&mut self, end: u64) {
+        self.flush();
+        if self.core.deliver(end, (self.chunk, self.base), self.sink) {
+            self.core.delivered_to = Some(end);
+        }
+    }
+
+    /// One call of a block cannot be delivered (several calls in one
+    /// block, each standing or falling alone): its raw text, from the end
+    /// of what was accounted for up to stream offset `to`, comes back as
+    /// text (unless [`OnInvalid::Drop`]) with a diagnostic, and the block
+    /// goes on.
+    pub(crate) fn reject_part(&mut self, failure: Failure, to: u64) {
+        self.flush();
+        let core = &mut *self.core;
+        let call = core.call;
+        (self.sink)(Event::Diagnostic(Diagnostic {
+            kind: failure.kind,
+            offset: failure.offset,
+            call,
+            tool_name: failure.name.or_else(|| call.map(|_| core.name.clone())),
+            message: failure.message,
+            span: Some(Span {
+                start: core.span_start,
+                end: to,
+            }),
+        }));
+        if let Some(id) = call {
+            (self.sink)(Event::ToolInputEnd { id });
+        }
+        core.reset_call();
+        let keep = core.on_invalid == OnInvalid::KeepAsText;
+        self.text_up_to(to, keep);
+    }
+
+    /// The block's bytes from the end of what was accounted for up to
+    /// stream offset `to` are text (`keep`) or dropped: no call holds them.
+    pub(crate) fn text_up_to(&mut self, to: u64, keep: bool) {
+        let core = &mut *self.core;
+        if keep {
+            let bytes = core.call_bytes((core.span_start, to), (self.chunk, self.base));
+            core.text.push_owned(&bytes, core.span_start, self.sink);
+        }
+        core.span_start = to;
+        core.delivered_to = Some(to);
+    }
+
+    /// A problem that was repaired: the call is still delivered.
+    pub(crate) fn recovered(&mut self, kind: DiagnosticKind, offset: u64, message: String) {
+        self.flush();
+        (self.sink)(Event::Diagnostic(Diagnostic {
+            kind,
+            offset,
+            call: self.core.call,
+            tool_name: self.core.call.map(|_| self.core.name.clone()),
+            message,
+            span: None,
+        }));
+    }
+}
+
+/// Why a call attempt failed.
+#[derive(Debug, Clone)]
+pub(crate) struct Failure {
+    pub(crate) kind: DiagnosticKind,
+    /// Stream offset where the problem was found.
+    pub(crate) offset: u64,
+    pub(crate) message: String,
+    /// The tool name, when one was read.
+    pub(crate) name: Option<String>,
+    /// Consumed bytes at the end that are not part of the call (see
+    /// [`Outcome::Complete`]).
+    pub(crate) give_back: usize,
+}
+
+impl Failure {
+    pub(crate) fn new(kind: DiagnosticKind, offset: u64, message: impl Into<String>) -> Failure {
+        Failure {
+            kind,
+            offset,
+            message: message.into(),
+            name: None,
+            give_back: 0,
+        }
+    }
+
+    pub(crate) fn with_name(mut self, name: &str) -> Failure {
+        self.name = Some(name.to_owned());
+        self
+    }
+}
