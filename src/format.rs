@@ -5,13 +5,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::Error;
+use crate::formats::{self, FormatSpec};
 use crate::limits::Limits;
-use crate::protocol::json_call::JsonCall;
-use crate::protocol::morph_xml::MorphXml;
-use crate::protocol::token_call::{TokenCall, Vendor};
-use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::Automaton;
-use crate::scan::marker::{Boundary, Marker};
+use crate::scan::marker::Marker;
 use crate::tool::Tool;
 
 /// A tool-call wire format. Each has one automaton in `src/protocol/`.
@@ -56,21 +53,6 @@ pub enum Format {
     DeepSeekV3,
 }
 
-/// The facts of one format that are not code: its names, its one-line
-/// summary and its fuzz id. [`Format::spec`] is the registry.
-struct Spec {
-    /// The canonical name (`--format`).
-    name: &'static str,
-    /// Other names accepted for it: the names vLLM's and SGLang's
-    /// `--tool-call-parser` give the same format, and older names.
-    aliases: &'static [&'static str],
-    summary: &'static str,
-    /// The format's number in fuzz inputs: never reused, never changed, so
-    /// that seeds and regression files keep their meaning as formats are
-    /// added.
-    fuzz_id: u8,
-}
-
 impl Format {
     /// Every format, in the order `toolsieve formats` lists them.
     pub const ALL: &'static [Format] = &[
@@ -86,69 +68,20 @@ impl Format {
         Format::DeepSeekV3,
     ];
 
-    /// The registry: every fact about a format that is not code.
-    fn spec(self) -> &'static Spec {
+    /// The registry: each format's facts, in its file under
+    /// `src/formats/`.
+    pub(crate) fn spec(self) -> &'static FormatSpec {
         match self {
-            Format::Hermes => &Spec {
-                name: "hermes",
-                aliases: &["qwen", "qwen25", "qwen2.5", "hermes2-pro"],
-                summary: r#"<tool_call>{"name": "f", "arguments": {...}}</tool_call>"#,
-                fuzz_id: 0,
-            },
-            Format::Gemma => &Spec {
-                name: "gemma",
-                aliases: &["gemma3", "tool-call-fence"],
-                summary: r#"```tool_call\n{"name": "f", "arguments": {...}}\n```"#,
-                fuzz_id: 1,
-            },
-            Format::Qwen3Coder => &Spec {
-                name: "qwen3-coder",
-                aliases: &["qwen3-xml", "qwen3coder"],
-                summary: "<tool_call>\\n<function=f>\\n<parameter=k>\\nv\\n</parameter>\\n</function>\\n</tool_call>",
-                fuzz_id: 2,
-            },
-            Format::MiniMaxM2 => &Spec {
-                name: "minimax-m2",
-                aliases: &["minimaxm2"],
-                summary: r#"<minimax:tool_call>\n<invoke name="f">\n<parameter name="k">v</parameter>\n</invoke>\n</minimax:tool_call>"#,
-                fuzz_id: 3,
-            },
-            Format::Glm => &Spec {
-                name: "glm",
-                aliases: &["glm45", "glm-4.5", "glm47", "glm-4.7", "glm4-moe"],
-                summary: "<tool_call>f\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
-                fuzz_id: 4,
-            },
-            Format::MorphXml => &Spec {
-                name: "morph-xml",
-                aliases: &["morphxml", "xml"],
-                summary: "<f>\\n<k>v</k>\\n</f>   (needs --tools)",
-                fuzz_id: 5,
-            },
-            Format::DeepSeek => &Spec {
-                name: "deepseek-v3.1",
-                aliases: &["deepseek", "deepseekv31", "deepseek-v31"],
-                summary: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{...}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-                fuzz_id: 6,
-            },
-            Format::KimiK2 => &Spec {
-                name: "kimi-k2",
-                aliases: &["kimik2", "kimi"],
-                summary: "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...}<|tool_call_end|><|tool_calls_section_end|>",
-                fuzz_id: 7,
-            },
-            Format::DeepSeekDsml => &Spec {
-                name: "deepseek-v3.2",
-                aliases: &["deepseekv32", "deepseek-v32", "dsml", "deepseek-v4", "deepseekv4"],
-                summary: r#"<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"#,
-                fuzz_id: 8,
-            },
-            Format::DeepSeekV3 => &Spec {
-                name: "deepseek-v3",
-                aliases: &["deepseekv3", "deepseek-r1"],
-                summary: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\\n```json\\n{...}\\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-                fuzz_id: 9,
-            },
+            Format::Hermes => &formats::hermes::SPEC,
+            Format::Gemma => &formats::gemma::SPEC,
+            Format::Qwen3Coder => &formats::qwen3_coder::SPEC,
+            Format::MiniMaxM2 => &formats::minimax_m2::SPEC,
+            Format::Glm => &formats::glm::SPEC,
+            Format::MorphXml => &formats::morph_xml::SPEC,
+            Format::DeepSeek => &formats::deepseek_v31::SPEC,
+            Format::KimiK2 => &formats::kimi_k2::SPEC,
+            Format::DeepSeekDsml => &formats::deepseek_v32::SPEC,
+            Format::DeepSeekV3 => &formats::deepseek_v3::SPEC,
         }
     }
 
@@ -208,149 +141,18 @@ impl Format {
 
     /// The default start and end markers.
     pub fn default_delimiters(self) -> (&'static str, &'static str) {
-        match self {
-            Format::Hermes => ("<tool_call>", "</tool_call>"),
-            Format::Gemma => ("```tool_call", "```"),
-            Format::Qwen3Coder | Format::Glm => ("<tool_call>", "</tool_call>"),
-            Format::MiniMaxM2 => ("<minimax:tool_call>", "</minimax:tool_call>"),
-            Format::DeepSeekDsml => ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
-            // One marker per tool: `<name`; these are placeholders.
-            Format::MorphXml => ("<", ">"),
-            // A call's own begin token also opens a block.
-            Format::DeepSeek => section(Vendor::DeepSeek),
-            Format::DeepSeekV3 => section(Vendor::DeepSeek),
-            Format::KimiK2 => section(Vendor::KimiK2),
-        }
+        self.spec().delimiters
     }
 
+    /// The format's start markers and the automaton that reads its calls.
     pub(crate) fn automaton(
         self,
         delimiters: Option<(&str, &str)>,
         tools: &[Tool],
         limits: &Limits,
     ) -> Result<(Vec<Marker>, Automaton), Error> {
-        if self == Format::MorphXml {
-            if tools.is_empty() {
-                return Err(Error::ToolsRequired("morph-xml"));
-            }
-            if delimiters.is_some() {
-                return Err(Error::InvalidMarker("morph-xml markers are the tool names"));
-            }
-            let markers = tools
-                .iter()
-                .map(|t| Marker {
-                    bytes: Cow::Owned(format!("<{}", t.name).into_bytes()),
-                    boundary: Boundary::TagNameEnd,
-                })
-                .collect();
-            return Ok((
-                markers,
-                Automaton::Morph(MorphXml::new(tools, limits.max_depth)),
-            ));
-        }
-        let start: Cow<'static, [u8]> = match delimiters {
-            Some((start, _)) => Cow::Owned(start.as_bytes().to_vec()),
-            None => Cow::Borrowed(self.default_delimiters().0.as_bytes()),
-        };
-        let end = delimiters.map_or(self.default_delimiters().1, |(_, end)| end);
-        // An empty end marker is allowed: the call then ends with its JSON
-        // (Mistral's `[TOOL_CALLS][…]`, Llama's `<|python_tag|>{…}`).
-        if start.is_empty() {
-            return Err(Error::InvalidMarker("the start marker must not be empty"));
-        }
-        let (boundary, automaton) = match self {
-            Format::DeepSeek | Format::DeepSeekV3 => {
-                return token_automaton(Vendor::DeepSeek, delimiters, limits)
-            }
-            Format::KimiK2 => return token_automaton(Vendor::KimiK2, delimiters, limits),
-            Format::Hermes => {
-                let mut automaton = JsonCall::new(end.as_bytes(), limits.max_depth)
-                    .reopened_by(&start, Boundary::None);
-                // Qwen3-Coder served as hermes writes its XML calls in the
-                // same `<tool_call>` blocks.
-                if end.as_bytes() == Dialect::Qwen3Coder.end_marker() {
-                    automaton = automaton.with_xml_blocks(Dialect::Qwen3Coder, limits.max_depth);
-                }
-                (Boundary::None, Automaton::Json(automaton))
-            }
-            // The fence tag must end its word: ```tool_calls is prose.
-            Format::Gemma => (
-                Boundary::Whitespace,
-                Automaton::Json(
-                    JsonCall::new(end.as_bytes(), limits.max_depth)
-                        .reopened_by(&start, Boundary::Whitespace),
-                ),
-            ),
-            Format::Qwen3Coder
-            | Format::MiniMaxM2
-            | Format::Glm
-            | Format::DeepSeekDsml
-            | Format::MorphXml => {
-                if delimiters.is_some() {
-                    return Err(Error::InvalidMarker(
-                        "only the JSON formats take custom delimiters",
-                    ));
-                }
-                let dialect = match self {
-                    Format::Qwen3Coder => Dialect::Qwen3Coder,
-                    Format::MiniMaxM2 => Dialect::MiniMaxM2,
-                    Format::DeepSeekDsml => Dialect::DeepSeekDsml,
-                    _ => Dialect::Glm,
-                };
-                debug_assert_eq!(dialect.start_marker(), self.default_delimiters().0);
-                (
-                    Boundary::None,
-                    Automaton::Xml(XmlCall::new(dialect, limits.max_depth)),
-                )
-            }
-        };
-        let mut markers = vec![Marker {
-            bytes: start,
-            boundary,
-        }];
-        // Qwen3-Coder and DeepSeek also write calls without their block;
-        // DeepSeek-V4 and V4.1 name the DSML block otherwise.
-        let others: &[&str] = match self {
-            Format::Qwen3Coder => Dialect::Qwen3Coder.other_markers(),
-            Format::DeepSeekDsml => Dialect::DeepSeekDsml.other_markers(),
-            _ => &[],
-        };
-        markers.extend(others.iter().map(|m| Marker {
-            bytes: Cow::Borrowed(m.as_bytes()),
-            boundary: Boundary::None,
-        }));
-        Ok((markers, automaton))
+        (self.spec().reader)(delimiters, tools, limits)
     }
-}
-
-/// A vendor's section tokens.
-fn section(vendor: Vendor) -> (&'static str, &'static str) {
-    let tokens = vendor.tokens();
-    (tokens.section_begin, tokens.section_end)
-}
-
-/// The markers and automaton of a format read by the token automaton.
-fn token_automaton(
-    vendor: Vendor,
-    delimiters: Option<(&str, &str)>,
-    limits: &Limits,
-) -> Result<(Vec<Marker>, Automaton), Error> {
-    if delimiters.is_some() {
-        return Err(Error::InvalidMarker(
-            "only the JSON formats take custom delimiters",
-        ));
-    }
-    let markers = TokenCall::markers(vendor)
-        .into_iter()
-        .map(|m| Marker {
-            bytes: Cow::Borrowed(m.as_bytes()),
-            boundary: Boundary::None,
-        })
-        .collect();
-    Ok((
-        markers,
-        Automaton::Token(TokenCall::new(vendor, limits.max_depth)),
-    ))
 }
 
 impl fmt::Display for Format {

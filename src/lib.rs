@@ -103,6 +103,7 @@ mod engine;
 mod error;
 pub mod event;
 mod format;
+mod formats;
 mod limits;
 #[cfg(feature = "middleware")]
 pub mod middleware;

@@ -94,7 +94,7 @@ const FENCE_CLOSE: &[u8] = b"```";
 const MAX_HEAD: usize = 256;
 
 impl Vendor {
-    pub(crate) fn tokens(self) -> &'static Tokens {
+    pub(crate) const fn tokens(self) -> &'static Tokens {
         match self {
             Vendor::DeepSeek => &DEEPSEEK,
             Vendor::KimiK2 => &KIMI_K2,

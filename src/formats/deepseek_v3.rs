@@ -1,0 +1,46 @@
+//! `deepseek-v3`: DeepSeek-V3 and R1,
+//! `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` and the arguments in a
+//! ```` ```json ```` fence. Read by the same automaton as `deepseek-v3.1`
+//! (either layout); prompts and history are written in the V3 layout.
+
+use serde_json::Value;
+
+use super::*;
+
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "deepseek-v3",
+    aliases: &["deepseekv3", "deepseek-r1"],
+    summary: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\\n```json\\n{...}\\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    fuzz_id: 9,
+    delimiters: section(Vendor::DeepSeek),
+    reader,
+    template: "## Tools
+You have access to the following tools:
+
+{tools}
+
+IMPORTANT: ALWAYS adhere to this exact format for tool use:
+<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>tool_call_name
+```json
+tool_call_arguments
+```<｜tool▁call▁end｜>{additional_tool_calls}<｜tool▁calls▁end｜>
+
+Where:
+- `tool_call_name` must be an exact match to one of the available tools
+- `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters Schema
+- For multiple tool calls, chain them directly without separators or spaces",
+    tool_entry: super::deepseek_v31::tool_entry,
+    tools_separator: "\n\n",
+    render_call,
+    render_result: super::deepseek_v31::render_result,
+};
+
+fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
+    token_reading(Vendor::DeepSeek, delimiters, limits)
+}
+
+pub(crate) fn render_call(name: &str, args: &Value) -> String {
+    format!(
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    )
+}

@@ -1,0 +1,63 @@
+//! `deepseek-v3.2`: DeepSeek-V3.2's DSML,
+//! `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="KEY" string="true">VALUE</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>`;
+//! `string="false"` marks a JSON value. Also DeepSeek-V4's `tool_calls`
+//! block, V4.1's spaced tags, an `invoke` without its block, and DSML whose
+//! `｜DSML｜` tokens a server dropped.
+
+use serde_json::Value;
+
+use super::*;
+
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "deepseek-v3.2",
+    aliases: &["deepseekv32", "deepseek-v32", "dsml", "deepseek-v4", "deepseekv4"],
+    summary: r#"<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"#,
+    fuzz_id: 8,
+    delimiters: ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
+    reader,
+    template: "## Tools
+
+You have access to a set of tools you can use to answer the user's question.
+You can invoke functions by writing a \"<｜DSML｜function_calls>\" block like the following as part of your reply to the user:
+<｜DSML｜function_calls>
+<｜DSML｜invoke name=\"$FUNCTION_NAME\">
+<｜DSML｜parameter name=\"$PARAMETER_NAME\" string=\"true|false\">$PARAMETER_VALUE</｜DSML｜parameter>
+...
+</｜DSML｜invoke>
+</｜DSML｜function_calls>
+
+String and scalar parameters should be specified as is, without escaping or quotes, while lists and objects should use JSON format. The \"string\" attribute should be \"true\" for string parameters and \"false\" for all others (numbers, booleans, arrays, objects).
+
+Here are the functions available in JSONSchema format:
+<functions>
+{tools}
+</functions>",
+    tool_entry: openai_tool,
+    tools_separator: "\n",
+    render_call,
+    render_result,
+};
+
+fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
+    xml_reading(Dialect::DeepSeekDsml, delimiters, limits)
+}
+
+fn render_call(name: &str, args: &Value) -> String {
+    let mut out = format!("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"{name}\">\n");
+    for (k, v) in members(args) {
+        out.push_str(&format!(
+            "<｜DSML｜parameter name=\"{k}\" string=\"{}\">{}</｜DSML｜parameter>\n",
+            v.is_string(),
+            padded(&value_text(v), false)
+        ));
+    }
+    out.push_str("</｜DSML｜invoke>\n</｜DSML｜function_calls>");
+    out
+}
+
+fn render_result(_name: &str, result: &Value) -> String {
+    format!(
+        "<function_results>\n<result>{}</result>\n</function_results>",
+        value_text(result)
+    )
+}

@@ -1,0 +1,52 @@
+//! `glm`: GLM-4.5 / 4.6 / 4.7:
+//! `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>`
+//! (GLM-4.7 without the newlines).
+
+use serde_json::Value;
+
+use super::*;
+
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "glm",
+    aliases: &["glm45", "glm-4.5", "glm47", "glm-4.7", "glm4-moe"],
+    summary: "<tool_call>f\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
+    fuzz_id: 4,
+    delimiters: ("<tool_call>", "</tool_call>"),
+    reader,
+    template: "# Tools
+
+You may call one or more functions to assist with the user query.
+
+You are provided with function signatures within <tools></tools> XML tags:
+<tools>
+{tools}
+</tools>
+
+For each function call, output the function name and arguments within the following XML format:
+<tool_call>{function-name}
+<arg_key>{arg-key-1}</arg_key>
+<arg_value>{arg-value-1}</arg_value>
+<arg_key>{arg-key-2}</arg_key>
+<arg_value>{arg-value-2}</arg_value>
+</tool_call>",
+    tool_entry: plain_tool,
+    tools_separator: "\n",
+    render_call,
+    render_result: tool_response,
+};
+
+fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
+    xml_reading(Dialect::Glm, delimiters, limits)
+}
+
+fn render_call(name: &str, args: &Value) -> String {
+    let mut out = format!("<tool_call>{name}\n");
+    for (k, v) in members(args) {
+        out.push_str(&format!(
+            "<arg_key>{k}</arg_key>\n<arg_value>{}</arg_value>\n",
+            padded(&value_text(v), false)
+        ));
+    }
+    out.push_str("</tool_call>");
+    out
+}

@@ -1,0 +1,46 @@
+//! `hermes`: Hermes, Qwen 2.5 / Qwen 3 and every model that wraps a JSON
+//! call in two markers: `<tool_call>{"name": …, "arguments": {…}}</tool_call>`
+//! (both markers configurable). Its blocks may also hold Qwen3-Coder's
+//! XML calls (Qwen3-Coder served with a hermes parser).
+
+use serde_json::Value;
+
+use super::*;
+
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "hermes",
+    aliases: &["qwen", "qwen25", "qwen2.5", "hermes2-pro"],
+    summary: r#"<tool_call>{"name": "f", "arguments": {...}}</tool_call>"#,
+    fuzz_id: 0,
+    delimiters: ("<tool_call>", "</tool_call>"),
+    reader,
+    template: "You are a function calling AI model. You may call one or more functions to assist with the user query. Don't make assumptions about what values to plug into functions. Here are the available tools:
+<tools>
+{tools}
+</tools>
+For each function call, return a JSON object with the function name and arguments within <tool_call></tool_call> XML tags:
+<tool_call>
+{\"name\": <function-name>, \"arguments\": <args-json-object>}
+</tool_call>",
+    tool_entry: openai_tool,
+    tools_separator: "\n",
+    render_call,
+    render_result: tool_response,
+};
+
+fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
+    let (start, end) = json_markers(delimiters, SPEC.delimiters);
+    let mut automaton =
+        JsonCall::new(end.as_bytes(), limits.max_depth).reopened_by(&start, Boundary::None);
+    // Qwen3-Coder served as hermes writes its XML calls in the same
+    // `<tool_call>` blocks.
+    if end.as_bytes() == Dialect::Qwen3Coder.end_marker() {
+        automaton = automaton.with_xml_blocks(Dialect::Qwen3Coder, limits.max_depth);
+    }
+    json_reading(start, Boundary::None, automaton)
+}
+
+fn render_call(name: &str, args: &Value) -> String {
+    let name = json_string(name);
+    format!("<tool_call>\n{{\"name\": {name}, \"arguments\": {args}}}\n</tool_call>")
+}

@@ -1,0 +1,252 @@
+//! One file per wire format: everything toolsieve knows about a format
+//! that is not its automaton's code — names, markers, which automaton
+//! reads it, the tool prompt its models were trained on, and how calls and
+//! results are written into chat history. [`Format::spec`](crate::Format)
+//! is the registry that maps each [`Format`](crate::Format) to its
+//! [`FormatSpec`]; a new format is a new file here and one line there.
+
+pub(crate) mod deepseek_v3;
+pub(crate) mod deepseek_v31;
+pub(crate) mod deepseek_v32;
+pub(crate) mod gemma;
+pub(crate) mod glm;
+pub(crate) mod hermes;
+pub(crate) mod kimi_k2;
+pub(crate) mod minimax_m2;
+pub(crate) mod morph_xml;
+pub(crate) mod qwen3_coder;
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::limits::Limits;
+use crate::protocol::json_call::JsonCall;
+use crate::protocol::token_call::{TokenCall, Vendor};
+use crate::protocol::xml_call::{Dialect, XmlCall};
+use crate::protocol::Automaton;
+use crate::scan::marker::{Boundary, Marker};
+use crate::tool::Tool;
+
+/// Start and end markers the user gave in place of a format's own.
+pub(crate) type Delimiters<'a> = Option<(&'a str, &'a str)>;
+
+/// A format's start markers and the automaton that reads its calls.
+pub(crate) type Reading = Result<(Vec<Marker>, Automaton), Error>;
+
+/// The facts of one format.
+pub(crate) struct FormatSpec {
+    /// The canonical name (`--format`).
+    pub(crate) name: &'static str,
+    /// Other names accepted for it: the names vLLM's and SGLang's
+    /// `--tool-call-parser` give the same format, and older names.
+    pub(crate) aliases: &'static [&'static str],
+    /// One line on what the model writes.
+    pub(crate) summary: &'static str,
+    /// The format's number in fuzz inputs: never reused, never changed, so
+    /// that seeds and regression files keep their meaning as formats are
+    /// added.
+    pub(crate) fuzz_id: u8,
+    /// The default start and end markers.
+    pub(crate) delimiters: (&'static str, &'static str),
+    /// The markers and automaton, given the user's delimiters (if the
+    /// format takes any), the tool list and the limits.
+    pub(crate) reader: fn(Delimiters<'_>, &[Tool], &Limits) -> Reading,
+    /// The tool system prompt, with [`TOOLS_PLACEHOLDER`] for the tools.
+    pub(crate) template: &'static str,
+    /// One tool in the prompt's tool block.
+    pub(crate) tool_entry: fn(&Tool) -> String,
+    /// What stands between two tools in the block.
+    pub(crate) tools_separator: &'static str,
+    /// An assistant's call as the format's models write it; `args` is a
+    /// JSON object. What it writes, the format's parser reads back as the
+    /// same call.
+    pub(crate) render_call: fn(&str, &Value) -> String,
+    /// A tool's result as a user-turn block in the family's layout.
+    pub(crate) render_result: fn(&str, &Value) -> String,
+}
+
+/// The placeholder a template's tool block replaces.
+pub(crate) const TOOLS_PLACEHOLDER: &str = "{tools}";
+
+/// A JSON format's start and end markers: the user's, or the format's own
+/// (borrowed, so that text held back at a partial marker is released
+/// without a copy).
+pub(crate) fn json_markers<'d>(
+    delimiters: Delimiters<'d>,
+    defaults: (&'static str, &'d str),
+) -> (Cow<'static, [u8]>, &'d str) {
+    match delimiters {
+        Some((start, end)) => (Cow::Owned(start.as_bytes().to_vec()), end),
+        None => (Cow::Borrowed(defaults.0.as_bytes()), defaults.1),
+    }
+}
+
+/// The start marker and automaton of a JSON format.
+pub(crate) fn json_reading(
+    start: Cow<'static, [u8]>,
+    boundary: Boundary,
+    automaton: JsonCall,
+) -> Reading {
+    // An empty end marker is allowed: the call then ends with its JSON
+    // (Mistral's `[TOOL_CALLS][…]`, Llama's `<|python_tag|>{…}`).
+    if start.is_empty() {
+        return Err(Error::InvalidMarker("the start marker must not be empty"));
+    }
+    let marker = Marker {
+        bytes: start,
+        boundary,
+    };
+    Ok((vec![marker], Automaton::Json(automaton)))
+}
+
+/// Only the JSON formats take other delimiters.
+fn no_delimiters(delimiters: Delimiters<'_>) -> Result<(), Error> {
+    match delimiters {
+        Some(_) => Err(Error::InvalidMarker(
+            "only the JSON formats take custom delimiters",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Markers made of static strings.
+fn markers(all: &[&'static str]) -> Vec<Marker> {
+    all.iter()
+        .map(|m| Marker {
+            bytes: Cow::Borrowed(m.as_bytes()),
+            boundary: Boundary::None,
+        })
+        .collect()
+}
+
+/// The markers and automaton of an XML dialect: its block's start marker,
+/// then the others it opens calls with.
+pub(crate) fn xml_reading(
+    dialect: Dialect,
+    delimiters: Delimiters<'_>,
+    limits: &Limits,
+) -> Reading {
+    no_delimiters(delimiters)?;
+    let mut all = vec![dialect.start_marker()];
+    all.extend_from_slice(dialect.other_markers());
+    Ok((
+        markers(&all),
+        Automaton::Xml(XmlCall::new(dialect, limits.max_depth)),
+    ))
+}
+
+/// The markers and automaton of a special-token format.
+pub(crate) fn token_reading(
+    vendor: Vendor,
+    delimiters: Delimiters<'_>,
+    limits: &Limits,
+) -> Reading {
+    no_delimiters(delimiters)?;
+    Ok((
+        markers(&TokenCall::markers(vendor)),
+        Automaton::Token(TokenCall::new(vendor, limits.max_depth)),
+    ))
+}
+
+/// A vendor's section tokens: a call's own begin token also opens a block.
+pub(crate) const fn section(vendor: Vendor) -> (&'static str, &'static str) {
+    let tokens = vendor.tokens();
+    (tokens.section_begin, tokens.section_end)
+}
+
+/// A parameter value as text: strings verbatim, everything else as JSON.
+pub(crate) fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `s` as a JSON string.
+pub(crate) fn json_string(s: &str) -> String {
+    Value::String(s.to_owned()).to_string()
+}
+
+/// Wraps a value in the newlines the parsers strip (one after the opening
+/// tag, one before the closing tag; `\r\n` counts as one). Inline formats
+/// (`always == false`) only wrap values that begin or end with a newline.
+pub(crate) fn padded(text: &str, always: bool) -> String {
+    let needed = text.starts_with('\n') || text.starts_with("\r\n") || text.ends_with('\n');
+    if !(always || needed) {
+        return text.to_owned();
+    }
+    // A value ending in `\r` would make `\r\n` with a plain `\n`.
+    let close = if text.ends_with('\r') { "\r\n" } else { "\n" };
+    format!("\n{text}{close}")
+}
+
+/// Escapes text for an XML element.
+pub(crate) fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The members of a JSON object (none for anything else).
+pub(crate) fn members(args: &Value) -> Vec<(&String, &Value)> {
+    match args {
+        Value::Object(map) => map.iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A parameter's type in words (`string`, `integer | null, one of 1, 2`).
+pub(crate) fn describe(param: &Value) -> String {
+    let ty = match param.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" | "),
+        _ => "any".into(),
+    };
+    let mut s = ty;
+    if let Some(Value::Array(members)) = param.get("enum") {
+        let members: Vec<String> = members.iter().map(Value::to_string).collect();
+        s.push_str(&format!(", one of {}", members.join(", ")));
+    }
+    s
+}
+
+/// A tool's parameters, in the schema's order.
+pub(crate) fn properties(tool: &Tool) -> Vec<(&String, &Value)> {
+    match tool.parameters.get("properties") {
+        Some(Value::Object(p)) => p.iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A tool's required parameters.
+pub(crate) fn required(tool: &Tool) -> Vec<&str> {
+    match tool.parameters.get("required") {
+        Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A tool as OpenAI's API describes it:
+/// `{"type": "function", "function": {"name", "description", "parameters"}}`.
+pub(crate) fn openai_tool(tool: &Tool) -> String {
+    serde_json::json!({"type": "function", "function": {
+        "name": tool.name, "description": tool.description, "parameters": tool.parameters}})
+    .to_string()
+}
+
+/// A tool as a plain `{"name", "description", "parameters"}` object.
+pub(crate) fn plain_tool(tool: &Tool) -> String {
+    serde_json::json!({"name": tool.name, "description": tool.description, "parameters": tool.parameters})
+        .to_string()
+}
+
+/// A result in Hermes' `<tool_response>` block.
+pub(crate) fn tool_response(_name: &str, result: &Value) -> String {
+    format!("<tool_response>\n{}\n</tool_response>", value_text(result))
+}

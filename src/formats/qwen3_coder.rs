@@ -1,0 +1,93 @@
+//! `qwen3-coder`: Qwen3-Coder (and Qwen3.5):
+//! `<tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>`,
+//! or the `<function=…>` element alone.
+
+use serde_json::{json, Value};
+
+use super::*;
+
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "qwen3-coder",
+    aliases: &["qwen3-xml", "qwen3coder"],
+    summary: "<tool_call>\\n<function=f>\\n<parameter=k>\\nv\\n</parameter>\\n</function>\\n</tool_call>",
+    fuzz_id: 2,
+    delimiters: ("<tool_call>", "</tool_call>"),
+    reader,
+    template: "# Tools
+
+You have access to the following functions:
+
+<tools>
+{tools}
+</tools>
+
+If you choose to call a function ONLY reply in the following format with NO suffix:
+
+<tool_call>
+<function=example_function_name>
+<parameter=example_parameter_1>
+value_1
+</parameter>
+<parameter=example_parameter_2>
+This is the value for the second parameter
+that can span
+multiple lines
+</parameter>
+</function>
+</tool_call>
+
+<IMPORTANT>
+Reminder:
+- Function calls MUST follow the specified format: an inner <function=...></function> block must be nested within <tool_call></tool_call> XML tags
+- Required parameters MUST be specified
+- You may provide optional reasoning for your function call in natural language BEFORE the function call, but NOT after
+- If there is no function call available, answer the question like normal with your current knowledge and do not tell the user about function calls
+</IMPORTANT>",
+    tool_entry,
+    tools_separator: "\n",
+    render_call,
+    render_result: tool_response,
+};
+
+fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
+    xml_reading(Dialect::Qwen3Coder, delimiters, limits)
+}
+
+fn tool_entry(tool: &Tool) -> String {
+    let mut f = format!("<function>\n<name>{}</name>\n", tool.name);
+    if !tool.description.is_empty() {
+        f.push_str(&format!(
+            "<description>{}</description>\n",
+            tool.description
+        ));
+    }
+    f.push_str("<parameters>\n");
+    for (name, schema) in properties(tool) {
+        f.push_str(&format!(
+            "<parameter>\n<name>{name}</name>\n<type>{}</type>\n",
+            describe(schema)
+        ));
+        if let Some(d) = schema.get("description").and_then(Value::as_str) {
+            f.push_str(&format!("<description>{d}</description>\n"));
+        }
+        f.push_str("</parameter>\n");
+    }
+    let req = required(tool);
+    if !req.is_empty() {
+        f.push_str(&format!("<required>{}</required>\n", json!(req)));
+    }
+    f.push_str("</parameters>\n</function>");
+    f
+}
+
+fn render_call(name: &str, args: &Value) -> String {
+    let mut out = format!("<tool_call>\n<function={name}>\n");
+    for (k, v) in members(args) {
+        out.push_str(&format!(
+            "<parameter={k}>{}</parameter>\n",
+            padded(&value_text(v), true)
+        ));
+    }
+    out.push_str("</function>\n</tool_call>");
+    out
+}
