@@ -772,20 +772,7 @@ impl XmlCall {
                         Pat::Lit(t.func_close.unwrap_or(t.end)),
                         t.param_open,
                     ];
-                    let verdict = if next == len {
-                        if eof {
-                            Tag::Found {
-                                index: 0,
-                                at: next,
-                                end: next,
-                                attr: (next, next),
-                            }
-                        } else {
-                            Tag::Need { at: next }
-                        }
-                    } else {
-                        tag_at(&self.body, next, &follow)
-                    };
+                    let verdict = self.what_follows(next, eof, &follow);
                     match (verdict, close) {
                         (Tag::Found { .. }, Some(close_at)) => {
                             self.close_value(start, close_at, cx)
@@ -825,20 +812,7 @@ impl XmlCall {
                         Pat::Lit(t.func_close.unwrap_or(t.end)),
                         Pat::Lit(t.end),
                     ];
-                    let verdict = if next == len {
-                        if eof {
-                            Tag::Found {
-                                index: 0,
-                                at: next,
-                                end: next,
-                                attr: (next, next),
-                            }
-                        } else {
-                            Tag::Need { at: next }
-                        }
-                    } else {
-                        tag_at(&self.body, next, &follow)
-                    };
+                    let verdict = self.what_follows(next, eof, &follow);
                     // The same close once more counts too: models double
                     // it now and then (the second is then skipped as stray).
                     let again = [Pat::Lit(t.param_close)];
@@ -1045,6 +1019,21 @@ impl XmlCall {
             *nested -= 1;
         }
         true
+    }
+
+    /// Which of `pats` stands at `next`, after a close and the whitespace
+    /// after it; the end of the stream counts as structure too (index 0).
+    fn what_follows(&self, next: usize, eof: bool, pats: &[Pat]) -> Tag {
+        match self.body.len() {
+            len if next < len => tag_at(&self.body, next, pats),
+            _ if eof => Tag::Found {
+                index: 0,
+                at: next,
+                end: next,
+                attr: (next, next),
+            },
+            _ => Tag::Need { at: next },
+        }
     }
 
     /// The parameter close at `close_at` is structural: it ends the value
