@@ -22,12 +22,13 @@ use toolsieve_bench_peers::{corpus, dense_tools, openai_tools, run_ours, run_pee
 const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
 
 /// toolsieve format, tool-parser's parser for it.
-const PAIRS: [(Format, &str); 7] = [
+const PAIRS: [(Format, &str); 8] = [
     (Format::Hermes, "qwen"),
     (Format::Qwen3Coder, "qwen_coder"),
     (Format::Glm, "glm45_moe"),
     (Format::MiniMaxM2, "minimax_m2"),
     (Format::DeepSeek, "deepseek31"),
+    (Format::DeepSeekV3, "deepseek"),
     (Format::DeepSeekDsml, "deepseek32"),
     (Format::KimiK2, "kimik2"),
 ];

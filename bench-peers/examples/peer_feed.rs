@@ -12,8 +12,8 @@
 //! Arguments: `toolsieve` or `tool-parser`, corpus (`mixed`, `big_arg`, or
 //! one of the dense documents, `dense_hermes`, `dense_mistral`,
 //! `dense_llama`, read as `hermes` with their delimiters), format
-//! (`hermes`, `qwen3-coder`, `glm`, `minimax-m2`, `deepseek`, `kimi-k2`,
-//! `deepseek-v3.2`), chunk size in characters
+//! (`hermes`, `qwen3-coder`, `glm`, `minimax-m2`, `deepseek-v3.1`,
+//! `deepseek-v3`, `kimi-k2`, `deepseek-v3.2`), chunk size in characters
 //! (`0` for whole), runs.
 
 use std::process::ExitCode;
@@ -48,6 +48,7 @@ fn run() -> Result<(), String> {
         (None, Format::Glm) => "glm45_moe",
         (None, Format::MiniMaxM2) => "minimax_m2",
         (None, Format::DeepSeek) => "deepseek31",
+        (None, Format::DeepSeekV3) => "deepseek",
         (None, Format::DeepSeekDsml) => "deepseek32",
         (None, Format::KimiK2) => "kimik2",
         (None, other) => return Err(format!("the peer has no parser for {other}")),
