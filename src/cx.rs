@@ -735,15 +735,15 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
             (self.sink)(Event::ToolInputEnd { id });
         }
         core.reset_call();
-        let keep = core.on_invalid == OnInvalid::KeepAsText;
-        self.text_up_to(to, keep);
+        self.text_up_to(to);
     }
 
     /// The block's bytes from the end of what was accounted for up to
-    /// stream offset `to` are text (`keep`) or dropped: no call holds them.
-    pub(crate) fn text_up_to(&mut self, to: u64, keep: bool) {
+    /// stream offset `to` belong to no call: they are text, or dropped with
+    /// [`OnInvalid::Drop`] as a failed call's are.
+    pub(crate) fn text_up_to(&mut self, to: u64) {
         let core = &mut *self.core;
-        if keep {
+        if core.on_invalid == OnInvalid::KeepAsText {
             let bytes = core.call_bytes((core.span_start, to), (self.chunk, self.base));
             core.text.push_owned(&bytes, core.span_start, self.sink);
         }

@@ -322,7 +322,8 @@ impl ParserBuilder {
                 None,
             ),
         };
-        let held = Vec::with_capacity(markers.longest());
+        let reasoning_longest = think.as_ref().map_or(0, |t| t.other.longest());
+        let held = Vec::with_capacity(markers.longest().max(reasoning_longest));
         let lead = match automaton {
             Automaton::Json(_) if self.bare_call_at_start => Some(Box::new(Automaton::Json(
                 crate::protocol::json_call::JsonCall::new(b"", self.limits.max_depth)
@@ -437,7 +438,8 @@ impl Parser {
     /// The most bytes held back outside a call (the longest marker, plus
     /// one byte where a marker must be followed by a boundary).
     pub fn max_held_back(&self) -> usize {
-        self.markers.longest()
+        let reasoning = self.think.as_ref().map_or(0, |t| t.other.longest());
+        self.markers.longest().max(reasoning)
     }
 
     /// Bytes currently held back (a possible marker prefix, or a call in

@@ -40,9 +40,14 @@
 //! | `minimax-m2` | `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">…</parameter></invoke></minimax:tool_call>` |
 //! | `glm` | `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>…</arg_value></tool_call>` |
 //! | `morph-xml` | `<NAME><KEY>…</KEY></NAME>` for the tools in the tool list |
-//! | `deepseek` | `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>` (and V3/R1's `function<｜tool▁sep｜>NAME` with a ```` ```json ```` fence) |
+//! | `deepseek-v3.1` (alias `deepseek`) | `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>` (and V3/R1's `function<｜tool▁sep｜>NAME` with a ```` ```json ```` fence) |
+//! | `deepseek-v3` | the same tokens in V3/R1's layout, which its prompts and history use (it reads both) |
 //! | `deepseek-v3.2` | `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="KEY" string="true">…</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>` (`string="false"` marks JSON; also an `invoke` alone, an `invoke` holding one JSON object, DeepSeek-V4's `tool_calls` block, V4.1's spaced tags, and the block with its `｜DSML｜` tokens dropped) |
 //! | `kimi-k2` | `<\|tool_calls_section_begin\|><\|tool_call_begin\|>functions.NAME:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|><\|tool_calls_section_end\|>` |
+//!
+//! Names are case-insensitive, and vLLM's and SGLang's parser names are
+//! aliases ([`Format::from_name`]). A model id gives its format and
+//! reasoning setup ([`Format::for_model`]).
 //!
 //! The XML formats' blocks (all but `morph-xml`) may also hold calls in the
 //! `hermes` layout, as models of those families write when prompted so:
@@ -56,6 +61,25 @@
 //! for arrays and objects). A value that does not fit stays a string with a
 //! [`DiagnosticKind::Coercion`] diagnostic.
 //!
+//! ## Reasoning
+//!
+//! [`ParserBuilder::reasoning`] separates the model's chain of thought
+//! (`<think>…</think>`, or any tags; see [`Reasoning`]) from its answer in
+//! the same pass as the calls: [`Event::ReasoningStart`],
+//! [`Event::ReasoningDelta`] and [`Event::ReasoningEnd`], with the same
+//! guarantees as text.
+//!
+//! ```
+//! use toolsieve::{Event, Format};
+//!
+//! let setup = Format::for_model("deepseek-ai/DeepSeek-R1-0528")?;
+//! let mut parser = setup.parser_builder().build()?;
+//! // R1's template opens `<think>`: the output starts inside reasoning.
+//! let events = parser.parse("The user wants the time.</think>It is noon.".as_bytes());
+//! assert!(matches!(&events[1], Event::ReasoningDelta { delta, .. } if delta == "The user wants the time."));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ## The contract
 //!
 //! Every format keeps these, and the tests and fuzz targets check them:
@@ -63,7 +87,7 @@
 //! 1. **Split invariance**: any chunking gives the same events once adjacent
 //!    deltas are merged ([`event::push_merged`]).
 //! 2. **Nothing lost**: text events plus the raw spans of the calls are the
-//!    input; a call that cannot be delivered comes back as text, with a
+//!    input (with reasoning: text, reasoning, its tags and the spans); a call that cannot be delivered comes back as text, with a
 //!    diagnostic (unless [`OnInvalid::Drop`] is set).
 //! 3. **Streaming equals one-shot**: [`Parser::parse`] runs the same
 //!    automaton.
@@ -85,6 +109,12 @@
 //! that skip the automaton. Prefer [`Parser::feed_str`] when the text is
 //! already a `&str`: it is not validated again. The crate's one `unsafe`
 //! block turns bytes just checked to be ASCII into `&str`.
+//!
+//! ## Features
+//!
+//! `cli` (the binary) and `middleware` (prompts, history, `tool_choice`,
+//! wrapped models) are on by default; without them the crate is the parser
+//! alone.
 //!
 //! ## Middleware
 //!

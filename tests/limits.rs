@@ -83,6 +83,27 @@ fn held_back_text_never_exceeds_the_longest_marker() {
     }
 }
 
+/// With reasoning tags, text and reasoning hold back at most the longest
+/// marker of either side: a partial end tag inside reasoning is longer
+/// than any call marker here.
+#[test]
+fn held_back_reasoning_never_exceeds_the_longest_marker() {
+    let tags = toolsieve::Reasoning::tags("<think>", "</a_very_long_reasoning_end_tag>");
+    let mut p = Parser::builder(Format::Hermes)
+        .reasoning(tags)
+        .build()
+        .unwrap();
+    let max = p.max_held_back();
+    assert_eq!(max, "</a_very_long_reasoning_end_tag>".len());
+    let stream =
+        "x <think> a </a_very_long_reasoning_end_ta b </a_very_long_reasoning_end_tag> <tool_ "
+            .repeat(20);
+    for chunk in stream.as_bytes().chunks(5) {
+        p.feed(chunk, &mut |_| {});
+        assert!(p.held_back() <= max, "{} > {max}", p.held_back());
+    }
+}
+
 #[test]
 fn drop_policy_drops_the_raw_call_but_says_so() {
     let input = "a <tool_call>{broken}</tool_call> b";

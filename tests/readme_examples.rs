@@ -1,6 +1,6 @@
-//! The README's command-line examples print what the README shows: each
-//! `Example (`toolsieve parse …`)` is run with the built binary and its
-//! output compared with the `text` block that follows it.
+//! The command-line examples of the README and of `docs/` print what they
+//! show: each `Example (`toolsieve …`)` is run with the built binary and
+//! its output compared with the `text` block that follows it.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -36,9 +36,19 @@ fn examples(readme: &str) -> Vec<(Vec<String>, String)> {
 #[test]
 fn readme_examples_print_what_the_readme_shows() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let examples = examples(&readme);
-    assert!(examples.len() >= 3, "{} examples found", examples.len());
+    let mut pages = vec![root.join("README.md")];
+    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    let mut examples = Vec::new();
+    for page in &pages {
+        examples.extend(self::examples(&std::fs::read_to_string(page).unwrap()));
+    }
+    assert!(examples.len() >= 6, "{} examples found", examples.len());
     for (args, expected) in examples {
         let output = toolsieve(&args);
         assert!(output.status.success(), "{args:?}: {output:?}");

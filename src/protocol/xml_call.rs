@@ -425,541 +425,653 @@ impl XmlCall {
     }
 
     /// Processes the body from `pos`; `eof` when no more bytes will come.
+    /// Each phase is a step of its own, which returns `None` when it moved
+    /// to another phase (the loop goes on) and the outcome otherwise.
     fn run<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
-        let t = self.tags;
         loop {
-            let len = self.body.len();
             if self.rejected.is_some() {
                 self.phase = Phase::Skip;
             }
-            match self.phase {
-                Phase::Lead => {
-                    self.pos = skip_ws(&self.body, self.pos);
-                    let Some(open) = t.func_open else {
-                        return self.glm_name(cx, eof);
-                    };
-                    // A bare call's `<function=` was its start marker.
-                    let pats = [Pat::Open(if self.bare { b"" } else { open })];
-                    match tag_at(&self.body, self.pos, &pats) {
-                        Tag::Found { end, attr, .. } => {
-                            let mut name = std::mem::take(&mut self.name);
-                            // `<invoke name="f"/>`: a call without parameters.
-                            let attr = &self.body[attr.0..attr.1];
-                            let closed = crate::scan::trim_ws(attr).strip_suffix(b"/");
-                            attr_text_into(closed.unwrap_or(attr), &mut name);
-                            let closed = closed.is_some();
-                            self.start(&name, end, cx);
-                            self.name = name;
-                            if closed && self.phase == Phase::Params {
-                                self.phase = Phase::AfterFunc { func_end: end };
-                            }
-                            // `<function=x>` naming no tool is more likely
-                            // prose than a call: only the tag is given up.
-                            if self.bare {
-                                if let Some(mut f) = self.rejected.take() {
-                                    f.give_back = self.give_back(end);
-                                    return Outcome::failed(f);
-                                }
-                            }
-                        }
-                        // Nothing yet: the next byte may also begin JSON.
-                        _ if self.pos == len && !eof => return Outcome::More,
-                        Tag::Need { .. } if !eof => {
-                            self.wait = need_until(&self.body, self.pos, &pats);
-                            return Outcome::More;
-                        }
-                        _ if self.pos == len => {
-                            return self.failed(
-                                DiagnosticKind::UnfinishedCall,
-                                len,
-                                "the stream ended before the call named a function",
-                            )
-                        }
-                        _ => {
-                            let what = String::from_utf8_lossy(open).into_owned();
-                            return self.failed(
-                                DiagnosticKind::MalformedCall,
-                                self.pos,
-                                format!(
-                                    "expected `{what}…>` or a JSON call object to open the call"
-                                ),
-                            );
-                        }
-                    }
-                }
-                Phase::Params | Phase::ValueOpen => {
-                    let Some(pos) = self.skip_separators(self.pos, eof) else {
-                        return self.wait_one_byte();
-                    };
-                    self.pos = pos;
-                    if self.pos == len {
-                        return if eof {
-                            self.end_early(cx)
-                        } else {
-                            Outcome::More
-                        };
-                    }
-                    let value_open = self.phase == Phase::ValueOpen;
-                    if t.string_attr && self.body[self.pos] == b'{' && self.args.is_empty() {
-                        self.args_json.reset();
-                        self.scan_from = self.pos;
-                        self.phase = Phase::JsonArgs { start: self.pos };
-                        continue;
-                    }
-                    let pats: &[Pat] = if value_open {
-                        &[Pat::Lit(b"<arg_value>")]
-                    } else {
-                        &[
-                            t.param_open,
-                            Pat::Lit(t.func_close.unwrap_or(t.end)),
-                            Pat::Lit(t.end),
-                        ]
-                    };
-                    match tag_at(&self.body, self.pos, pats) {
-                        Tag::Found { end, .. } if value_open => self.open_value(end, cx),
-                        Tag::Found {
-                            index: 0,
-                            end,
-                            attr,
-                            ..
-                        } => {
-                            if self.args.is_whole() {
-                                return self.failed(
-                                    DiagnosticKind::MalformedCall,
-                                    self.pos,
-                                    "a parameter after the arguments object",
-                                );
-                            }
-                            if self.params >= cx.limits().max_params {
-                                let f = Failure::new(
-                                    DiagnosticKind::CallTooLarge,
-                                    self.at(self.pos),
-                                    format!("more than {} parameters", cx.limits().max_params),
-                                );
-                                self.reject(f);
-                                continue;
-                            }
-                            self.pos = end;
-                            if t.func_open.is_none() {
-                                self.phase = Phase::Key { start: end };
-                                self.scan_from = end;
-                            } else {
-                                let attr = &self.body[attr.0..attr.1];
-                                attr_text_into(attr, &mut self.key);
-                                self.json_value = t.string_attr
-                                    && attr_value(attr, b"string").is_some_and(|v| v == b"false");
-                                self.open_value(end, cx);
-                            }
-                        }
-                        Tag::Found { index: 1, end, .. } if t.func_close.is_some() => {
-                            self.pos = end;
-                            self.phase = Phase::AfterFunc { func_end: end };
-                        }
-                        Tag::Found { end, .. } => {
-                            // The end marker: the function's close is missing
-                            // (or, for GLM, not needed).
-                            if t.func_close.is_some() {
-                                cx.recovered(
-                                    DiagnosticKind::MissingCloseTag,
-                                    self.at(self.pos),
-                                    "the function's closing tag is missing".into(),
-                                );
-                            }
-                            self.pos = end;
-                            return self.complete(cx, end);
-                        }
-                        Tag::Need { .. } if !eof => {
-                            self.wait = need_until(&self.body, self.pos, pats);
-                            return Outcome::More;
-                        }
-                        _ => {
-                            // A parameter's close once too often is skipped.
-                            let stray = if value_open {
-                                Stray::Absent
-                            } else {
-                                self.stray_close(&[Pat::Lit(t.param_close)], eof, cx)
-                            };
-                            match stray {
-                                Stray::Skipped => {}
-                                Stray::Undecided => return Outcome::More,
-                                Stray::Absent if eof => return self.end_early(cx),
-                                Stray::Absent => {
-                                    return self.failed(
-                                        DiagnosticKind::MalformedCall,
-                                        self.pos,
-                                        "unexpected text between parameters",
-                                    )
-                                }
-                            }
-                        }
-                    }
-                }
-                Phase::JsonArgs { start } => {
-                    let (n, signal) = self.args_json.advance(&self.body[self.scan_from..]);
-                    self.scan_from += n;
-                    match signal {
-                        Signal::More if !eof => return Outcome::More,
-                        Signal::More => {
-                            return self.failed(
-                                DiagnosticKind::UnfinishedCall,
-                                len,
-                                "the stream ended inside the arguments object",
-                            )
-                        }
-                        Signal::RootEnd => {
-                            let Ok(object) = validate(&self.body[start..self.scan_from]) else {
-                                return self.failed(
-                                    DiagnosticKind::InvalidUtf8,
-                                    start,
-                                    "the arguments object is not UTF-8",
-                                );
-                            };
-                            self.args.whole(object, cx);
-                            self.pos = self.scan_from;
-                            self.phase = Phase::Params;
-                        }
-                        _ => {
-                            return self.failed(
-                                DiagnosticKind::MalformedCall,
-                                self.scan_from,
-                                "the arguments object is not JSON",
-                            )
-                        }
-                    }
-                }
-                Phase::Key { start } => {
-                    // A key is short: look no further than MAX_TAG bytes, so
-                    // the verdict does not depend on how much has arrived.
-                    const CLOSE: &[u8] = b"</arg_key>";
-                    let horizon = len.min(start + MAX_TAG + CLOSE.len());
-                    match find_tag(&self.body[..horizon], self.scan_from, &[Pat::Lit(CLOSE)]) {
-                        Tag::Found { at, end, .. } => {
-                            attr_text_into(&self.body[start..at], &mut self.key);
-                            self.pos = end;
-                            self.phase = Phase::ValueOpen;
-                        }
-                        Tag::Need { at } if !eof && horizon == len => {
-                            self.scan_from = at;
-                            return Outcome::More;
-                        }
-                        _ if !eof && horizon == len => {
-                            self.scan_from = len;
-                            return Outcome::More;
-                        }
-                        _ => {
-                            return self.failed(
-                                DiagnosticKind::MalformedCall,
-                                start,
-                                "`<arg_key>` is not closed",
-                            )
-                        }
-                    }
-                }
-                Phase::Value { start } => {
-                    let pats = [
-                        Pat::Lit(t.param_close),
-                        t.param_open,
-                        Pat::Lit(t.func_close.unwrap_or(t.end)),
-                        Pat::Lit(t.end),
-                        // (GLM has no function tags: a repeat, never reached.)
-                        Pat::Open(t.func_open.unwrap_or(t.end)),
-                        Pat::Lit(self.dialect.start_marker().as_bytes()),
-                    ];
-                    let found = find_tag(&self.body, self.scan_from, &pats);
-                    // String values stream up to where a tag may begin, or
-                    // where the value may have ended.
-                    let limit = match found {
-                        Tag::Found { at, .. } | Tag::Need { at } => at,
-                        Tag::Miss => len,
-                    };
-                    self.stream_value(start, limit.min(self.may_end_at.unwrap_or(len)), cx);
-                    if self.rejected.is_some() {
-                        self.phase = Phase::Skip;
-                        continue;
-                    }
-                    match found {
-                        // Tags of a call the value holds as text.
-                        Tag::Found {
-                            index: index @ (4 | 5),
-                            at,
-                            end,
-                            ..
-                        } => match self.opens_nested_call(index, end, eof) {
-                            Some(nested) => {
-                                if nested && index == 4 {
-                                    self.nested_functions += 1;
-                                } else if nested {
-                                    self.nested_blocks += 1;
-                                }
-                                self.scan_from = at + 1;
-                            }
-                            None => {
-                                self.scan_from = at;
-                                return self.wait_one_byte();
-                            }
-                        },
-                        Tag::Found { index, at, .. } if self.closes_nested(index) => {
-                            self.scan_from = at + 1;
-                        }
-                        Tag::Found {
-                            index: 0, at, end, ..
-                        } => {
-                            self.phase = Phase::ValueEnd {
-                                start,
-                                close_at: at,
-                                ws_to: end,
-                            };
-                        }
-                        Tag::Found { index: 1, at, .. } => {
-                            // The next parameter, or text: the value's next
-                            // close decides (see `open_in_value`).
-                            self.open_in_value.get_or_insert(at);
-                            self.may_end_at.get_or_insert(at);
-                            self.scan_from = at + 1;
-                        }
-                        Tag::Found { at, end, .. } => {
-                            self.phase = Phase::ValueCut {
-                                start,
-                                at,
-                                ws_to: end,
-                                close: None,
-                            };
-                        }
-                        Tag::Need { at } if !eof => {
-                            self.scan_from = at;
-                            self.wait = need_until(&self.body, at, &pats);
-                            return Outcome::More;
-                        }
-                        _ if !eof => {
-                            self.scan_from = len;
-                            return Outcome::More;
-                        }
-                        _ => match self.may_end_at {
-                            Some(at) => self.close_missing(start, at, cx),
-                            None => {
-                                return self.failed(
-                                    DiagnosticKind::UnfinishedCall,
-                                    len,
-                                    format!("the stream ended inside parameter {:?}", self.key),
-                                )
-                            }
-                        },
-                    }
-                }
+            let step = match self.phase {
+                Phase::Lead => self.lead(cx, eof),
+                Phase::Params | Phase::ValueOpen => self.params(cx, eof),
+                Phase::JsonArgs { start } => self.json_args(cx, eof, start),
+                Phase::Key { start } => self.key(eof, start),
+                Phase::Value { start } => self.value(cx, eof, start),
                 Phase::ValueCut {
                     start,
                     at,
                     ws_to,
                     close,
-                } => {
-                    let Some(next) = self.skip_separators(ws_to, eof) else {
-                        return self.wait_one_byte();
-                    };
-                    self.phase = Phase::ValueCut {
-                        start,
-                        at,
-                        ws_to: next,
-                        close,
-                    };
-                    // What may follow a close inside a value for it to
-                    // count: the block's end, another call, a close once
-                    // more (models double them), the next parameter, or
-                    // nothing.
-                    let follow = [
-                        Pat::Lit(t.end),
-                        Pat::Open(t.func_open.unwrap_or(t.end)),
-                        Pat::Lit(self.dialect.start_marker().as_bytes()),
-                        Pat::Lit(t.func_close.unwrap_or(t.end)),
-                        t.param_open,
-                    ];
-                    let verdict = self.what_follows(next, eof, &follow);
-                    match (verdict, close) {
-                        (Tag::Found { .. }, Some(close_at)) => {
-                            self.close_value(start, close_at, cx)
-                        }
-                        (Tag::Found { .. }, None) => {
-                            let cut = self.open_in_value.map_or(at, |open| open.min(at));
-                            self.close_missing(start, cut, cx);
-                        }
-                        (Tag::Need { .. }, _) if !eof => {
-                            self.wait = need_until(&self.body, next, &follow);
-                            return Outcome::More;
-                        }
-                        (_, Some(close_at)) => self.close_is_content(start, close_at),
-                        (_, None) => {
-                            // Followed by text: the tag was content.
-                            self.may_end_at.get_or_insert(at);
-                            self.phase = Phase::Value { start };
-                            self.scan_from = at + 1;
-                        }
-                    }
-                }
+                } => self.value_cut(cx, eof, start, at, ws_to, close),
                 Phase::ValueEnd {
                     start,
                     close_at,
                     ws_to,
-                } => {
-                    let Some(next) = self.skip_separators(ws_to, eof) else {
-                        return self.wait_one_byte();
-                    };
-                    self.phase = Phase::ValueEnd {
-                        start,
-                        close_at,
-                        ws_to: next,
-                    };
-                    let follow = [
-                        t.param_open,
-                        Pat::Lit(t.func_close.unwrap_or(t.end)),
-                        Pat::Lit(t.end),
-                    ];
-                    let verdict = self.what_follows(next, eof, &follow);
-                    // The same close once more counts too: models double
-                    // it now and then (the second is then skipped as stray).
-                    let again = [Pat::Lit(t.param_close)];
-                    let verdict = match verdict {
-                        Tag::Miss => match tag_at(&self.body, next, &again) {
-                            Tag::Found { at, end, attr, .. } => Tag::Found {
-                                index: 3,
-                                at,
-                                end,
-                                attr,
-                            },
-                            verdict => verdict,
-                        },
-                        verdict => verdict,
-                    };
-                    match verdict {
-                        // A value holding an open tag may hold its close and
-                        // more: the same close once more, or (in a block)
-                        // the function's close, count once what follows
-                        // them does.
-                        Tag::Found {
-                            index: index @ (1 | 3),
-                            at,
-                            end,
-                            ..
-                        } if self.open_in_value.is_some()
-                            && (index == 3
-                                || (t.func_close.is_some() && !self.bare && next < len)) =>
-                        {
-                            self.phase = Phase::ValueCut {
-                                start,
-                                at,
-                                ws_to: end,
-                                close: Some(close_at),
-                            };
-                        }
-                        Tag::Found { .. } => self.close_value(start, close_at, cx),
-                        Tag::Need { .. } if !eof => {
-                            let all = [follow[0], follow[1], follow[2], again[0]];
-                            self.wait = need_until(&self.body, next, &all);
-                            return Outcome::More;
-                        }
-                        _ => self.close_is_content(start, close_at),
-                    }
-                }
+                } => self.value_end(cx, eof, start, close_at, ws_to),
                 Phase::AfterFunc { func_end } if self.bare => {
-                    // Models that leave out the opening `<tool_call>` often
-                    // still write the closing one: it belongs to the call.
-                    self.pos = skip_ws(&self.body, self.pos);
-                    if self.pos == len && !eof {
-                        return Outcome::More;
-                    }
-                    let after = [Pat::Lit(t.end)];
-                    match tag_at(&self.body, self.pos, &after) {
-                        Tag::Found { end, .. } => return self.complete(cx, end),
-                        Tag::Need { .. } if !eof => {
-                            self.wait = need_until(&self.body, self.pos, &after);
-                            return Outcome::More;
-                        }
-                        _ => return self.complete(cx, func_end),
-                    }
+                    self.after_bare_func(cx, eof, func_end)
                 }
-                Phase::AfterFunc { .. } => {
-                    self.pos = skip_ws(&self.body, self.pos);
-                    if self.pos == len {
-                        return if eof {
-                            self.end_early(cx)
-                        } else {
-                            Outcome::More
-                        };
-                    }
-                    let open = t.func_open.unwrap_or(t.end);
-                    let after = [Pat::Lit(t.end), Pat::Open(open)];
-                    match tag_at(&self.body, self.pos, &after) {
-                        Tag::Found { index: 0, end, .. } => return self.complete(cx, end),
-                        Tag::Found { at, .. } => {
-                            // Another call in the same block.
-                            self.args.close(cx);
-                            cx.deliver(self.at(at));
-                            self.params = 0;
-                            self.phase = Phase::Lead;
-                        }
-                        Tag::Need { .. } if !eof => {
-                            self.wait = need_until(&self.body, self.pos, &after);
-                            return Outcome::More;
-                        }
-                        // The function's (or a parameter's) close once too
-                        // often is skipped.
-                        _ => {
-                            let closes = [
-                                Pat::Lit(t.func_close.unwrap_or(t.end)),
-                                Pat::Lit(t.param_close),
-                            ];
-                            match self.stray_close(&closes, eof, cx) {
-                                Stray::Skipped => {}
-                                Stray::Undecided => return Outcome::More,
-                                Stray::Absent => return self.end_early(cx),
-                            }
-                        }
-                    }
-                }
-                Phase::Skip => {
-                    let reason = self.rejected.clone().unwrap_or_else(|| {
-                        Failure::new(DiagnosticKind::MalformedCall, self.at(self.pos), "rejected")
-                    });
-                    // In a block of several calls, each stands or falls
-                    // alone: the rejected one ends with its function's
-                    // close.
-                    let own_close = match t.func_close {
-                        Some(close) if !self.bare => close,
-                        _ => self.end_tag(),
-                    };
-                    let ends = [Pat::Lit(self.end_tag()), Pat::Lit(own_close)];
-                    match find_tag(&self.body, self.scan_from.max(self.pos), &ends) {
-                        Tag::Found { index: 1, end, .. } => {
-                            self.rejected = None;
-                            cx.reject_part(reason, self.at(end));
-                            self.parts_given_back = true;
-                            self.args.reset();
-                            self.params = 0;
-                            self.json_value = false;
-                            self.streamed = None;
-                            self.pos = end;
-                            self.scan_from = end;
-                            self.phase = Phase::AfterFunc { func_end: end };
-                        }
-                        Tag::Found { end, .. } => {
-                            let mut f = reason;
-                            f.give_back = self.give_back(end);
-                            return Outcome::failed(f);
-                        }
-                        Tag::Need { at } if !eof => {
-                            self.scan_from = at;
-                            return Outcome::More;
-                        }
-                        _ if !eof => {
-                            self.scan_from = len;
-                            return Outcome::More;
-                        }
-                        _ => return Outcome::failed(reason),
-                    }
-                }
+                Phase::AfterFunc { .. } => self.after_func(cx, eof),
+                Phase::Skip => self.skip(cx, eof),
                 // `advance` and `finish` hand a JSON block to `json`; its
                 // bytes never reach this loop.
-                Phase::Json => return Outcome::More,
+                Phase::Json => Some(Outcome::More),
+            };
+            if let Some(outcome) = step {
+                return outcome;
             }
         }
+    }
+
+    /// Before the function name.
+    fn lead<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+        let len = self.body.len();
+
+        self.pos = skip_ws(&self.body, self.pos);
+        let Some(open) = t.func_open else {
+            return Some(self.glm_name(cx, eof));
+        };
+        // A bare call's `<function=` was its start marker.
+        let pats = [Pat::Open(if self.bare { b"" } else { open })];
+        match tag_at(&self.body, self.pos, &pats) {
+            Tag::Found { end, attr, .. } => {
+                let mut name = std::mem::take(&mut self.name);
+                // `<invoke name="f"/>`: a call without parameters.
+                let attr = &self.body[attr.0..attr.1];
+                let closed = crate::scan::trim_ws(attr).strip_suffix(b"/");
+                attr_text_into(closed.unwrap_or(attr), &mut name);
+                let closed = closed.is_some();
+                self.start(&name, end, cx);
+                self.name = name;
+                if closed && self.phase == Phase::Params {
+                    self.phase = Phase::AfterFunc { func_end: end };
+                }
+                // `<function=x>` naming no tool is more likely
+                // prose than a call: only the tag is given up.
+                if self.bare {
+                    if let Some(mut f) = self.rejected.take() {
+                        f.give_back = self.give_back(end);
+                        return Some(Outcome::failed(f));
+                    }
+                }
+            }
+            // Nothing yet: the next byte may also begin JSON.
+            _ if self.pos == len && !eof => return Some(Outcome::More),
+            Tag::Need { .. } if !eof => {
+                self.wait = need_until(&self.body, self.pos, &pats);
+                return Some(Outcome::More);
+            }
+            _ if self.pos == len => {
+                return Some(self.failed(
+                    DiagnosticKind::UnfinishedCall,
+                    len,
+                    "the stream ended before the call named a function",
+                ))
+            }
+            _ => {
+                let what = String::from_utf8_lossy(open).into_owned();
+                return Some(self.failed(
+                    DiagnosticKind::MalformedCall,
+                    self.pos,
+                    format!("expected `{what}…>` or a JSON call object to open the call"),
+                ));
+            }
+        }
+        None
+    }
+
+    /// Between parameters (GLM: also after `</arg_key>`).
+    fn params<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+        let len = self.body.len();
+
+        let Some(pos) = self.skip_separators(self.pos, eof) else {
+            return Some(self.wait_one_byte());
+        };
+        self.pos = pos;
+        if self.pos == len {
+            return Some(if eof {
+                self.end_early(cx)
+            } else {
+                Outcome::More
+            });
+        }
+        let value_open = self.phase == Phase::ValueOpen;
+        if t.string_attr && self.body[self.pos] == b'{' && self.args.is_empty() {
+            self.args_json.reset();
+            self.scan_from = self.pos;
+            self.phase = Phase::JsonArgs { start: self.pos };
+            return None;
+        }
+        let pats: &[Pat] = if value_open {
+            &[Pat::Lit(b"<arg_value>")]
+        } else {
+            &[
+                t.param_open,
+                Pat::Lit(t.func_close.unwrap_or(t.end)),
+                Pat::Lit(t.end),
+            ]
+        };
+        match tag_at(&self.body, self.pos, pats) {
+            Tag::Found { end, .. } if value_open => self.open_value(end, cx),
+            Tag::Found {
+                index: 0,
+                end,
+                attr,
+                ..
+            } => {
+                if self.args.is_whole() {
+                    return Some(self.failed(
+                        DiagnosticKind::MalformedCall,
+                        self.pos,
+                        "a parameter after the arguments object",
+                    ));
+                }
+                if self.params >= cx.limits().max_params {
+                    let f = Failure::new(
+                        DiagnosticKind::CallTooLarge,
+                        self.at(self.pos),
+                        format!("more than {} parameters", cx.limits().max_params),
+                    );
+                    self.reject(f);
+                    return None;
+                }
+                self.pos = end;
+                if t.func_open.is_none() {
+                    self.phase = Phase::Key { start: end };
+                    self.scan_from = end;
+                } else {
+                    let attr = &self.body[attr.0..attr.1];
+                    attr_text_into(attr, &mut self.key);
+                    self.json_value =
+                        t.string_attr && attr_value(attr, b"string").is_some_and(|v| v == b"false");
+                    self.open_value(end, cx);
+                }
+            }
+            Tag::Found { index: 1, end, .. } if t.func_close.is_some() => {
+                self.pos = end;
+                self.phase = Phase::AfterFunc { func_end: end };
+            }
+            Tag::Found { end, .. } => {
+                // The end marker: the function's close is missing
+                // (or, for GLM, not needed).
+                if t.func_close.is_some() {
+                    cx.recovered(
+                        DiagnosticKind::MissingCloseTag,
+                        self.at(self.pos),
+                        "the function's closing tag is missing".into(),
+                    );
+                }
+                self.pos = end;
+                return Some(self.complete(cx, end));
+            }
+            Tag::Need { .. } if !eof => {
+                self.wait = need_until(&self.body, self.pos, pats);
+                return Some(Outcome::More);
+            }
+            _ => {
+                // A parameter's close once too often is skipped.
+                let stray = if value_open {
+                    Stray::Absent
+                } else {
+                    self.stray_close(&[Pat::Lit(t.param_close)], eof, cx)
+                };
+                match stray {
+                    Stray::Skipped => {}
+                    Stray::Undecided => return Some(Outcome::More),
+                    Stray::Absent if eof => return Some(self.end_early(cx)),
+                    Stray::Absent => {
+                        return Some(self.failed(
+                            DiagnosticKind::MalformedCall,
+                            self.pos,
+                            "unexpected text between parameters",
+                        ))
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// DSML: an arguments object in place of parameters.
+    fn json_args<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+        start: usize,
+    ) -> Option<Outcome> {
+        let len = self.body.len();
+
+        let (n, signal) = self.args_json.advance(&self.body[self.scan_from..]);
+        self.scan_from += n;
+        match signal {
+            Signal::More if !eof => return Some(Outcome::More),
+            Signal::More => {
+                return Some(self.failed(
+                    DiagnosticKind::UnfinishedCall,
+                    len,
+                    "the stream ended inside the arguments object",
+                ))
+            }
+            Signal::RootEnd => {
+                let Ok(object) = validate(&self.body[start..self.scan_from]) else {
+                    return Some(self.failed(
+                        DiagnosticKind::InvalidUtf8,
+                        start,
+                        "the arguments object is not UTF-8",
+                    ));
+                };
+                self.args.whole(object, cx);
+                self.pos = self.scan_from;
+                self.phase = Phase::Params;
+            }
+            _ => {
+                return Some(self.failed(
+                    DiagnosticKind::MalformedCall,
+                    self.scan_from,
+                    "the arguments object is not JSON",
+                ))
+            }
+        }
+        None
+    }
+
+    /// GLM: inside `<arg_key>`.
+    fn key(&mut self, eof: bool, start: usize) -> Option<Outcome> {
+        let len = self.body.len();
+
+        // A key is short: look no further than MAX_TAG bytes, so
+        // the verdict does not depend on how much has arrived.
+        const CLOSE: &[u8] = b"</arg_key>";
+        let horizon = len.min(start + MAX_TAG + CLOSE.len());
+        match find_tag(&self.body[..horizon], self.scan_from, &[Pat::Lit(CLOSE)]) {
+            Tag::Found { at, end, .. } => {
+                attr_text_into(&self.body[start..at], &mut self.key);
+                self.pos = end;
+                self.phase = Phase::ValueOpen;
+            }
+            Tag::Need { at } if !eof && horizon == len => {
+                self.scan_from = at;
+                return Some(Outcome::More);
+            }
+            _ if !eof && horizon == len => {
+                self.scan_from = len;
+                return Some(Outcome::More);
+            }
+            _ => {
+                return Some(self.failed(
+                    DiagnosticKind::MalformedCall,
+                    start,
+                    "`<arg_key>` is not closed",
+                ))
+            }
+        }
+        None
+    }
+
+    /// Inside a value.
+    fn value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+        start: usize,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+        let len = self.body.len();
+
+        let pats = [
+            Pat::Lit(t.param_close),
+            t.param_open,
+            Pat::Lit(t.func_close.unwrap_or(t.end)),
+            Pat::Lit(t.end),
+            // (GLM has no function tags: a repeat, never reached.)
+            Pat::Open(t.func_open.unwrap_or(t.end)),
+            Pat::Lit(self.dialect.start_marker().as_bytes()),
+        ];
+        let found = find_tag(&self.body, self.scan_from, &pats);
+        // String values stream up to where a tag may begin, or
+        // where the value may have ended.
+        let limit = match found {
+            Tag::Found { at, .. } | Tag::Need { at } => at,
+            Tag::Miss => len,
+        };
+        self.stream_value(start, limit.min(self.may_end_at.unwrap_or(len)), cx);
+        if self.rejected.is_some() {
+            self.phase = Phase::Skip;
+            return None;
+        }
+        match found {
+            // Tags of a call the value holds as text.
+            Tag::Found {
+                index: index @ (4 | 5),
+                at,
+                end,
+                ..
+            } => match self.opens_nested_call(index, end, eof) {
+                Some(nested) => {
+                    if nested && index == 4 {
+                        self.nested_functions += 1;
+                    } else if nested {
+                        self.nested_blocks += 1;
+                    }
+                    self.scan_from = at + 1;
+                }
+                None => {
+                    self.scan_from = at;
+                    return Some(self.wait_one_byte());
+                }
+            },
+            Tag::Found { index, at, .. } if self.closes_nested(index) => {
+                self.scan_from = at + 1;
+            }
+            Tag::Found {
+                index: 0, at, end, ..
+            } => {
+                self.phase = Phase::ValueEnd {
+                    start,
+                    close_at: at,
+                    ws_to: end,
+                };
+            }
+            Tag::Found { index: 1, at, .. } => {
+                // The next parameter, or text: the value's next
+                // close decides (see `open_in_value`).
+                self.open_in_value.get_or_insert(at);
+                self.may_end_at.get_or_insert(at);
+                self.scan_from = at + 1;
+            }
+            Tag::Found { at, end, .. } => {
+                self.phase = Phase::ValueCut {
+                    start,
+                    at,
+                    ws_to: end,
+                    close: None,
+                };
+            }
+            Tag::Need { at } if !eof => {
+                self.scan_from = at;
+                self.wait = need_until(&self.body, at, &pats);
+                return Some(Outcome::More);
+            }
+            _ if !eof => {
+                self.scan_from = len;
+                return Some(Outcome::More);
+            }
+            _ => match self.may_end_at {
+                Some(at) => self.close_missing(start, at, cx),
+                None => {
+                    return Some(self.failed(
+                        DiagnosticKind::UnfinishedCall,
+                        len,
+                        format!("the stream ended inside parameter {:?}", self.key),
+                    ))
+                }
+            },
+        }
+        None
+    }
+
+    /// After a function close or end marker inside a value: does it count?
+    fn value_cut<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+        start: usize,
+        at: usize,
+        ws_to: usize,
+        close: Option<usize>,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+
+        let Some(next) = self.skip_separators(ws_to, eof) else {
+            return Some(self.wait_one_byte());
+        };
+        self.phase = Phase::ValueCut {
+            start,
+            at,
+            ws_to: next,
+            close,
+        };
+        // What may follow a close inside a value for it to
+        // count: the block's end, another call, a close once
+        // more (models double them), the next parameter, or
+        // nothing.
+        let follow = [
+            Pat::Lit(t.end),
+            Pat::Open(t.func_open.unwrap_or(t.end)),
+            Pat::Lit(self.dialect.start_marker().as_bytes()),
+            Pat::Lit(t.func_close.unwrap_or(t.end)),
+            t.param_open,
+        ];
+        let verdict = self.what_follows(next, eof, &follow);
+        match (verdict, close) {
+            (Tag::Found { .. }, Some(close_at)) => self.close_value(start, close_at, cx),
+            (Tag::Found { .. }, None) => {
+                let cut = self.open_in_value.map_or(at, |open| open.min(at));
+                self.close_missing(start, cut, cx);
+            }
+            (Tag::Need { .. }, _) if !eof => {
+                self.wait = need_until(&self.body, next, &follow);
+                return Some(Outcome::More);
+            }
+            (_, Some(close_at)) => self.close_is_content(start, close_at),
+            (_, None) => {
+                // Followed by text: the tag was content.
+                self.may_end_at.get_or_insert(at);
+                self.phase = Phase::Value { start };
+                self.scan_from = at + 1;
+            }
+        }
+        None
+    }
+
+    /// After a parameter close: does it count?
+    fn value_end<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+        start: usize,
+        close_at: usize,
+        ws_to: usize,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+        let len = self.body.len();
+
+        let Some(next) = self.skip_separators(ws_to, eof) else {
+            return Some(self.wait_one_byte());
+        };
+        self.phase = Phase::ValueEnd {
+            start,
+            close_at,
+            ws_to: next,
+        };
+        let follow = [
+            t.param_open,
+            Pat::Lit(t.func_close.unwrap_or(t.end)),
+            Pat::Lit(t.end),
+        ];
+        let verdict = self.what_follows(next, eof, &follow);
+        // The same close once more counts too: models double
+        // it now and then (the second is then skipped as stray).
+        let again = [Pat::Lit(t.param_close)];
+        let verdict = match verdict {
+            Tag::Miss => match tag_at(&self.body, next, &again) {
+                Tag::Found { at, end, attr, .. } => Tag::Found {
+                    index: 3,
+                    at,
+                    end,
+                    attr,
+                },
+                verdict => verdict,
+            },
+            verdict => verdict,
+        };
+        match verdict {
+            // A value holding an open tag may hold its close and
+            // more: the same close once more, or (in a block)
+            // the function's close, count once what follows
+            // them does.
+            Tag::Found {
+                index: index @ (1 | 3),
+                at,
+                end,
+                ..
+            } if self.open_in_value.is_some()
+                && (index == 3 || (t.func_close.is_some() && !self.bare && next < len)) =>
+            {
+                self.phase = Phase::ValueCut {
+                    start,
+                    at,
+                    ws_to: end,
+                    close: Some(close_at),
+                };
+            }
+            Tag::Found { .. } => self.close_value(start, close_at, cx),
+            Tag::Need { .. } if !eof => {
+                let all = [follow[0], follow[1], follow[2], again[0]];
+                self.wait = need_until(&self.body, next, &all);
+                return Some(Outcome::More);
+            }
+            _ => self.close_is_content(start, close_at),
+        }
+        None
+    }
+
+    /// After a bare function's close: its block's end may follow.
+    fn after_bare_func<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+        func_end: usize,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+        let len = self.body.len();
+
+        // Models that leave out the opening `<tool_call>` often
+        // still write the closing one: it belongs to the call.
+        self.pos = skip_ws(&self.body, self.pos);
+        if self.pos == len && !eof {
+            return Some(Outcome::More);
+        }
+        let after = [Pat::Lit(t.end)];
+        match tag_at(&self.body, self.pos, &after) {
+            Tag::Found { end, .. } => Some(self.complete(cx, end)),
+            Tag::Need { .. } if !eof => {
+                self.wait = need_until(&self.body, self.pos, &after);
+                Some(Outcome::More)
+            }
+            _ => Some(self.complete(cx, func_end)),
+        }
+    }
+
+    /// After a function's close: the block's end, or another call.
+    fn after_func<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+        let len = self.body.len();
+
+        self.pos = skip_ws(&self.body, self.pos);
+        if self.pos == len {
+            return Some(if eof {
+                self.end_early(cx)
+            } else {
+                Outcome::More
+            });
+        }
+        let open = t.func_open.unwrap_or(t.end);
+        let after = [Pat::Lit(t.end), Pat::Open(open)];
+        match tag_at(&self.body, self.pos, &after) {
+            Tag::Found { index: 0, end, .. } => return Some(self.complete(cx, end)),
+            Tag::Found { at, .. } => {
+                // Another call in the same block.
+                self.args.close(cx);
+                cx.deliver(self.at(at));
+                self.params = 0;
+                self.phase = Phase::Lead;
+            }
+            Tag::Need { .. } if !eof => {
+                self.wait = need_until(&self.body, self.pos, &after);
+                return Some(Outcome::More);
+            }
+            // The function's (or a parameter's) close once too
+            // often is skipped.
+            _ => {
+                let closes = [
+                    Pat::Lit(t.func_close.unwrap_or(t.end)),
+                    Pat::Lit(t.param_close),
+                ];
+                match self.stray_close(&closes, eof, cx) {
+                    Stray::Skipped => {}
+                    Stray::Undecided => return Some(Outcome::More),
+                    Stray::Absent => return Some(self.end_early(cx)),
+                }
+            }
+        }
+        None
+    }
+
+    /// A rejected call: up to its end, to give it back.
+    fn skip<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+        let len = self.body.len();
+
+        let reason = self.rejected.clone().unwrap_or_else(|| {
+            Failure::new(DiagnosticKind::MalformedCall, self.at(self.pos), "rejected")
+        });
+        // In a block of several calls, each stands or falls
+        // alone: the rejected one ends with its function's
+        // close.
+        let own_close = match t.func_close {
+            Some(close) if !self.bare => close,
+            _ => self.end_tag(),
+        };
+        let ends = [Pat::Lit(self.end_tag()), Pat::Lit(own_close)];
+        match find_tag(&self.body, self.scan_from.max(self.pos), &ends) {
+            Tag::Found { index: 1, end, .. } => {
+                self.rejected = None;
+                cx.reject_part(reason, self.at(end));
+                self.parts_given_back = true;
+                self.args.reset();
+                self.params = 0;
+                self.json_value = false;
+                self.streamed = None;
+                self.pos = end;
+                self.scan_from = end;
+                self.phase = Phase::AfterFunc { func_end: end };
+            }
+            Tag::Found { end, .. } => {
+                let mut f = reason;
+                f.give_back = self.give_back(end);
+                return Some(Outcome::failed(f));
+            }
+            Tag::Need { at } if !eof => {
+                self.scan_from = at;
+                return Some(Outcome::More);
+            }
+            _ if !eof => {
+                self.scan_from = len;
+                return Some(Outcome::More);
+            }
+            _ => return Some(Outcome::failed(reason)),
+        }
+        None
     }
 
     /// Whether the function open tag (`index` 4) or start marker (5) that
@@ -1403,7 +1515,7 @@ impl XmlCall {
         self.args.close(cx);
         if self.parts_given_back && !cx.started() {
             // The block's last call was given back: its rest is text too.
-            cx.text_up_to(self.at(end), true);
+            cx.text_up_to(self.at(end));
         }
         Outcome::Complete {
             give_back: self.give_back(end),

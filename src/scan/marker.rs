@@ -79,23 +79,49 @@ pub(crate) struct MarkerSet {
     /// bytes ≥ 0x80: what the small-chunk fast path must know.
     small_table: [u8; 256],
     longest: usize,
-    /// For a set of a few markers (every format but morph-xml): one
-    /// substring searcher per marker, which skip the first byte's frequent
-    /// false hits (`<` in prose) with a SIMD prefilter on rarer bytes; or
-    /// one for the prefix all markers share, when it is long enough to
-    /// be rare (`<｜tool▁call` of `<｜tool▁calls▁begin｜>` and
-    /// `<｜tool▁call▁begin｜>`): one pass instead of one per marker.
+    /// For a set of a few markers (every format but morph-xml): substring
+    /// searchers, which skip the first byte's frequent false hits (`<` in
+    /// prose) with a SIMD prefilter on rarer bytes — one per marker, or one
+    /// per group of markers sharing a prefix long enough to be rare
+    /// (`<｜tool▁call` of `<｜tool▁calls▁begin｜>` and `<｜tool▁call▁begin｜>`):
+    /// one pass per group instead of one per marker.
     finders: Vec<memchr::memmem::Finder<'static>>,
-    /// Whether `finders` holds that one shared-prefix searcher.
-    shared_prefix: bool,
+    /// For each searcher, the markers it finds the start of: one marker,
+    /// or a group that shares its needle (see [`prefix_groups`]).
+    groups: Vec<Vec<usize>>,
 }
 
 /// The shortest prefix shared by all markers that one searcher looks for
 /// instead of each marker.
 const MIN_SHARED_PREFIX: usize = 4;
 
-/// Most markers searched for with one memmem pass each; larger sets (one
-/// marker per tool) take the memchr path.
+/// The markers in groups that one searcher each can find: markers that
+/// share a prefix of at least [`MIN_SHARED_PREFIX`] bytes go together
+/// (`<｜DSML｜invoke name=` and `<｜DSML｜tool_calls>`), searched for by
+/// that prefix; the others alone, by their own bytes. Each group: its
+/// needle and its markers' indices, in the markers' order.
+fn prefix_groups(markers: &[Marker]) -> Vec<(Vec<u8>, Vec<usize>)> {
+    let mut groups: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
+    for (index, marker) in markers.iter().enumerate() {
+        let bytes = &marker.bytes[..];
+        let common = |needle: &[u8]| needle.iter().zip(bytes).take_while(|(a, b)| a == b).count();
+        match groups
+            .iter_mut()
+            .find(|(needle, _)| common(needle) >= MIN_SHARED_PREFIX)
+        {
+            Some((needle, group)) => {
+                let keep = common(needle);
+                needle.truncate(keep);
+                group.push(index);
+            }
+            None => groups.push((bytes.to_vec(), vec![index])),
+        }
+    }
+    groups
+}
+
+/// Most searchers (one memmem pass each) for a set of markers; larger sets
+/// (one marker per tool) take the memchr path.
 const MAX_FINDERS: usize = 3;
 
 /// Per marker, the stream offsets where it is known not to start: the last
@@ -188,33 +214,23 @@ impl MarkerSet {
                 None => second_table = [true; 256],
             }
         }
-        let shared = match markers.split_first() {
-            Some((first, rest)) if !rest.is_empty() => {
-                rest.iter().fold(&first.bytes[..], |p, m| {
-                    let common = p
-                        .iter()
-                        .zip(m.bytes.iter())
-                        .take_while(|(a, b)| a == b)
-                        .count();
-                    &p[..common]
-                })
-            }
-            _ => &[],
-        };
-        let shared_prefix = shared.len() >= MIN_SHARED_PREFIX;
-        let finders = if shared_prefix {
-            vec![memchr::memmem::Finder::new(shared).into_owned()]
-        } else if markers.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2) {
-            markers
+        let groups = prefix_groups(&markers);
+        let memmem = groups.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2);
+        let (finders, groups) = if memmem {
+            let finders = groups
                 .iter()
-                .map(|m| memchr::memmem::Finder::new(&m.bytes[..]).into_owned())
-                .collect()
+                .map(|(needle, _)| memchr::memmem::Finder::new(needle).into_owned())
+                .collect();
+            (
+                finders,
+                groups.into_iter().map(|(_, group)| group).collect(),
+            )
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         Ok(MarkerSet {
             finders,
-            shared_prefix,
+            groups,
             markers,
             firsts,
             small_table: small_table(&first_table),
@@ -235,7 +251,7 @@ impl MarkerSet {
             small_table: small_table(&[false; 256]),
             longest: 0,
             finders: Vec::new(),
-            shared_prefix: false,
+            groups: Vec::new(),
         }
     }
 
@@ -272,6 +288,25 @@ impl MarkerSet {
             [a, b, c] => memchr::memchr3(a, b, c, hay),
             _ => hay.iter().position(|&b| self.first_table[b as usize]),
         }
+    }
+
+    /// Compares the markers of `group` with `hay` at its start: the answer
+    /// of [`check_all`](Self::check_all) where the group's needle matched
+    /// (a marker outside the group shares less than the needle with it).
+    fn check_group(&self, group: &[usize], hay: &[u8]) -> Result<usize, Check> {
+        let mut partial = false;
+        for &index in group {
+            match check(&self.markers[index], hay, &[]) {
+                Check::Full if !partial => return Ok(index),
+                Check::Full | Check::Prefix => partial = true,
+                Check::Mismatch => {}
+            }
+        }
+        Err(if partial {
+            Check::Prefix
+        } else {
+            Check::Mismatch
+        })
     }
 
     /// Compares every marker with `head ++ tail` at its start.
@@ -359,14 +394,7 @@ impl MarkerSet {
                 };
                 let at = from + rel;
                 searched_to = at;
-                let check = if self.shared_prefix {
-                    self.check_all(&hay[at..], &[])
-                } else {
-                    match check(&self.markers[index], &hay[at..], &[]) {
-                        Check::Full => Ok(index),
-                        other => Err(other),
-                    }
-                };
+                let check = self.check_group(&self.groups[index], &hay[at..]);
                 match check {
                     Ok(found) => {
                         first = Some((at, found));
