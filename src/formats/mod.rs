@@ -36,6 +36,11 @@ pub(crate) type Delimiters<'a> = Option<(&'a str, &'a str)>;
 pub(crate) type Reading = Result<(Vec<Marker>, Automaton), Error>;
 
 /// The facts of one format.
+///
+/// The prompt and history fields are read by the middleware only; the
+/// parser built alone still carries them, since they are a format's facts
+/// and cost a few static strings.
+#[cfg_attr(not(feature = "middleware"), allow(dead_code))]
 pub(crate) struct FormatSpec {
     /// The canonical name (`--format`).
     pub(crate) name: &'static str,
@@ -68,6 +73,7 @@ pub(crate) struct FormatSpec {
 }
 
 /// The placeholder a template's tool block replaces.
+#[cfg_attr(not(feature = "middleware"), allow(dead_code))]
 pub(crate) const TOOLS_PLACEHOLDER: &str = "{tools}";
 
 /// A JSON format's start and end markers: the user's, or the format's own
