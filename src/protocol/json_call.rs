@@ -201,6 +201,16 @@ enum Member {
     Other,
 }
 
+/// Where [`JsonCall::advance`] stands in its slice.
+struct Cursor {
+    /// The next byte to read.
+    at: usize,
+    /// Where the member being taken began, when that was in this slice:
+    /// its first byte and the rest go out as one piece (one delta for
+    /// arguments that arrive in one slice).
+    member_from: Option<usize>,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct JsonCall {
     end: Box<[u8]>,
@@ -884,6 +894,429 @@ impl JsonCall {
             Capture::None | Capture::Key | Capture::ArgsObject | Capture::Skip => {}
         }
     }
+
+    /// Before the call object: `{`, the `[` of an array of calls, a fence,
+    /// or an XML call.
+    fn lead<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        cur.at += skip_ws(&bytes[cur.at..]);
+        match bytes.get(cur.at) {
+            None => return Some(Outcome::More),
+            Some(b'{') => self.open_object(cx.offset(cur.at)),
+            Some(b'[') => {
+                cur.at += 1;
+                self.array = true;
+                self.phase = Phase::ArrayNext;
+            }
+            // Only whitespace came before (no fence): the XML automaton
+            // reads all of `bytes`.
+            Some(b'<') if self.xml.is_some() && self.fence_at.is_none() => {
+                let (n, outcome) = self.xml_begin(bytes, cx);
+                cur.at = n;
+                return Some(outcome);
+            }
+            Some(b'`') if self.fences() && self.fence_at.is_none() => {
+                self.fence_at = Some(cx.offset(cur.at));
+                self.phase = Phase::FenceOpen { ticks: 0 };
+            }
+            Some(_) => return Some(no_object(cx.offset(cur.at))),
+        }
+        None
+    }
+
+    /// Inside the call object: the scanner runs to the next member
+    /// boundary, and what it read goes to the member being taken.
+    fn body<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let i = cur.at;
+        let (n, signal) = match self.prescanned.take() {
+            Some(scan) => scan,
+            None => self.json.advance(&bytes[i..]),
+        };
+        let from = cur.member_from.take().unwrap_or(i);
+        let seg = &bytes[from..i + n];
+        let seg_offset = cx.offset(from);
+        let i = i + n;
+        cur.at = i;
+        if !self.held_comma.is_empty() && self.settle_held_comma(seg, signal, cx) {
+            return Some(Outcome::More);
+        }
+        match signal {
+            // A comma (and whitespace) at the end: held back until what
+            // follows shows whether it is a trailing one.
+            Signal::More if self.json.after_comma() => {
+                self.comma_at_end(seg, seg_offset, false, cx);
+                return Some(Outcome::More);
+            }
+            Signal::More => {
+                self.take(seg, seg_offset, cx);
+                return Some(Outcome::More);
+            }
+            // The closing bracket is read next; the comma before it is
+            // dropped with the whitespace after it (if it was held back, it
+            // already was).
+            Signal::TrailingComma => {
+                self.comma_at_end(seg, seg_offset, true, cx);
+                cur.member_from = Some(i);
+            }
+            Signal::KeyStart => {
+                self.capture = Capture::Key;
+                self.buf.clear();
+                self.buf.push(b'"');
+            }
+            Signal::ValueStart => {
+                self.value_start(seg[seg.len() - 1], cx.offset(i - 1));
+                cur.member_from = Some(i - 1);
+            }
+            Signal::KeyEnd => {
+                self.take(seg, seg_offset, cx);
+                self.key_end(cx.offset(i), cx);
+            }
+            Signal::ValueEnd => {
+                self.take(seg, seg_offset, cx);
+                self.value_end(cx.offset(i), cx);
+            }
+            Signal::RootEnd => self.root_end(cx.offset(i), cx),
+            Signal::Control => {
+                self.take(seg, seg_offset, cx);
+                self.repair(Repair::Control(bytes[i]), cx.offset(i), cx);
+                cur.at += 1;
+            }
+            Signal::BadEscape => {
+                self.take(seg, seg_offset, cx);
+                let repair = Repair::of_bad_escape(bytes[i]);
+                self.repair(repair, cx.offset(i), cx);
+                cur.at += repair.replaced();
+            }
+            Signal::Syntax | Signal::TooDeep => {
+                self.take(seg, seg_offset, cx);
+                return self.not_json(signal, cx.offset(i), cx);
+            }
+        }
+        None
+    }
+
+    /// The call object closed at `at`.
+    fn root_end<'c, S: FnMut(Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+        if !self.has_name && self.rejected.is_none() {
+            self.name_from_function(at, cx);
+        }
+        if !self.has_name {
+            self.reject(Failure::new(
+                DiagnosticKind::MissingName,
+                at,
+                "the call object has no \"name\"",
+            ));
+        }
+        self.json_end = at;
+        self.phase = if self.array {
+            Phase::ArrayAfter
+        } else {
+            Phase::Trail
+        };
+    }
+
+    /// The call object stopped being JSON at `at`: it fails, unless it may
+    /// still be relaxed JSON ([`Phase::Relaxed`] reads on to the end marker
+    /// to try).
+    fn not_json<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        signal: Signal,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let (kind, what) = if signal == Signal::TooDeep {
+            (DiagnosticKind::TooDeep, "JSON nested too deep")
+        } else {
+            (DiagnosticKind::MalformedCall, "malformed JSON")
+        };
+        let f = Failure::new(kind, at, format!("{what} in the call body at byte {at}"));
+        let relaxable = signal == Signal::Syntax
+            && self.rejected.is_none()
+            && !self.array
+            && !self.end.is_empty()
+            && cx.claim_read_ahead(at);
+        if relaxable {
+            self.relaxed = Some(RelaxedBody::new(cx.call_bytes(self.object_at, at), f));
+            self.phase = Phase::Relaxed;
+            return None;
+        }
+        Some(Outcome::failed(self.rejected.take().unwrap_or(f)))
+    }
+
+    /// In an array of calls, after `[` or `,`: the next call object.
+    fn array_next<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        cur.at += skip_ws(&bytes[cur.at..]);
+        match bytes.get(cur.at) {
+            None => Some(Outcome::More),
+            Some(b'{') => {
+                self.open_object(cx.offset(cur.at));
+                None
+            }
+            Some(_) => {
+                let f = Failure::new(
+                    DiagnosticKind::MalformedCall,
+                    cx.offset(cur.at),
+                    "expected a call object in the array of calls",
+                );
+                Some(Outcome::failed(self.rejected.take().unwrap_or(f)))
+            }
+        }
+    }
+
+    /// In an array of calls, after a call object: `,` or `]`.
+    fn array_after<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let ws = skip_ws(&bytes[cur.at..]);
+        cur.at += ws;
+        self.trail += ws;
+        match bytes.get(cur.at) {
+            None => return Some(Outcome::More),
+            Some(b',') => {
+                cur.at += 1;
+                self.next_object(cx);
+                self.phase = Phase::ArrayNext;
+            }
+            Some(b']') => {
+                cur.at += 1;
+                self.trail = 0;
+                self.array = false;
+                self.json_end = cx.offset(cur.at);
+                self.phase = Phase::Trail;
+            }
+            // The array ends early: so does the call.
+            Some(_) => return Some(self.conclude(cx, Some(self.json_end))),
+        }
+        None
+    }
+
+    /// After the call object (or the array): the next object, a separator,
+    /// a fence's close, an extra closer, or the end marker.
+    fn trailing<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let ws = skip_ws(&bytes[cur.at..]);
+        cur.at += ws;
+        self.trail += ws;
+        match bytes.get(cur.at) {
+            None => return Some(Outcome::More),
+            // The next call object of the block.
+            Some(b'{') => {
+                self.next_object(cx);
+                self.open_object(cx.offset(cur.at));
+            }
+            // Objects separated by commas (or semicolons, as Llama writes
+            // them), without the brackets of an array.
+            Some(b',' | b';') if !self.comma => {
+                cur.at += 1;
+                self.trail += 1;
+                self.comma = true;
+            }
+            Some(b'`') if self.fenced => self.phase = Phase::FenceClose { ticks: 0 },
+            // The object closed once too often (`{…}}`), as models now and
+            // then write it: ignored if the end marker follows, given back
+            // as text if not.
+            Some(b'}' | b']') if !self.end.is_empty() => {
+                self.extra_closer.get_or_insert(cx.offset(cur.at));
+                cur.at += 1;
+                self.trail += 1;
+            }
+            // Without an end marker, the call ends with its JSON.
+            Some(_) if self.end.is_empty() => return Some(self.conclude(cx, None)),
+            Some(_) => self.phase = Phase::End { matched: 0 },
+        }
+        None
+    }
+
+    /// A call object that is not JSON, read on to the end marker.
+    fn relaxed_read<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let Some(relaxed) = self.relaxed.as_mut() else {
+            return Some(self.relaxed_end(cx.offset(cur.at), false, cx));
+        };
+        while cur.at < bytes.len() {
+            let to = super::piece_end(relaxed.bytes.len(), cur.at, bytes.len());
+            relaxed.bytes.extend_from_slice(&bytes[cur.at..to]);
+            cur.at = to;
+            if let Some((k, closes)) = relaxed.find_end(&self.end, &self.reopen, false) {
+                relaxed.bytes.truncate(k);
+                let marker = if closes { self.end.len() } else { 0 };
+                let end_at = self.object_at + (k + marker) as u64;
+                // Where the marker ends in this slice; or the bytes that
+                // followed it to tell whether it closes were read in earlier
+                // ones, and go back.
+                cur.at = usize::try_from(end_at.saturating_sub(cx.offset(0)))
+                    .map_or(bytes.len(), |n| n.min(bytes.len()));
+                let past =
+                    usize::try_from(cx.offset(0).saturating_sub(end_at)).unwrap_or(usize::MAX);
+                let outcome = self.relaxed_end(end_at, !closes, cx);
+                return Some(outcome.giving_back(past));
+            }
+        }
+        if cx.at_limit() {
+            cx.read_ahead_to(cx.offset(cur.at));
+            return Some(self.relaxed_failed(cx.offset(cur.at)));
+        }
+        Some(Outcome::More)
+    }
+
+    /// A markdown fence opening before the JSON: `ticks` backticks so far.
+    fn fence_open<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        mut ticks: u8,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        while ticks < 3 {
+            match bytes.get(cur.at) {
+                Some(b'`') => {
+                    ticks += 1;
+                    cur.at += 1;
+                }
+                Some(_) => return Some(no_object(cx.offset(cur.at))),
+                None => {
+                    self.phase = Phase::FenceOpen { ticks };
+                    return Some(Outcome::More);
+                }
+            }
+        }
+        // The language word, if any (`json`).
+        cur.at += bytes[cur.at..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+'))
+            .count();
+        if cur.at == bytes.len() {
+            self.phase = Phase::FenceOpen { ticks };
+            return Some(Outcome::More);
+        }
+        self.fenced = true;
+        self.phase = Phase::Lead;
+        None
+    }
+
+    /// The fence's closing backticks after the JSON: `ticks` so far.
+    fn fence_close<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        mut ticks: u8,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        while ticks < 3 {
+            match bytes.get(cur.at) {
+                Some(b'`') => {
+                    ticks += 1;
+                    cur.at += 1;
+                    self.trail += 1;
+                }
+                // Not a fence: the call ends with its JSON.
+                Some(_) => {
+                    let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
+                    return Some(self.conclude(cx, Some(end_of_json)));
+                }
+                None => {
+                    self.phase = Phase::FenceClose { ticks };
+                    return Some(Outcome::More);
+                }
+            }
+        }
+        self.fenced = false;
+        self.phase = Phase::Trail;
+        None
+    }
+
+    /// The end marker, `matched` bytes of it so far.
+    fn matching_end<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        matched: usize,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let want = &self.end[matched..];
+        let common = want
+            .iter()
+            .zip(&bytes[cur.at..])
+            .take_while(|(a, b)| a == b)
+            .count();
+        cur.at += common;
+        self.trail += common;
+        if common == want.len() {
+            if self.reopen.boundary.is_some() {
+                self.phase = Phase::Reopen { seen: 0 };
+                return None;
+            }
+            self.trail = 0;
+            return Some(self.conclude(cx, None));
+        }
+        if cur.at == bytes.len() {
+            self.phase = Phase::End {
+                matched: matched + common,
+            };
+            return Some(Outcome::More);
+        }
+        // Something else follows the JSON: the call ends with it.
+        let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
+        Some(self.conclude(cx, Some(end_of_json)))
+    }
+
+    /// After an end marker that also begins the start marker: `seen` bytes
+    /// of the start marker's rest so far.
+    fn after_end_marker<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        seen: usize,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        match self.reopen.follows(seen, &bytes[cur.at..], false) {
+            // All of it may still be the start marker.
+            None => {
+                let more = bytes.len() - cur.at;
+                self.trail += more;
+                self.phase = Phase::Reopen { seen: seen + more };
+                cur.at = bytes.len();
+                Some(Outcome::More)
+            }
+            // The next call's start marker: this call's end never came, and
+            // the marker is read again.
+            Some(true) => {
+                let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
+                Some(self.conclude(cx, Some(end_of_json)))
+            }
+            // The end marker closed the call: what followed it is read again
+            // as text.
+            Some(false) => {
+                self.trail = seen;
+                Some(self.conclude(cx, None))
+            }
+        }
+    }
 }
 
 impl CallAutomaton for JsonCall {
@@ -952,349 +1385,42 @@ impl CallAutomaton for JsonCall {
         self.prescanned = Some(scan);
         Steady::No
     }
+    /// Reads `bytes` phase by phase. Each phase is a step of its own, which
+    /// returns `None` when it moved to another phase (the loop goes on) and
+    /// the outcome otherwise; `cur` is where it stands in `bytes`.
     fn advance<'c, S: FnMut(Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        let mut i = 0;
-        // Where the member being taken began, when that was in `bytes`: its
-        // first byte and the rest go out as one piece (one delta for
-        // arguments that arrive in one chunk).
-        let mut member_from = None;
+        let mut cur = Cursor {
+            at: 0,
+            member_from: None,
+        };
         loop {
-            match self.phase {
-                Phase::Lead => {
-                    i += skip_ws(&bytes[i..]);
-                    match bytes.get(i) {
-                        None => return (i, Outcome::More),
-                        Some(b'{') => self.open_object(cx.offset(i)),
-                        Some(b'[') => {
-                            i += 1;
-                            self.array = true;
-                            self.phase = Phase::ArrayNext;
-                        }
-                        // Only whitespace came before (no fence): the XML
-                        // automaton reads all of `bytes`.
-                        Some(b'<') if self.xml.is_some() && self.fence_at.is_none() => {
-                            return self.xml_begin(bytes, cx)
-                        }
-                        Some(b'`') if self.fences() && self.fence_at.is_none() => {
-                            self.fence_at = Some(cx.offset(i));
-                            self.phase = Phase::FenceOpen { ticks: 0 };
-                        }
-                        Some(_) => return (i, no_object(cx.offset(i))),
-                    }
+            let step = match self.phase {
+                Phase::Lead => self.lead(bytes, &mut cur, cx),
+                Phase::Body => self.body(bytes, &mut cur, cx),
+                Phase::ArrayNext => self.array_next(bytes, &mut cur, cx),
+                Phase::ArrayAfter => self.array_after(bytes, &mut cur, cx),
+                Phase::Trail => self.trailing(bytes, &mut cur, cx),
+                Phase::Relaxed => self.relaxed_read(bytes, &mut cur, cx),
+                Phase::Xml => {
+                    let (n, outcome) = self.xml_advance(&bytes[cur.at..], cx);
+                    cur.at += n;
+                    Some(outcome)
                 }
-                Phase::Body => {
-                    let (n, signal) = match self.prescanned.take() {
-                        Some(scan) => scan,
-                        None => self.json.advance(&bytes[i..]),
-                    };
-                    let from = member_from.take().unwrap_or(i);
-                    let seg = &bytes[from..i + n];
-                    let seg_offset = cx.offset(from);
-                    i += n;
-                    if !self.held_comma.is_empty() && self.settle_held_comma(seg, signal, cx) {
-                        return (i, Outcome::More);
-                    }
-                    match signal {
-                        // A comma (and whitespace) at the end: held back
-                        // until what follows shows whether it is a trailing
-                        // one.
-                        Signal::More if self.json.after_comma() => {
-                            self.comma_at_end(seg, seg_offset, false, cx);
-                            return (i, Outcome::More);
-                        }
-                        Signal::More => {
-                            self.take(seg, seg_offset, cx);
-                            return (i, Outcome::More);
-                        }
-                        // The closing bracket is read next; the comma before
-                        // it is dropped with the whitespace after it (if it
-                        // was held back, it already was).
-                        Signal::TrailingComma => {
-                            self.comma_at_end(seg, seg_offset, true, cx);
-                            member_from = Some(i);
-                        }
-                        Signal::KeyStart => {
-                            self.capture = Capture::Key;
-                            self.buf.clear();
-                            self.buf.push(b'"');
-                        }
-                        Signal::ValueStart => {
-                            self.value_start(seg[seg.len() - 1], cx.offset(i - 1));
-                            member_from = Some(i - 1);
-                        }
-                        Signal::KeyEnd => {
-                            self.take(seg, seg_offset, cx);
-                            self.key_end(cx.offset(i), cx);
-                        }
-                        Signal::ValueEnd => {
-                            self.take(seg, seg_offset, cx);
-                            self.value_end(cx.offset(i), cx);
-                        }
-                        Signal::RootEnd => {
-                            if !self.has_name && self.rejected.is_none() {
-                                self.name_from_function(cx.offset(i), cx);
-                            }
-                            if !self.has_name {
-                                self.reject(Failure::new(
-                                    DiagnosticKind::MissingName,
-                                    cx.offset(i),
-                                    "the call object has no \"name\"",
-                                ));
-                            }
-                            self.json_end = cx.offset(i);
-                            self.phase = if self.array {
-                                Phase::ArrayAfter
-                            } else {
-                                Phase::Trail
-                            };
-                        }
-                        Signal::Control => {
-                            self.take(seg, seg_offset, cx);
-                            self.repair(Repair::Control(bytes[i]), cx.offset(i), cx);
-                            i += 1;
-                        }
-                        Signal::BadEscape => {
-                            self.take(seg, seg_offset, cx);
-                            let repair = Repair::of_bad_escape(bytes[i]);
-                            self.repair(repair, cx.offset(i), cx);
-                            i += repair.replaced();
-                        }
-                        Signal::Syntax | Signal::TooDeep => {
-                            self.take(seg, seg_offset, cx);
-                            let (kind, what) = if signal == Signal::TooDeep {
-                                (DiagnosticKind::TooDeep, "JSON nested too deep")
-                            } else {
-                                (DiagnosticKind::MalformedCall, "malformed JSON")
-                            };
-                            let f = Failure::new(
-                                kind,
-                                cx.offset(i),
-                                format!("{what} in the call body at byte {}", cx.offset(i)),
-                            );
-                            // The body may still be relaxed JSON.
-                            let relaxable = signal == Signal::Syntax
-                                && self.rejected.is_none()
-                                && !self.array
-                                && !self.end.is_empty()
-                                && cx.claim_read_ahead(cx.offset(i));
-                            if relaxable {
-                                self.relaxed = Some(RelaxedBody::new(
-                                    cx.call_bytes(self.object_at, cx.offset(i)),
-                                    f,
-                                ));
-                                self.phase = Phase::Relaxed;
-                                continue;
-                            }
-                            return (i, Outcome::failed(self.rejected.take().unwrap_or(f)));
-                        }
-                    }
-                }
-                Phase::ArrayNext => {
-                    i += skip_ws(&bytes[i..]);
-                    match bytes.get(i) {
-                        None => return (i, Outcome::More),
-                        Some(b'{') => self.open_object(cx.offset(i)),
-                        Some(_) => {
-                            let f = Failure::new(
-                                DiagnosticKind::MalformedCall,
-                                cx.offset(i),
-                                "expected a call object in the array of calls",
-                            );
-                            return (i, Outcome::failed(self.rejected.take().unwrap_or(f)));
-                        }
-                    }
-                }
-                Phase::ArrayAfter => {
-                    let ws = skip_ws(&bytes[i..]);
-                    i += ws;
-                    self.trail += ws;
-                    match bytes.get(i) {
-                        None => return (i, Outcome::More),
-                        Some(b',') => {
-                            i += 1;
-                            self.next_object(cx);
-                            self.phase = Phase::ArrayNext;
-                        }
-                        Some(b']') => {
-                            i += 1;
-                            self.trail = 0;
-                            self.array = false;
-                            self.json_end = cx.offset(i);
-                            self.phase = Phase::Trail;
-                        }
-                        // The array ends early: so does the call.
-                        Some(_) => return (i, self.conclude(cx, Some(self.json_end))),
-                    }
-                }
-                Phase::Trail => {
-                    let ws = skip_ws(&bytes[i..]);
-                    i += ws;
-                    self.trail += ws;
-                    match bytes.get(i) {
-                        None => return (i, Outcome::More),
-                        // The next call object of the block.
-                        Some(b'{') => {
-                            self.next_object(cx);
-                            self.open_object(cx.offset(i));
-                        }
-                        // Objects separated by commas (or semicolons, as
-                        // Llama writes them), without the brackets of an
-                        // array.
-                        Some(b',' | b';') if !self.comma => {
-                            i += 1;
-                            self.trail += 1;
-                            self.comma = true;
-                        }
-                        Some(b'`') if self.fenced => self.phase = Phase::FenceClose { ticks: 0 },
-                        // The object closed once too often (`{…}}`), as
-                        // models now and then write it: ignored if the end
-                        // marker follows, given back as text if not.
-                        Some(b'}' | b']') if !self.end.is_empty() => {
-                            self.extra_closer.get_or_insert(cx.offset(i));
-                            i += 1;
-                            self.trail += 1;
-                        }
-                        // Without an end marker, the call ends with its
-                        // JSON.
-                        Some(_) if self.end.is_empty() => return (i, self.conclude(cx, None)),
-                        Some(_) => self.phase = Phase::End { matched: 0 },
-                    }
-                }
-                Phase::Relaxed => {
-                    let Some(relaxed) = self.relaxed.as_mut() else {
-                        return (i, self.relaxed_end(cx.offset(i), false, cx));
-                    };
-                    while i < bytes.len() {
-                        let to = super::piece_end(relaxed.bytes.len(), i, bytes.len());
-                        relaxed.bytes.extend_from_slice(&bytes[i..to]);
-                        i = to;
-                        if let Some((k, closes)) = relaxed.find_end(&self.end, &self.reopen, false)
-                        {
-                            relaxed.bytes.truncate(k);
-                            let marker = if closes { self.end.len() } else { 0 };
-                            let end_at = self.object_at + (k + marker) as u64;
-                            // Where the marker ends in this slice; or the
-                            // bytes that followed it to tell whether it
-                            // closes were read in earlier ones, and go back.
-                            let used = usize::try_from(end_at.saturating_sub(cx.offset(0)))
-                                .map_or(bytes.len(), |n| n.min(bytes.len()));
-                            let past = usize::try_from(cx.offset(0).saturating_sub(end_at))
-                                .unwrap_or(usize::MAX);
-                            let outcome = self.relaxed_end(end_at, !closes, cx);
-                            return (used, outcome.giving_back(past));
-                        }
-                    }
-                    if cx.at_limit() {
-                        cx.read_ahead_to(cx.offset(i));
-                        return (i, self.relaxed_failed(cx.offset(i)));
-                    }
-                    return (i, Outcome::More);
-                }
-                Phase::Xml => return self.xml_advance(&bytes[i..], cx),
-                Phase::FenceOpen { mut ticks } => {
-                    while ticks < 3 {
-                        match bytes.get(i) {
-                            Some(b'`') => {
-                                ticks += 1;
-                                i += 1;
-                            }
-                            Some(_) => return (i, no_object(cx.offset(i))),
-                            None => {
-                                self.phase = Phase::FenceOpen { ticks };
-                                return (i, Outcome::More);
-                            }
-                        }
-                    }
-                    // The language word, if any (`json`).
-                    i += bytes[i..]
-                        .iter()
-                        .take_while(|b| {
-                            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+')
-                        })
-                        .count();
-                    if i == bytes.len() {
-                        self.phase = Phase::FenceOpen { ticks };
-                        return (i, Outcome::More);
-                    }
-                    self.fenced = true;
-                    self.phase = Phase::Lead;
-                }
-                Phase::FenceClose { mut ticks } => {
-                    while ticks < 3 {
-                        match bytes.get(i) {
-                            Some(b'`') => {
-                                ticks += 1;
-                                i += 1;
-                                self.trail += 1;
-                            }
-                            // Not a fence: the call ends with its JSON.
-                            Some(_) => {
-                                let end_of_json = cx.offset(i).saturating_sub(self.trail as u64);
-                                return (i, self.conclude(cx, Some(end_of_json)));
-                            }
-                            None => {
-                                self.phase = Phase::FenceClose { ticks };
-                                return (i, Outcome::More);
-                            }
-                        }
-                    }
-                    self.fenced = false;
-                    self.phase = Phase::Trail;
-                }
-                Phase::End { matched } => {
-                    let want = &self.end[matched..];
-                    let rest = &bytes[i..];
-                    let common = want.iter().zip(rest).take_while(|(a, b)| a == b).count();
-                    i += common;
-                    self.trail += common;
-                    if common == want.len() {
-                        if self.reopen.boundary.is_some() {
-                            self.phase = Phase::Reopen { seen: 0 };
-                            continue;
-                        }
-                        self.trail = 0;
-                        return (i, self.conclude(cx, None));
-                    }
-                    if i == bytes.len() {
-                        self.phase = Phase::End {
-                            matched: matched + common,
-                        };
-                        return (i, Outcome::More);
-                    }
-                    // Something else follows the JSON: the call ends with it.
-                    let end_of_json = cx.offset(i).saturating_sub(self.trail as u64);
-                    return (i, self.conclude(cx, Some(end_of_json)));
-                }
-                Phase::Reopen { seen } => {
-                    match self.reopen.follows(seen, &bytes[i..], false) {
-                        // All of it may still be the start marker.
-                        None => {
-                            let more = bytes.len() - i;
-                            self.trail += more;
-                            self.phase = Phase::Reopen { seen: seen + more };
-                            return (bytes.len(), Outcome::More);
-                        }
-                        // The next call's start marker: this call's end
-                        // never came, and the marker is read again.
-                        Some(true) => {
-                            let end_of_json = cx.offset(i).saturating_sub(self.trail as u64);
-                            return (i, self.conclude(cx, Some(end_of_json)));
-                        }
-                        // The end marker closed the call: what followed it
-                        // is read again as text.
-                        Some(false) => {
-                            self.trail = seen;
-                            return (i, self.conclude(cx, None));
-                        }
-                    }
-                }
+                Phase::FenceOpen { ticks } => self.fence_open(ticks, bytes, &mut cur, cx),
+                Phase::FenceClose { ticks } => self.fence_close(ticks, bytes, &mut cur, cx),
+                Phase::End { matched } => self.matching_end(matched, bytes, &mut cur, cx),
+                Phase::Reopen { seen } => self.after_end_marker(seen, bytes, &mut cur, cx),
+            };
+            if let Some(outcome) = step {
+                return (cur.at, outcome);
             }
         }
     }
+
     /// The stream ended inside the call.
     fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         match self.phase {
