@@ -51,6 +51,12 @@ pub enum Format {
     /// too, as [`Format::DeepSeek`] does; prompts and history are written in
     /// the V3 layout.
     DeepSeekV3,
+    /// Phi-4-mini: `functools[{"name": …, "arguments": {…}}, …]`, ended by
+    /// the list's `]`.
+    Phi4Mini,
+    /// IBM Granite: `<|tool_call|>[{"name": …, "arguments": {…}}]` (3.x,
+    /// ended by the list's `]`) and `<tool_call>{…}</tool_call>` (4).
+    Granite,
 }
 
 impl Format {
@@ -66,6 +72,8 @@ impl Format {
         Format::KimiK2,
         Format::DeepSeekDsml,
         Format::DeepSeekV3,
+        Format::Phi4Mini,
+        Format::Granite,
     ];
 
     /// The registry: each format's facts, in its file under
@@ -82,6 +90,8 @@ impl Format {
             Format::KimiK2 => &formats::kimi_k2::SPEC,
             Format::DeepSeekDsml => &formats::deepseek_v32::SPEC,
             Format::DeepSeekV3 => &formats::deepseek_v3::SPEC,
+            Format::Phi4Mini => &formats::phi4_mini::SPEC,
+            Format::Granite => &formats::granite::SPEC,
         }
     }
 

@@ -269,11 +269,11 @@ const FAMILIES: &[Family] = &[
         Missing("cohere"),
         Think::No,
     ),
-    family("Granite", &["granite"], Missing("granite"), Think::No),
+    family("Granite", &["granite"], Built(Format::Granite), Think::No),
     family(
         "Phi-4-mini",
         &["phi-4-mini", "phi4-mini"],
-        Missing("phi4-mini"),
+        Built(Format::Phi4Mini),
         Think::No,
     ),
 ];

@@ -587,6 +587,52 @@ w("deepseek-v3.2", "value_holds_dsml_tags", '<｜DSML｜function_calls>\n<｜DSM
 # Reasoning interplay, for every format: the same scenarios around one call
 # in the format's own layout (`<case>.reasoning.json` sets the parser's
 # reasoning tags).
+
+# Formats whose calls are a JSON list after a start token, ended by the
+# list's `]` (phi4-mini, granite 3.x).
+LIST_START = {"phi4-mini": "functools", "granite": "<|tool_call|>"}
+
+def obj(args_json, name="get_weather"):
+    return '{"name": "%s", "arguments": %s}' % (name, args_json)
+
+for fmt, start in LIST_START.items():
+    def calls(*objs, sep=", "):
+        return start + "[" + sep.join(objs) + "]"
+    w(fmt, "prose_call_prose", "Let me check the weather.\n" + calls(obj('{"city": "Paris"}')) + "\nI'll report back.")
+    w(fmt, "only_call", calls(obj('{"city": "Seoul", "days": 3}')))
+    w(fmt, "two_calls", calls(obj('{"city": "Paris"}'), obj('{}', "get_time")))
+    w(fmt, "two_calls_on_lines", start + "[\n  " + obj('{"city": "Paris"}') + ",\n  " + obj('{"city": "Rome"}') + "\n]\nBoth asked.")
+    w(fmt, "two_lists", calls(obj('{"city": "Paris"}')) + "\nand\n" + calls(obj('{"city": "Oslo"}')))
+    w(fmt, "empty_list", "Nothing to call: " + start + "[] done")
+    w(fmt, "marker_in_string", calls(obj('{"note": "write %s[{} and ] literally"}' % start.replace('"', '\\"'), "echo")))
+    w(fmt, "brackets_in_string", calls(obj('{"code": "fn main() { let x = [1, {}]; }", "pat": "]]}}[["}', "run")))
+    w(fmt, "escaped_quotes_and_unicode", calls(obj(r'{"quote": "she said \"hi\"", "city": "Z\u00fcrich", "emoji": "\ud83d\ude00"}', "echo")))
+    w(fmt, "cjk_emoji_combining", "天気を調べます 👋🏽 e\u0301\n" + calls(obj('{"city": "東京", "mood": "😀🇫🇷"}')) + "\n完了 ✅")
+    w(fmt, "crlf", "Checking.\r\n" + start + "[\r\n" + obj('{"city": "Oslo"}') + "\r\n]\r\nOk.\r\n")
+    w(fmt, "parameters_key", calls('{"name": "get_weather", "parameters": {"city": "Madrid"}}'))
+    w(fmt, "name_after_arguments", calls('{"arguments": {"city": "Berlin", "days": 2}, "name": "get_weather"}'))
+    w(fmt, "arguments_as_string", calls('{"name": "get_weather", "arguments": "{\\"city\\": \\"Kyiv\\"}"}'))
+    w(fmt, "missing_arguments", calls('{"name": "get_time"}'))
+    w(fmt, "nested_arguments", calls(obj('{"filter": {"and": [{"field": "age", "gt": 18}, {"x": [1, 2.5e3, -0.5, true, false, null]}]}, "limit": 10}', "query")))
+    w(fmt, "whitespace_inside_json", start + "[ \n\t{ \"name\" :\n \"get_weather\" ,\n\t\"arguments\" : {\n  \"city\" : \"Cairo\"\n }\n}\n ]")
+    w(fmt, "eof_inside_arguments", "Sure.\n" + start + '[{"name": "get_weather", "arguments": {"city": "Be')
+    w(fmt, "eof_after_marker", "Sure.\n" + start)
+    w(fmt, "eof_list_unclosed", start + "[" + obj('{"city": "Paris"}') + ", " + obj('{}', "get_time"))
+    w(fmt, "partial_marker_at_eof", "The answer is 42 " + start[:-2])
+    w(fmt, "malformed_missing_comma", "Try:\n" + start + '[{"name": "get_weather", "arguments": {"city": "Paris" "days": 2}}]\nafter')
+    w(fmt, "malformed_then_valid", start + '[{"name": get_weather}] retry: ' + calls(obj('{"city": "Paris"}')))
+    w(fmt, "not_a_list", start + " is what I would write, but not now.")
+    w(fmt, "unknown_tool", "Calling.\n" + calls(obj('{"q": 1}', "launch_rockets")) + "\n" + calls(obj('{"city": "Nice"}')), WEATHER_TOOLS)
+    w(fmt, "known_tools", calls(obj('{"city": "Nice"}'), obj('{}', "get_time")), WEATHER_TOOLS)
+    w(fmt, "extra_keys", calls('{"id": "abc", "type": "function", "name": "get_weather", "arguments": {"city": "Quito"}, "extra": [1, {"a": null}]}'))
+    w(fmt, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + calls(obj('{"city": "Paris"}')).encode())
+    w(fmt, "large_argument_64k", "Writing the file.\n" + calls(obj(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" [brackets] {braces} é 世界\n" * 1500)[:65536]}), "write_file")) + "\nWritten.")
+w("phi4-mini", "functools_in_prose", "Import functools and use functools.lru_cache; functools [is not] a call.")
+w("granite", "granite4_block", "Granite 4 writes:\n<tool_call>\n" + obj('{"city": "Paris"}') + "\n</tool_call>\nDone.")
+w("granite", "granite4_then_3x", "<tool_call>" + obj('{}', "get_time") + "</tool_call>\n<|tool_call|>[" + obj('{"city": "Rome"}') + "]")
+w("granite", "granite4_missing_end", "<tool_call>" + obj('{"city": "Lima"}') + "\nThat is all.")
+w("granite", "granite4_end_marker_in_string", "<tool_call>" + obj('{"note": "a </tool_call> inside"}', "echo") + "</tool_call>")
+
 def wr(fmt, name, text, open_=False, calls_inside=False):
     w(fmt, name, text, WEATHER_TOOLS)
     cfg = {"start": "<think>", "end": "</think>", "startsOpen": open_, "callsInside": calls_inside}
@@ -599,6 +645,8 @@ PARIS = {
     "minimax-m2": '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>',
     "glm": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
     "morph-xml": "<get_weather>\n<city>Paris</city>\n</get_weather>",
+    "phi4-mini": 'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+    "granite": '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
     "deepseek-v3.1": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "deepseek-v3": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "deepseek-v3.2": '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
@@ -621,7 +669,7 @@ for fmt, call in PARIS.items():
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()
-    head, _, rest = readme.partition("\n## hermes")
+    head, _, rest = readme.partition("\n## ")
     bench = rest[rest.index("\n## bench"):]
     parts = [head.rstrip("\n") + "\n"]
     formats = sorted(d for d in os.listdir("testdata") if os.path.isdir(f"testdata/{d}") and d != "bench")

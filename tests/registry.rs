@@ -65,6 +65,8 @@ fn fuzz_ids_are_unique_and_fixed() {
         (7, Format::KimiK2),
         (8, Format::DeepSeekDsml),
         (9, Format::DeepSeekV3),
+        (10, Format::Phi4Mini),
+        (11, Format::Granite),
     ] {
         assert_eq!(Format::from_fuzz_id(id), Some(format));
     }
@@ -115,6 +117,10 @@ fn model_ids_resolve_to_their_family() {
         ("MiniMaxAI/MiniMax-M2", MiniMaxM2, Some(false)),
         ("google/gemma-3-27b-it", Gemma, None),
         ("gemma3:12b", Gemma, None),
+        ("ibm-granite/granite-3.3-8b-instruct", Granite, None),
+        ("granite4:tiny-h", Granite, None),
+        ("microsoft/Phi-4-mini-instruct", Phi4Mini, None),
+        ("phi4-mini:3.8b-fp16", Phi4Mini, None),
     ];
     for &(id, format, open) in cases {
         let setup = Format::for_model(id).unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -141,8 +147,6 @@ fn families_whose_format_is_not_built_say_which_they_need() {
         ("mistralai/Devstral-Small-2507", "mistral"),
         ("google/gemma-4-31b-it", "gemma4"),
         ("CohereLabs/c4ai-command-a-03-2025", "cohere"),
-        ("ibm-granite/granite-3.3-8b-instruct", "granite"),
-        ("microsoft/Phi-4-mini-instruct", "phi4-mini"),
         ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam"),
     ] {
         match Format::for_model(id) {

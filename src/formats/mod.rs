@@ -10,10 +10,12 @@ pub(crate) mod deepseek_v31;
 pub(crate) mod deepseek_v32;
 pub(crate) mod gemma;
 pub(crate) mod glm;
+pub(crate) mod granite;
 pub(crate) mod hermes;
 pub(crate) mod kimi_k2;
 pub(crate) mod minimax_m2;
 pub(crate) mod morph_xml;
+pub(crate) mod phi4_mini;
 pub(crate) mod qwen3_coder;
 
 use std::borrow::Cow;

@@ -275,6 +275,11 @@ pub(crate) struct JsonCall {
     deferred_name: Option<(String, u64)>,
     /// See [`Reopen`].
     reopen: Reopen,
+    /// See [`JsonCall::ending_by_marker`]: the end marker of the calls
+    /// each start marker opens, by the marker's index.
+    ends_by_marker: Vec<Box<[u8]>>,
+    /// See [`JsonCall::opening_arrays`].
+    in_array: bool,
 }
 
 impl JsonCall {
@@ -315,12 +320,26 @@ impl JsonCall {
             needs_args: false,
             deferred_name: None,
             reopen: Reopen::default(),
+            ends_by_marker: Vec::new(),
+            in_array: false,
         }
     }
 
-    /// The start marker `start` begins with the end marker (a fence): an
-    /// end marker followed by the rest of it (and its `boundary`) opens the
-    /// next call instead of closing this one.
+    /// Each start marker has an end marker of its own (`ends[i]` for marker
+    /// `i`; empty: the call ends with its JSON), as Granite writes
+    /// `<|tool_call|>[…]` and `<tool_call>{…}</tool_call>`.
+    pub(crate) fn ending_by_marker(mut self, ends: &[&[u8]]) -> JsonCall {
+        self.ends_by_marker = ends.iter().map(|&e| e.into()).collect();
+        self
+    }
+
+    /// The start marker ends with the `[` of an array of calls
+    /// (`functools[`): the block is that array.
+    pub(crate) fn opening_arrays(mut self) -> JsonCall {
+        self.in_array = true;
+        self
+    }
+
     /// A call object must have `"arguments"` or `"parameters"` (for JSON
     /// read without a marker at the start of the output, where
     /// `{"name": "x"}` is prose): the call starts once that key is seen,
@@ -330,6 +349,9 @@ impl JsonCall {
         self
     }
 
+    /// The start marker `start` begins with the end marker (a fence): an
+    /// end marker followed by the rest of it (and its `boundary`) opens the
+    /// next call instead of closing this one.
     pub(crate) fn reopened_by(mut self, start: &[u8], boundary: Boundary) -> JsonCall {
         self.reopen = Reopen::new(start, &self.end, boundary);
         self
@@ -1320,10 +1342,20 @@ impl JsonCall {
 }
 
 impl CallAutomaton for JsonCall {
-    fn begin(&mut self, _marker: usize) {
-        self.phase = Phase::Lead;
+    fn begin(&mut self, marker: usize) {
+        if let Some(end) = self.ends_by_marker.get(marker) {
+            // Allocates only when the marker differs from the last call's.
+            if *end != self.end {
+                self.end = end.clone();
+            }
+        }
+        self.phase = if self.in_array {
+            Phase::ArrayNext
+        } else {
+            Phase::Lead
+        };
         self.rejected = None;
-        self.array = false;
+        self.array = self.in_array;
         self.fence_at = None;
         self.fenced = false;
         self.begin_object();

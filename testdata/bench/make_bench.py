@@ -54,13 +54,16 @@ def call(fmt, name, args):
         body = json.dumps(args, ensure_ascii=False)
         return (f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>"
                 f"{body}<|tool_call_end|><|tool_calls_section_end|>")
+    if fmt in ("phi4-mini", "granite"):
+        body = json.dumps([{"name": name, "arguments": args}], ensure_ascii=False)
+        return ("functools" if fmt == "phi4-mini" else "<|tool_call|>") + body
     if fmt == "morph-xml":
         esc = lambda s: s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         ps = "".join(f"<{k}>{esc(text(v))}</{k}>\n" for k, v in args.items())
         return f"<{name}>\n{ps}</{name}>"
 
 XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2")
-for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3"):
+for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3", "phi4-mini", "granite"):
     random.seed(11)
     parts = []
     while sum(len(p.encode()) for p in parts) < 4096:
