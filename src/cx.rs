@@ -777,6 +777,9 @@ pub(crate) struct Failure {
     /// Consumed bytes at the end that are not part of the call (see
     /// [`Outcome::Complete`]).
     pub(crate) give_back: usize,
+    /// The attempt read nothing that makes it a call (it gives back all it
+    /// read, before any call event): no diagnostic, the bytes are text.
+    pub(crate) no_call: bool,
 }
 
 impl Failure {
@@ -787,6 +790,17 @@ impl Failure {
             message: message.into(),
             name: None,
             give_back: 0,
+            no_call: false,
+        }
+    }
+
+    /// The attempt was no call: its `read` bytes go back to be scanned as
+    /// text, without a diagnostic.
+    pub(crate) fn no_call(offset: u64, read: usize) -> Failure {
+        Failure {
+            give_back: read,
+            no_call: true,
+            ..Failure::new(DiagnosticKind::MalformedCall, offset, "no call")
         }
     }
 

@@ -215,7 +215,8 @@ impl ParserBuilder {
     /// end marker (see [`delimiters`](Self::delimiters)); any other byte
     /// means text, and markers are looked for as usual from then on. JSON
     /// there that is not a call comes back as text with a diagnostic.
-    /// JSON formats only.
+    /// JSON formats only; on by default for `xlam`, whose models answer
+    /// with a bare JSON list of calls.
     ///
     /// ```
     /// use toolsieve::{Event, Format, Parser};
@@ -430,7 +431,7 @@ impl Parser {
             limits: Limits::default(),
             on_invalid: OnInvalid::default(),
             delimiters: None,
-            bare_call_at_start: false,
+            bare_call_at_start: format.spec().bare_calls_at_start,
             reasoning: None,
         }
     }
@@ -1052,6 +1053,13 @@ impl Parser {
 
     fn fail_call<'c, S: FnMut(Event<'c>)>(&mut self, failure: Failure, sink: &mut S) {
         let call = self.core.call;
+        if failure.no_call && call.is_none() && self.core.call_buf.is_empty() {
+            // All it read was given back: nothing to report.
+            self.core.reset_call();
+            self.state = State::Text;
+            self.leave_lead_call();
+            return;
+        }
         sink(Event::Diagnostic(Diagnostic {
             kind: failure.kind,
             offset: failure.offset,

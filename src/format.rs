@@ -57,6 +57,10 @@ pub enum Format {
     /// IBM Granite: `<|tool_call|>[{"name": …, "arguments": {…}}]` (3.x,
     /// ended by the list's `]`) and `<tool_call>{…}</tool_call>` (4).
     Granite,
+    /// Salesforce xLAM: a JSON list `[{"name": …, "arguments": {…}}]` as
+    /// the whole output, in a ```` ```json ```` fence, or after
+    /// `[TOOL_CALLS]`.
+    Xlam,
 }
 
 impl Format {
@@ -74,6 +78,7 @@ impl Format {
         Format::DeepSeekV3,
         Format::Phi4Mini,
         Format::Granite,
+        Format::Xlam,
     ];
 
     /// The registry: each format's facts, in its file under
@@ -92,6 +97,7 @@ impl Format {
             Format::DeepSeekV3 => &formats::deepseek_v3::SPEC,
             Format::Phi4Mini => &formats::phi4_mini::SPEC,
             Format::Granite => &formats::granite::SPEC,
+            Format::Xlam => &formats::xlam::SPEC,
         }
     }
 

@@ -123,7 +123,7 @@ const fn family(
 /// families (Hermes-3 is a Llama, it writes Hermes calls), variants
 /// before the family (`qwen3-coder` before `qwen3`).
 const FAMILIES: &[Family] = &[
-    family("xLAM", &["xlam"], Missing("xlam"), Think::No),
+    family("xLAM", &["xlam"], Built(Format::Xlam), Think::No),
     family("ToolACE", &["toolace"], Missing("pythonic"), Think::No),
     family(
         "Hermes 4",

@@ -633,6 +633,47 @@ w("granite", "granite4_then_3x", "<tool_call>" + obj('{}', "get_time") + "</tool
 w("granite", "granite4_missing_end", "<tool_call>" + obj('{"city": "Lima"}') + "\nThat is all.")
 w("granite", "granite4_end_marker_in_string", "<tool_call>" + obj('{"note": "a </tool_call> inside"}', "echo") + "</tool_call>")
 
+
+# xlam: a JSON list as the whole output, in a ```json fence, or after
+# [TOOL_CALLS].
+X = "xlam"
+def xl(*objs, sep=", "):
+    return "[" + sep.join(objs) + "]"
+def fence(body):
+    return "```json\n" + body + "\n```"
+w(X, "whole_output_one_call", xl(obj('{"city": "Seoul", "days": 3}')))
+w(X, "whole_output_two_calls", xl(obj('{"city": "Paris"}'), obj('{}', "get_time")))
+w(X, "whole_output_after_whitespace", "\n  " + xl(obj('{"city": "Paris"}')) + "\n")
+w(X, "whole_output_single_object", obj('{"city": "Lima"}'))
+w(X, "whole_output_then_prose", xl(obj('{"city": "Paris"}')) + "\nI asked for the weather.")
+w(X, "list_on_lines", "[\n  " + obj('{"city": "Paris"}') + ",\n  " + obj('{"city": "Rome"}') + "\n]")
+w(X, "prose_then_list_is_prose", "The list " + xl(obj('{"city": "Paris"}')) + " is only shown.")
+w(X, "numbered_prose_at_start", "[1] First point, [2] second point.")
+w(X, "fenced_list", "Calling:\n" + fence(xl(obj('{"city": "Paris"}'))) + "\nDone.")
+w(X, "fenced_two_blocks", fence(xl(obj('{"city": "Paris"}'))) + "\n" + fence(xl(obj('{}', "get_time"))))
+w(X, "fence_other_language_is_prose", "```jsonc\n[1, 2]\n```\nand ```python\nprint(1)\n```")
+w(X, "fence_not_closed", fence(xl(obj('{"city": "Oslo"}')))[:-4] + "\nthat was all")
+w(X, "tool_calls_token", "Sure. [TOOL_CALLS]" + xl(obj('{"city": "Paris"}')) + " done")
+w(X, "tool_calls_token_at_start", "[TOOL_CALLS]" + xl(obj('{"city": "Paris"}'), obj('{}', "get_time")))
+w(X, "marker_in_string", xl(obj('{"note": "write ```json and [TOOL_CALLS] and ] literally"}', "echo")))
+w(X, "brackets_in_string", xl(obj('{"code": "let x = [1, {}];", "pat": "]]}}[["}', "run")))
+w(X, "escaped_quotes_and_unicode", xl(obj(r'{"quote": "she said \"hi\"", "city": "Z\u00fcrich", "emoji": "\ud83d\ude00"}', "echo")))
+w(X, "cjk_emoji_combining", fence(xl(obj('{"city": "東京", "mood": "😀🇫🇷"}'))) + "\n完了 ✅")
+w(X, "crlf", "```json\r\n" + xl(obj('{"city": "Oslo"}')) + "\r\n```\r\nOk.\r\n")
+w(X, "parameters_key", xl('{"name": "get_weather", "parameters": {"city": "Madrid"}}'))
+w(X, "arguments_as_string", xl('{"name": "get_weather", "arguments": "{\\"city\\": \\"Kyiv\\"}"}'))
+w(X, "object_without_arguments_is_prose", '[{"name": "Paris", "country": "France"}] is a city.')
+w(X, "nested_arguments", xl(obj('{"filter": {"and": [{"field": "age", "gt": 18}, {"x": [1, 2.5e3, -0.5, true, false, null]}]}, "limit": 10}', "query")))
+w(X, "eof_inside_arguments", '[{"name": "get_weather", "arguments": {"city": "Be')
+w(X, "eof_list_unclosed", "[" + obj('{"city": "Paris"}') + ", " + obj('{}', "get_time"))
+w(X, "partial_fence_at_eof", "The answer is 42 ```js")
+w(X, "malformed_missing_comma", '[{"name": "get_weather", "arguments": {"city": "Paris" "days": 2}}]\nafter')
+w(X, "malformed_then_fenced", '[{"name": get_weather}] retry: ' + fence(xl(obj('{"city": "Paris"}'))))
+w(X, "unknown_tool", xl(obj('{"q": 1}', "launch_rockets")) + "\n" + fence(xl(obj('{"city": "Nice"}'))), WEATHER_TOOLS)
+w(X, "known_tools", xl(obj('{"city": "Nice"}'), obj('{}', "get_time")), WEATHER_TOOLS)
+w(X, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + fence(xl(obj('{"city": "Paris"}'))).encode())
+w(X, "large_argument_64k", xl(obj(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" [brackets] {braces} ``` é 世界\n" * 1500)[:65536]}), "write_file")))
+
 def wr(fmt, name, text, open_=False, calls_inside=False):
     w(fmt, name, text, WEATHER_TOOLS)
     cfg = {"start": "<think>", "end": "</think>", "startsOpen": open_, "callsInside": calls_inside}
@@ -645,6 +686,7 @@ PARIS = {
     "minimax-m2": '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>',
     "glm": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
     "morph-xml": "<get_weather>\n<city>Paris</city>\n</get_weather>",
+    "xlam": '```json\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]\n```',
     "phi4-mini": 'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
     "granite": '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
     "deepseek-v3.1": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',

@@ -67,6 +67,7 @@ fn fuzz_ids_are_unique_and_fixed() {
         (9, Format::DeepSeekV3),
         (10, Format::Phi4Mini),
         (11, Format::Granite),
+        (12, Format::Xlam),
     ] {
         assert_eq!(Format::from_fuzz_id(id), Some(format));
     }
@@ -121,6 +122,8 @@ fn model_ids_resolve_to_their_family() {
         ("granite4:tiny-h", Granite, None),
         ("microsoft/Phi-4-mini-instruct", Phi4Mini, None),
         ("phi4-mini:3.8b-fp16", Phi4Mini, None),
+        ("Salesforce/Llama-xLAM-2-8b-fc-r", Xlam, None),
+        ("Salesforce/xLAM-2-32b-fc-r", Xlam, None),
     ];
     for &(id, format, open) in cases {
         let setup = Format::for_model(id).unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -147,7 +150,6 @@ fn families_whose_format_is_not_built_say_which_they_need() {
         ("mistralai/Devstral-Small-2507", "mistral"),
         ("google/gemma-4-31b-it", "gemma4"),
         ("CohereLabs/c4ai-command-a-03-2025", "cohere"),
-        ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam"),
     ] {
         match Format::for_model(id) {
             Err(toolsieve::ModelError::FormatNotBuilt { format, .. }) => {

@@ -367,10 +367,10 @@ fn parse(args: ParseArgs) -> io::Result<()> {
     if let Some(reasoning) = reasoning {
         builder = builder.reasoning(reasoning);
     }
-    let mut parser = builder
-        .bare_call_at_start(args.bare_call_at_start)
-        .build()
-        .map_err(invalid)?;
+    if args.bare_call_at_start {
+        builder = builder.bare_call_at_start(true);
+    }
+    let mut parser = builder.build().map_err(invalid)?;
     let input = read_path(&args.file)?;
     let chunk = args.chunk_size.map_or(input.len().max(1), |n| {
         usize::try_from(n).unwrap_or(usize::MAX)

@@ -14,6 +14,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 9,
     delimiters: section(Vendor::DeepSeek),
     reader,
+    bare_calls_at_start: false,
     template: "## Tools
 You have access to the following tools:
 

@@ -15,6 +15,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 8,
     delimiters: ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
     reader,
+    bare_calls_at_start: false,
     template: "## Tools
 
 You have access to a set of tools you can use to answer the user's question.

@@ -13,6 +13,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 1,
     delimiters: ("```tool_call", "```"),
     reader,
+    bare_calls_at_start: false,
     template: "You have access to the following functions:
 {tools}
 

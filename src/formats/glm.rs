@@ -13,6 +13,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 4,
     delimiters: ("<tool_call>", "</tool_call>"),
     reader,
+    bare_calls_at_start: false,
     template: "# Tools
 
 You may call one or more functions to assist with the user query.

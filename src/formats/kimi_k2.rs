@@ -12,6 +12,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 7,
     delimiters: section(Vendor::KimiK2),
     reader,
+    bare_calls_at_start: false,
     template: "# Tools
 
 You may call one or more tools to assist with the user query. The tools, in JSONSchema format:

@@ -17,6 +17,7 @@ pub(crate) mod minimax_m2;
 pub(crate) mod morph_xml;
 pub(crate) mod phi4_mini;
 pub(crate) mod qwen3_coder;
+pub(crate) mod xlam;
 
 use std::borrow::Cow;
 
@@ -60,6 +61,10 @@ pub(crate) struct FormatSpec {
     /// The markers and automaton, given the user's delimiters (if the
     /// format takes any), the tool list and the limits.
     pub(crate) reader: fn(Delimiters<'_>, &[Tool], &Limits) -> Reading,
+    /// Whether the format's models write calls as the whole output, with
+    /// no marker: [`ParserBuilder::bare_call_at_start`](crate::ParserBuilder::bare_call_at_start)
+    /// is then on by default.
+    pub(crate) bare_calls_at_start: bool,
     /// The tool system prompt, with [`TOOLS_PLACEHOLDER`] for the tools.
     pub(crate) template: &'static str,
     /// One tool in the prompt's tool block.

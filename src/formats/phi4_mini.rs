@@ -14,6 +14,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 10,
     delimiters: ("functools[", ""),
     reader,
+    bare_calls_at_start: false,
     template: "You are a helpful assistant with these tools:
 {tools}
 

@@ -13,6 +13,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 2,
     delimiters: ("<tool_call>", "</tool_call>"),
     reader,
+    bare_calls_at_start: false,
     template: "# Tools
 
 You have access to the following functions:

@@ -280,6 +280,10 @@ pub(crate) struct JsonCall {
     ends_by_marker: Vec<Box<[u8]>>,
     /// See [`JsonCall::opening_arrays`].
     in_array: bool,
+    /// Stream offset of the `[` of the block's array of calls…
+    list_at: u64,
+    /// …and whether a call object opened in it.
+    list_has_object: bool,
 }
 
 impl JsonCall {
@@ -322,6 +326,8 @@ impl JsonCall {
             reopen: Reopen::default(),
             ends_by_marker: Vec::new(),
             in_array: false,
+            list_at: 0,
+            list_has_object: false,
         }
     }
 
@@ -655,6 +661,7 @@ impl JsonCall {
     /// A call object begins with the `{` at stream offset `at`.
     fn open_object(&mut self, at: u64) {
         self.object_at = at;
+        self.list_has_object = true;
         self.phase = Phase::Body;
     }
 
@@ -930,6 +937,8 @@ impl JsonCall {
             None => return Some(Outcome::More),
             Some(b'{') => self.open_object(cx.offset(cur.at)),
             Some(b'[') => {
+                self.list_at = cx.offset(cur.at);
+                self.list_has_object = false;
                 cur.at += 1;
                 self.array = true;
                 self.phase = Phase::ArrayNext;
@@ -1087,6 +1096,14 @@ impl JsonCall {
             Some(b'{') => {
                 self.open_object(cx.offset(cur.at));
                 None
+            }
+            // Unmarked JSON at the start whose list holds no object first
+            // (`[1] …`, `[TOOL_CALLS]`) is prose: all of it is read again
+            // as text, where a marker may begin at its `[`.
+            Some(_) if self.needs_args && !self.list_has_object => {
+                let at = cx.offset(cur.at);
+                let read = usize::try_from(at - self.list_at).unwrap_or(usize::MAX);
+                Some(Outcome::failed(Failure::no_call(at, read)))
             }
             Some(_) => {
                 let f = Failure::new(
