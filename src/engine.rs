@@ -326,10 +326,9 @@ impl ParserBuilder {
         let reasoning_longest = think.as_ref().map_or(0, |t| t.other.longest());
         let held = Vec::with_capacity(markers.longest().max(reasoning_longest));
         let lead = match automaton {
-            Automaton::Json(_) if self.bare_call_at_start => Some(Box::new(Automaton::Json(
-                crate::protocol::json_call::JsonCall::new(b"", self.limits.max_depth)
-                    .needing_arguments(),
-            ))),
+            Automaton::Json(ref json) if self.bare_call_at_start => Some(Box::new(
+                Automaton::Json(json.bare_lead(self.limits.max_depth)),
+            )),
             _ if self.bare_call_at_start => {
                 return Err(crate::Error::InvalidMarker(
                     "only the JSON formats read a call at the start without its marker",

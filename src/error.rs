@@ -61,6 +61,10 @@ pub enum DiagnosticKind {
     /// The stream ended inside reasoning (no end tag): what was written is
     /// delivered as reasoning all the same.
     UnclosedReasoning,
+    /// A start marker that also introduces code was followed by code, not
+    /// JSON (Llama's `<|python_tag|>` before a call to a built-in tool,
+    /// `brave_search.call(query="…")`): kept as text.
+    BuiltinToolCall,
 }
 
 impl DiagnosticKind {
@@ -84,6 +88,7 @@ impl DiagnosticKind {
             DiagnosticKind::NoToolCall => "no-tool-call",
             DiagnosticKind::Coercion => "coercion",
             DiagnosticKind::UnclosedReasoning => "unclosed-reasoning",
+            DiagnosticKind::BuiltinToolCall => "builtin-tool-call",
         }
     }
 

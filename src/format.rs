@@ -61,6 +61,9 @@ pub enum Format {
     /// the whole output, in a ```` ```json ```` fence, or after
     /// `[TOOL_CALLS]`.
     Xlam,
+    /// Llama 3.1–3.3 custom tools: `{"name": …, "parameters": {…}}` as the
+    /// whole output (several separated by `;`) or after `<|python_tag|>`.
+    Llama3Json,
 }
 
 impl Format {
@@ -79,6 +82,7 @@ impl Format {
         Format::Phi4Mini,
         Format::Granite,
         Format::Xlam,
+        Format::Llama3Json,
     ];
 
     /// The registry: each format's facts, in its file under
@@ -98,6 +102,7 @@ impl Format {
             Format::Phi4Mini => &formats::phi4_mini::SPEC,
             Format::Granite => &formats::granite::SPEC,
             Format::Xlam => &formats::xlam::SPEC,
+            Format::Llama3Json => &formats::llama3_json::SPEC,
         }
     }
 

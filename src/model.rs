@@ -229,7 +229,7 @@ const FAMILIES: &[Family] = &[
     family(
         "Llama 3.x",
         &["llama-3", "llama3"],
-        Missing("llama3-json"),
+        Built(Format::Llama3Json),
         Think::No,
     ),
     family(

@@ -674,6 +674,45 @@ w(X, "known_tools", xl(obj('{"city": "Nice"}'), obj('{}', "get_time")), WEATHER_
 w(X, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + fence(xl(obj('{"city": "Paris"}'))).encode())
 w(X, "large_argument_64k", xl(obj(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" [brackets] {braces} ``` é 世界\n" * 1500)[:65536]}), "write_file")))
 
+
+# llama3-json: Llama 3.1-3.3 custom tools.
+L = "llama3-json"
+def lc(args_json, name="get_weather"):
+    return '{"name": "%s", "parameters": %s}' % (name, args_json)
+PT = "<|python_tag|>"
+w(L, "whole_output_call", lc('{"city": "Seoul", "days": 3}'))
+w(L, "whole_output_eot", lc('{"city": "Paris"}') + "<|eot_id|>")
+w(L, "whole_output_eom", lc('{"city": "Paris"}') + "<|eom_id|>")
+w(L, "whole_output_semicolons", lc('{"city": "Paris"}') + "; " + lc('{}', "get_time"))
+w(L, "whole_output_after_whitespace", "\n\n" + lc('{"city": "Paris"}'))
+w(L, "whole_output_then_prose", lc('{"city": "Paris"}') + "\nI asked for the weather.")
+w(L, "arguments_key", '{"name": "get_weather", "arguments": {"city": "Rome"}}')
+w(L, "name_after_parameters", '{"parameters": {"city": "Berlin", "days": 2}, "name": "get_weather"}')
+w(L, "no_parameters_is_prose", '{"name": "Paris", "country": "France"} is a city.')
+w(L, "prose_then_json_is_prose", 'The call ' + lc('{"city": "Paris"}') + ' is only shown.')
+w(L, "python_tag_call", "Sure. " + PT + lc('{"city": "Paris"}') + "<|eom_id|>")
+w(L, "python_tag_two_calls", PT + lc('{"city": "Paris"}') + "; " + lc('{"city": "Rome"}'))
+w(L, "python_tag_then_prose", PT + lc('{"city": "Paris"}') + " and more text")
+w(L, "python_tag_builtin_code", PT + 'brave_search.call(query="weather in Paris")<|eom_id|>')
+w(L, "python_tag_code_interpreter", PT + "import math\nprint(math.sqrt(2))<|eom_id|>")
+w(L, "eot_after_text_is_text", "The weather is fine.<|eot_id|>")
+w(L, "closer_cut_at_eof", PT + lc('{}', "get_time") + "<|eo")
+w(L, "closer_lookalike", PT + lc('{}', "get_time") + "<|eox|> rest")
+w(L, "marker_in_string", lc('{"note": "write <|python_tag|> and <|eom_id|> literally"}', "echo"))
+w(L, "escaped_quotes_and_unicode", lc(r'{"quote": "she said \"hi\"", "city": "Z\u00fcrich", "emoji": "\ud83d\ude00"}', "echo"))
+w(L, "cjk_emoji_combining", "天気 👋🏽 " + PT + lc('{"city": "東京", "mood": "😀🇫🇷"}') + "\n完了 ✅")
+w(L, "crlf", "\r\n" + lc('{"city": "Oslo"}') + "\r\n")
+w(L, "parameters_as_string", '{"name": "get_weather", "parameters": "{\\"city\\": \\"Kyiv\\"}"}')
+w(L, "nested_parameters", lc('{"filter": {"and": [{"field": "age", "gt": 18}, {"x": [1, 2.5e3, -0.5, true, false, null]}]}, "limit": 10}', "query"))
+w(L, "eof_inside_parameters", '{"name": "get_weather", "parameters": {"city": "Be')
+w(L, "eof_after_python_tag", "Sure " + PT)
+w(L, "partial_python_tag_at_eof", "The answer is 42 <|python_t")
+w(L, "malformed_missing_comma", PT + '{"name": "get_weather", "parameters": {"city": "Paris" "days": 2}}\nafter')
+w(L, "unknown_tool", lc('{"q": 1}', "launch_rockets"), WEATHER_TOOLS)
+w(L, "known_tools", lc('{"city": "Nice"}') + ";" + lc('{}', "get_time"), WEATHER_TOOLS)
+w(L, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + (PT + lc('{"city": "Paris"}')).encode())
+w(L, "large_argument_64k", PT + lc(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" {braces} <|eom_id|> é 世界\n" * 1500)[:65536]}), "write_file"))
+
 def wr(fmt, name, text, open_=False, calls_inside=False):
     w(fmt, name, text, WEATHER_TOOLS)
     cfg = {"start": "<think>", "end": "</think>", "startsOpen": open_, "callsInside": calls_inside}
@@ -686,6 +725,7 @@ PARIS = {
     "minimax-m2": '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>',
     "glm": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
     "morph-xml": "<get_weather>\n<city>Paris</city>\n</get_weather>",
+    "llama3-json": '<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}',
     "xlam": '```json\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]\n```',
     "phi4-mini": 'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
     "granite": '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]',

@@ -787,9 +787,9 @@ fn default_prompts_show_the_parsers_markers() {
         let weather = Tool::new("get_weather")
             .with_parameters(json!({"type": "object", "properties": {"city": {"type": "string"}}}));
         let prompt = format_tools(format, &[weather], None);
-        if format == Format::Xlam {
-            // Its calls need no marker: the output is the list.
-            assert!(prompt.contains("[{\"name\": "), "{prompt}");
+        if matches!(format, Format::Xlam | Format::Llama3Json) {
+            // Their calls need no marker: the output is the JSON.
+            assert!(prompt.contains("{\"name\": "), "{prompt}");
             continue;
         }
         let (start, _) = format.default_delimiters();

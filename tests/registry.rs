@@ -68,6 +68,7 @@ fn fuzz_ids_are_unique_and_fixed() {
         (10, Format::Phi4Mini),
         (11, Format::Granite),
         (12, Format::Xlam),
+        (13, Format::Llama3Json),
     ] {
         assert_eq!(Format::from_fuzz_id(id), Some(format));
     }
@@ -123,6 +124,8 @@ fn model_ids_resolve_to_their_family() {
         ("microsoft/Phi-4-mini-instruct", Phi4Mini, None),
         ("phi4-mini:3.8b-fp16", Phi4Mini, None),
         ("Salesforce/Llama-xLAM-2-8b-fc-r", Xlam, None),
+        ("meta-llama/Llama-3.1-8B-Instruct", Llama3Json, None),
+        ("llama3.3:70b", Llama3Json, None),
         ("Salesforce/xLAM-2-32b-fc-r", Xlam, None),
     ];
     for &(id, format, open) in cases {
@@ -143,7 +146,6 @@ fn model_ids_resolve_to_their_family() {
 fn families_whose_format_is_not_built_say_which_they_need() {
     for (id, needs) in [
         ("openai/gpt-oss-120b", "harmony"),
-        ("meta-llama/Llama-3.1-8B-Instruct", "llama3-json"),
         ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "pythonic"),
         ("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral"),
         ("mistralai/Magistral-Small-2509", "mistral"),

@@ -13,6 +13,7 @@ pub(crate) mod glm;
 pub(crate) mod granite;
 pub(crate) mod hermes;
 pub(crate) mod kimi_k2;
+pub(crate) mod llama3_json;
 pub(crate) mod minimax_m2;
 pub(crate) mod morph_xml;
 pub(crate) mod phi4_mini;

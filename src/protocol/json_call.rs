@@ -59,6 +59,9 @@ enum Phase {
     FenceOpen { ticks: u8 },
     /// The fence's closing backticks after the JSON.
     FenceClose { ticks: u8 },
+    /// One of the closing tokens (see [`JsonCall::closed_by_tokens`]) after
+    /// the JSON: `matched` bytes of closer `which` so far.
+    Closer { which: usize, matched: usize },
 }
 
 /// A call object that turned out not to be JSON, kept whole up to the end
@@ -284,6 +287,10 @@ pub(crate) struct JsonCall {
     list_at: u64,
     /// …and whether a call object opened in it.
     list_has_object: bool,
+    /// See [`JsonCall::closed_by_tokens`].
+    closers: &'static [&'static [u8]],
+    /// See [`JsonCall::code_after_marker`].
+    code_after_marker: bool,
 }
 
 impl JsonCall {
@@ -328,7 +335,36 @@ impl JsonCall {
             in_array: false,
             list_at: 0,
             list_has_object: false,
+            closers: &[],
+            code_after_marker: false,
         }
+    }
+
+    /// Without an end marker, one of `closers` right after the JSON still
+    /// belongs to the call (Llama's `<|eom_id|>` / `<|eot_id|>`): it is
+    /// markup, not text. They must share no prefix that is not a prefix of
+    /// the first.
+    pub(crate) fn closed_by_tokens(mut self, closers: &'static [&'static [u8]]) -> JsonCall {
+        self.closers = closers;
+        self
+    }
+
+    /// The start marker may also introduce code (Llama's `<|python_tag|>`
+    /// before a built-in tool's call): code after it is text with a
+    /// [`BuiltinToolCall`](DiagnosticKind::BuiltinToolCall) diagnostic.
+    pub(crate) fn code_after_marker(mut self) -> JsonCall {
+        self.code_after_marker = true;
+        self
+    }
+
+    /// The automaton that reads a call opening the output without its start
+    /// marker (see [`ParserBuilder::bare_call_at_start`](crate::ParserBuilder::bare_call_at_start)):
+    /// this one's JSON rules and closing tokens, no end marker, and a call
+    /// object must have arguments.
+    pub(crate) fn bare_lead(&self, max_depth: usize) -> JsonCall {
+        let mut lead = JsonCall::new(b"", max_depth).needing_arguments();
+        lead.closers = self.closers;
+        lead
     }
 
     /// Each start marker has an end marker of its own (`ends[i]` for marker
@@ -650,12 +686,14 @@ impl JsonCall {
         offset: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let end = String::from_utf8_lossy(&self.end).into_owned();
-        cx.recovered(
-            DiagnosticKind::MissingEndMarker,
-            offset,
-            format!("the call's {body} is complete but its end marker {end:?} is missing; call recovered"),
-        );
+        let message = if self.end.is_empty() {
+            // Only a list of calls is closed without an end marker.
+            "the list of calls is not closed (no `]`); call recovered".to_owned()
+        } else {
+            let end = String::from_utf8_lossy(&self.end);
+            format!("the call's {body} is complete but its end marker {end:?} is missing; call recovered")
+        };
+        cx.recovered(DiagnosticKind::MissingEndMarker, offset, message);
     }
 
     /// A call object begins with the `{` at stream offset `at`.
@@ -954,6 +992,13 @@ impl JsonCall {
                 self.fence_at = Some(cx.offset(cur.at));
                 self.phase = Phase::FenceOpen { ticks: 0 };
             }
+            Some(_) if self.code_after_marker && self.fence_at.is_none() => {
+                return Some(Outcome::failed(Failure::new(
+                    DiagnosticKind::BuiltinToolCall,
+                    cx.offset(cur.at),
+                    "code after the start marker: a call to a built-in tool, kept as text",
+                )))
+            }
             Some(_) => return Some(no_object(cx.offset(cur.at))),
         }
         None
@@ -1180,11 +1225,52 @@ impl JsonCall {
                 cur.at += 1;
                 self.trail += 1;
             }
+            Some(&b) if self.end.is_empty() && self.closers.iter().any(|c| c[0] == b) => {
+                self.phase = Phase::Closer {
+                    which: 0,
+                    matched: 0,
+                }
+            }
             // Without an end marker, the call ends with its JSON.
             Some(_) if self.end.is_empty() => return Some(self.conclude(cx, None)),
             Some(_) => self.phase = Phase::End { matched: 0 },
         }
         None
+    }
+
+    /// A closing token after the JSON: `matched` bytes of closer `which`
+    /// so far (each closer shares the bytes matched with the first that
+    /// fits them).
+    fn closing_token<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        mut which: usize,
+        mut matched: usize,
+        bytes: &'c [u8],
+        cur: &mut Cursor,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let closers = self.closers;
+        while let Some(&b) = bytes.get(cur.at) {
+            let fits = (which..closers.len()).find(|&k| {
+                closers[k].get(..matched) == closers[which].get(..matched)
+                    && closers[k].get(matched) == Some(&b)
+            });
+            let Some(k) = fits else {
+                // Not a closer: the call ends with its JSON, and what
+                // followed it is text.
+                return Some(self.conclude(cx, None));
+            };
+            which = k;
+            matched += 1;
+            cur.at += 1;
+            self.trail += 1;
+            if matched == closers[k].len() {
+                self.trail = 0;
+                return Some(self.conclude(cx, None));
+            }
+        }
+        self.phase = Phase::Closer { which, matched };
+        Some(Outcome::More)
     }
 
     /// A call object that is not JSON, read on to the end marker.
@@ -1463,6 +1549,9 @@ impl CallAutomaton for JsonCall {
                 Phase::FenceClose { ticks } => self.fence_close(ticks, bytes, &mut cur, cx),
                 Phase::End { matched } => self.matching_end(matched, bytes, &mut cur, cx),
                 Phase::Reopen { seen } => self.after_end_marker(seen, bytes, &mut cur, cx),
+                Phase::Closer { which, matched } => {
+                    self.closing_token(which, matched, bytes, &mut cur, cx)
+                }
             };
             if let Some(outcome) = step {
                 return (cur.at, outcome);
@@ -1525,6 +1614,8 @@ impl CallAutomaton for JsonCall {
                 self.trail = seen;
                 self.conclude(cx, None)
             }
+            // A closer cut short by the end of the stream is text.
+            Phase::Closer { .. } => self.conclude(cx, None),
             Phase::Trail | Phase::End { .. } | Phase::FenceClose { .. } => {
                 let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
                 self.conclude(cx, Some(end_of_json))

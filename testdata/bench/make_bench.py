@@ -54,6 +54,8 @@ def call(fmt, name, args):
         body = json.dumps(args, ensure_ascii=False)
         return (f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>"
                 f"{body}<|tool_call_end|><|tool_calls_section_end|>")
+    if fmt == "llama3-json":
+        return "<|python_tag|>" + json.dumps({"name": name, "parameters": args}, ensure_ascii=False) + "<|eom_id|>"
     if fmt == "xlam":
         body = json.dumps([{"name": name, "arguments": args}], ensure_ascii=False)
         return f"```json\n{body}\n```"
@@ -66,7 +68,7 @@ def call(fmt, name, args):
         return f"<{name}>\n{ps}</{name}>"
 
 XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2")
-for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3", "phi4-mini", "granite", "xlam"):
+for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3", "phi4-mini", "granite", "xlam", "llama3-json"):
     random.seed(11)
     parts = []
     while sum(len(p.encode()) for p in parts) < 4096:
