@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use toolsieve::contract::{check, check_with, fuzz_case, run_cuts, run_str_cuts, split_case};
-use toolsieve::{Format, Parser};
+use toolsieve::{Event, Format, Parser};
 
 /// The `split_invariance` target.
 fn split_invariance(data: &[u8]) {
@@ -93,7 +93,7 @@ fn fuzz_seeds_pick_a_parser_and_keep_the_contract() {
 fn roundtrip_morph_string_of_newlines() {
     use serde_json::json;
     use toolsieve::middleware::format_tool_call;
-    use toolsieve::{Event, Tool};
+    use toolsieve::Tool;
     let tool = Tool::new("p1").with_parameters(json!({"type": "object", "properties": {
         "p1": {"type": "string"}, "p5": {"type": "object"}}}));
     for &format in Format::ALL {
@@ -129,5 +129,50 @@ fn roundtrip_morph_string_of_newlines() {
                 "{format} {value:?}\n{text}"
             );
         }
+    }
+}
+
+/// `roundtrip` found: JSON right after a call that ends with its JSON (no
+/// end marker) was read as the next call object of the block, so prose
+/// beginning with `{` failed as malformed JSON. Only after a separator
+/// does a `{` continue the block.
+#[test]
+fn json_after_an_unmarked_call_end_is_text() {
+    for (format, input) in [
+        (
+            Format::Phi4Mini,
+            r#"functools[{"name": "a", "arguments": {}}]{a#a"#,
+        ),
+        (
+            Format::Granite,
+            r#"<|tool_call|>[{"name": "a", "arguments": {}}]{"x": 1}"#,
+        ),
+        (
+            Format::Llama3Json,
+            r#"{"name": "a", "parameters": {}}{not json"#,
+        ),
+    ] {
+        let mut parser = Parser::new(format);
+        let events = parser.parse(input.as_bytes());
+        let calls: Vec<_> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolCall { tool_name, .. } => Some(tool_name.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls, ["a"], "{format}");
+        assert!(
+            !events.iter().any(|e| matches!(e, Event::Diagnostic(_))),
+            "{format}: {events:?}"
+        );
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::TextDelta { delta, .. } => Some(delta.as_ref()),
+                _ => None,
+            })
+            .collect();
+        assert!(text.starts_with('{'), "{format}: {text}");
     }
 }

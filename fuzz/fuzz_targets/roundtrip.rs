@@ -132,10 +132,31 @@ fn call(
 fuzz_target!(|input: Input| {
     let format = Format::ALL[input.format as usize % Format::ALL.len()];
     // Calls named outside their JSON arguments, between special tokens.
-    let tokens = matches!(format, Format::DeepSeek | Format::DeepSeekV3 | Format::KimiK2);
-    let xml = !tokens && !matches!(format, Format::Hermes | Format::Gemma);
-    // Formats whose calls are JSON objects between two markers.
-    let json_objects = !xml && !tokens;
+    let tokens = matches!(
+        format,
+        Format::DeepSeek | Format::DeepSeekV3 | Format::KimiK2
+    );
+    // Arguments as XML values, coerced by their schema.
+    let xml = matches!(
+        format,
+        Format::Qwen3Coder
+            | Format::MiniMaxM2
+            | Format::Glm
+            | Format::MorphXml
+            | Format::DeepSeekDsml
+    );
+    // Formats whose calls are JSON objects between two markers. The others
+    // (JSON lists after a token, bare JSON) get their own rendering only.
+    let json_objects = matches!(format, Format::Hermes | Format::Gemma);
+    // Formats that read JSON at the start of the output without a marker.
+    let bare = matches!(format, Format::Xlam | Format::Llama3Json);
+    // Formats whose calls end with their JSON, with no end marker.
+    let unmarked_end = matches!(
+        format,
+        Format::Phi4Mini | Format::Granite | Format::Xlam | Format::Llama3Json
+    );
+    // Whether the last piece written was a call.
+    let mut after_call = false;
     let mut names: Vec<String> = Vec::new();
     for name in input.tool_names.iter().filter(|n| valid_name(n)) {
         // morph-xml markers are `<name`: no name may extend another.
@@ -156,6 +177,7 @@ fuzz_target!(|input: Input| {
     let mut want_text = String::new();
     let mut repairs = 0;
     for piece in &input.pieces {
+        let (calls_before, text_before) = (calls.len(), text.len());
         match piece {
             // Prose that is, or would make with the end of what comes
             // before it (gemma's closing fence and `tool_call`), a start
@@ -163,7 +185,9 @@ fuzz_target!(|input: Input| {
             Piece::Prose(p)
                 if p.contains(start)
                     || p.contains(['<', '`'])
-                    || straddles(text.as_bytes(), p.as_bytes(), start.as_bytes()) => {}
+                    || straddles(text.as_bytes(), p.as_bytes(), start.as_bytes())
+                    || (bare && opens_json(&text, p))
+                    || (unmarked_end && after_call && continues_json(p)) => {}
             Piece::Prose(p) => {
                 text.push_str(p);
                 want_text.push_str(p);
@@ -269,6 +293,11 @@ fuzz_target!(|input: Input| {
                 calls.extend(block);
             }
         }
+        if calls.len() > calls_before {
+            after_call = true;
+        } else if text.len() > text_before {
+            after_call = false;
+        }
     }
     let tools: Vec<Tool> = names
         .iter()
@@ -308,6 +337,20 @@ fuzz_target!(|input: Input| {
     assert_eq!(got_calls, calls, "{text}");
     assert_eq!(got_text, want_text);
 });
+
+/// Whether prose `p` after `text` would put JSON at the start of the
+/// output (only JSON whitespace before it): a bare call there.
+fn opens_json(text: &str, p: &str) -> bool {
+    let ws: &[char] = &[' ', '\t', '\n', '\r'];
+    text.trim_start_matches(ws).is_empty() && p.trim_start_matches(ws).starts_with(['{', '['])
+}
+
+/// Whether prose `p` would continue the JSON of a call that ends without
+/// an end marker: another call object, or a separator before one.
+fn continues_json(p: &str) -> bool {
+    let ws: &[char] = &[' ', '\t', '\n', '\r'];
+    p.trim_start_matches(ws).starts_with([';', ','])
+}
 
 /// Whether `marker` occurs in `before` followed by `after` across the
 /// place where they meet.

@@ -1204,8 +1204,10 @@ impl JsonCall {
         self.trail += ws;
         match bytes.get(cur.at) {
             None => return Some(Outcome::More),
-            // The next call object of the block.
-            Some(b'{') => {
+            // The next call object of the block; without an end marker,
+            // only after a separator (`{…}; {…}`): JSON right after the
+            // call is text.
+            Some(b'{') if !self.end.is_empty() || self.comma => {
                 self.next_object(cx);
                 self.open_object(cx.offset(cur.at));
             }
