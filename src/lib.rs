@@ -44,6 +44,10 @@
 //! | `deepseek-v3` | the same tokens in V3/R1's layout, which its prompts and history use (it reads both) |
 //! | `deepseek-v3.2` | `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="KEY" string="true">…</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>` (`string="false"` marks JSON; also an `invoke` alone, an `invoke` holding one JSON object, DeepSeek-V4's `tool_calls` block, V4.1's spaced tags, and the block with its `｜DSML｜` tokens dropped) |
 //! | `kimi-k2` | `<\|tool_calls_section_begin\|><\|tool_call_begin\|>functions.NAME:0<\|tool_call_argument_begin\|>{…}<\|tool_call_end\|><\|tool_calls_section_end\|>` |
+//! | `phi4-mini` | `functools[{"name": NAME, "arguments": {…}}, …]` |
+//! | `granite` | `<\|tool_call\|>[{"name": NAME, "arguments": {…}}]` (Granite 3.x) and `<tool_call>{…}</tool_call>` (Granite 4) |
+//! | `xlam` | `[{"name": NAME, "arguments": {…}}]` as the whole output, in a ```` ```json ```` fence, or after `[TOOL_CALLS]` |
+//! | `llama3-json` | `{"name": NAME, "parameters": {…}}` as the whole output (`;` between calls) or after `<\|python_tag\|>` |
 //!
 //! Names are case-insensitive, and vLLM's and SGLang's parser names are
 //! aliases ([`Format::from_name`]). A model id gives its format and

@@ -22,7 +22,7 @@ use toolsieve_bench_peers::{corpus, dense_tools, openai_tools, run_ours, run_pee
 const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
 
 /// toolsieve format, tool-parser's parser for it.
-const PAIRS: [(Format, &str); 8] = [
+const PAIRS: [(Format, &str); 9] = [
     (Format::Hermes, "qwen"),
     (Format::Qwen3Coder, "qwen_coder"),
     (Format::Glm, "glm45_moe"),
@@ -31,6 +31,7 @@ const PAIRS: [(Format, &str); 8] = [
     (Format::DeepSeekV3, "deepseek"),
     (Format::DeepSeekDsml, "deepseek32"),
     (Format::KimiK2, "kimik2"),
+    (Format::Llama3Json, "llama"),
 ];
 
 fn label(size: usize) -> String {
