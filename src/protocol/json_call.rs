@@ -1227,7 +1227,9 @@ impl JsonCall {
                 cur.at += 1;
                 self.trail += 1;
             }
-            Some(&b) if self.end.is_empty() && self.closers.iter().any(|c| c[0] == b) => {
+            Some(&b)
+                if self.end.is_empty() && self.closers.iter().any(|c| c.first() == Some(&b)) =>
+            {
                 self.phase = Phase::Closer {
                     which: 0,
                     matched: 0,
