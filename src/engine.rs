@@ -215,8 +215,8 @@ impl ParserBuilder {
     /// end marker (see [`delimiters`](Self::delimiters)); any other byte
     /// means text, and markers are looked for as usual from then on. JSON
     /// there that is not a call comes back as text with a diagnostic.
-    /// JSON formats only; on by default for `xlam`, whose models answer
-    /// with a bare JSON list of calls.
+    /// JSON formats only; on by default for the formats whose models write
+    /// calls without a marker at the start (`xlam`, `llama3-json`).
     ///
     /// ```
     /// use toolsieve::{Event, Format, Parser};
