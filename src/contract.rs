@@ -196,6 +196,16 @@ pub fn check_with(
                 };
                 rebuilt.push_str(&String::from_utf8_lossy(raw));
             }
+            Event::Markup { span } => {
+                if open_text.is_some() || open_call.is_some() {
+                    return Err(format!("{event:?} while a text part or call is open"));
+                }
+                let (start, end) = (span.start as usize, span.end as usize);
+                let Some(raw) = input.get(start..end).filter(|r| !r.is_empty()) else {
+                    return Err(format!("markup span {span:?} outside the input, or empty"));
+                };
+                rebuilt.push_str(&String::from_utf8_lossy(raw));
+            }
             Event::Diagnostic(d) => {
                 if d.offset > input.len() as u64 {
                     return Err(format!("diagnostic past the end: {d:?}"));

@@ -55,6 +55,8 @@ pub(crate) struct Core {
     /// read-ahead, read ahead in turn): at most [`REREAD_FACTOR`] times
     /// `relaxed_to` in all, so that reading ahead stays linear.
     pub(crate) reread: u64,
+    /// The id the model gave the call in progress, if any.
+    pub(crate) model_call_id: Option<String>,
 }
 
 /// See [`Core::reread`]: a second relaxed call after one that lacked its
@@ -254,6 +256,7 @@ impl Core {
             delivered_to: None,
             relaxed_to: 0,
             reread: 0,
+            model_call_id: None,
         }
     }
 
@@ -291,6 +294,7 @@ impl Core {
                 start: self.span_start,
                 end,
             },
+            model_call_id: self.model_call_id.take().map(Cow::Owned),
         });
         self.delivered += 1;
         self.span_start = end;
@@ -384,6 +388,7 @@ impl Core {
         self.name_origin = None;
         self.input.clear();
         self.delta_carry = Utf8Carry::default();
+        self.model_call_id = None;
     }
 }
 
@@ -405,6 +410,29 @@ pub(crate) struct CallCx<'p, 'c, S> {
 }
 
 impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
+    /// Runs `f` on a context for the slice being advanced from its byte
+    /// `from` on (an automaton that hands the rest of its slice to
+    /// another).
+    pub(crate) fn with_rest_from<R>(
+        &mut self,
+        from: usize,
+        f: impl FnOnce(&mut CallCx<'_, 'c, S>) -> R,
+    ) -> R {
+        self.flush();
+        let from = from.min(self.chunk.len());
+        let mut rest = CallCx {
+            core: &mut *self.core,
+            sink: &mut *self.sink,
+            base: self.base + from as u64,
+            chunk: &self.chunk[from..],
+            at_limit: self.at_limit,
+            pending: None,
+        };
+        let r = f(&mut rest);
+        rest.flush();
+        r
+    }
+
     /// Stream offset of byte `i` of the slice being advanced.
     #[inline]
     pub(crate) fn offset(&self, i: usize) -> u64 {
@@ -751,6 +779,14 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         core.delivered_to = Some(to);
     }
 
+    /// The model gave the call in progress an id (an empty one is none).
+    pub(crate) fn model_call_id(&mut self, id: &str) {
+        let id = id.trim();
+        if !id.is_empty() {
+            self.core.model_call_id = Some(id.to_owned());
+        }
+    }
+
     /// A problem that was repaired: the call is still delivered.
     pub(crate) fn recovered(&mut self, kind: DiagnosticKind, offset: u64, message: String) {
         self.flush();
@@ -780,6 +816,9 @@ pub(crate) struct Failure {
     /// The attempt read nothing that makes it a call (it gives back all it
     /// read, before any call event): no diagnostic, the bytes are text.
     pub(crate) no_call: bool,
+    /// What was read (less `give_back`) is the format's markup
+    /// ([`Event::Markup`]), not a call: no diagnostic, no text.
+    pub(crate) markup: bool,
 }
 
 impl Failure {
@@ -791,6 +830,16 @@ impl Failure {
             name: None,
             give_back: 0,
             no_call: false,
+            markup: false,
+        }
+    }
+
+    /// What was read, but the last `give_back` bytes, is markup.
+    pub(crate) fn markup(offset: u64, give_back: usize) -> Failure {
+        Failure {
+            give_back,
+            markup: true,
+            ..Failure::new(DiagnosticKind::MalformedCall, offset, "markup")
         }
     }
 

@@ -1052,6 +1052,9 @@ impl Parser {
 
     fn fail_call<'c, S: FnMut(Event<'c>)>(&mut self, failure: Failure, sink: &mut S) {
         let call = self.core.call;
+        if failure.markup && call.is_none() {
+            return self.markup(sink);
+        }
         if failure.no_call && call.is_none() && self.core.call_buf.is_empty() {
             // All it read was given back: nothing to report.
             self.core.reset_call();
@@ -1081,6 +1084,24 @@ impl Parser {
                 .text
                 .push_owned(&self.core.call_buf, self.core.call_start, sink);
         }
+        self.core.call_buf.clear();
+        self.state = State::Text;
+        self.leave_lead_call();
+    }
+
+    /// The bytes read since the marker are the format's markup: they end
+    /// the text part and are neither text nor a call.
+    #[cold]
+    fn markup<'c, S: FnMut(Event<'c>)>(&mut self, sink: &mut S) {
+        let start = self.core.call_start;
+        let end = start + self.core.call_buf.len() as u64;
+        self.core.text.close_for_call(sink);
+        if end > start {
+            sink(Event::Markup {
+                span: Span { start, end },
+            });
+        }
+        self.core.reset_call();
         self.core.call_buf.clear();
         self.state = State::Text;
         self.leave_lead_call();

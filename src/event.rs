@@ -153,6 +153,19 @@ pub enum Event<'a> {
         input: Cow<'a, str>,
         /// Where the call's raw text lies in the stream.
         raw_span: Span,
+        /// The id the model gave the call, if its format has one
+        /// (Mistral's `[CALL_ID]`, Command's `tool_call_id`, an `"id"`
+        /// member of a JSON call object): the id to send back with the
+        /// call's result, in place of `tool_call_id`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model_call_id: Option<Cow<'a, str>>,
+    },
+    /// Bytes of the format's own markup outside calls (gpt-oss's message
+    /// headers, Command's response tokens): neither text nor a call. It
+    /// ends the text part before it.
+    Markup {
+        /// Where the markup lies in the stream.
+        span: Span,
     },
     /// Something was malformed, repaired, truncated or dropped.
     Diagnostic(Diagnostic),
@@ -191,12 +204,15 @@ impl Event<'_> {
                 tool_name,
                 input,
                 raw_span,
+                model_call_id,
             } => Event::ToolCall {
                 tool_call_id,
                 tool_name: own(tool_name),
                 input: own(input),
                 raw_span,
+                model_call_id: model_call_id.map(own),
             },
+            Event::Markup { span } => Event::Markup { span },
             Event::Diagnostic(d) => Event::Diagnostic(d),
         }
     }

@@ -64,6 +64,10 @@ pub enum Format {
     /// Llama 3.1–3.3 custom tools: `{"name": …, "parameters": {…}}` as the
     /// whole output (several separated by `;`) or after `<|python_tag|>`.
     Llama3Json,
+    /// Mistral: `[TOOL_CALLS]NAME[ARGS]{…}` (v11+), `[TOOL_CALLS][{…}]` before.
+    Mistral,
+    /// Command R7B / A: `<|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}]<|END_ACTION|>`.
+    Cohere,
 }
 
 impl Format {
@@ -83,6 +87,8 @@ impl Format {
         Format::Granite,
         Format::Xlam,
         Format::Llama3Json,
+        Format::Mistral,
+        Format::Cohere,
     ];
 
     /// The registry: each format's facts, in its file under
@@ -103,6 +109,8 @@ impl Format {
             Format::Granite => &formats::granite::SPEC,
             Format::Xlam => &formats::xlam::SPEC,
             Format::Llama3Json => &formats::llama3_json::SPEC,
+            Format::Mistral => &formats::mistral::SPEC,
+            Format::Cohere => &formats::cohere::SPEC,
         }
     }
 

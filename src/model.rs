@@ -92,6 +92,8 @@ enum Think {
     /// The template opens `<think>` in the prompt: the output starts
     /// inside reasoning.
     Open,
+    /// The family's own tags.
+    Tagged(&'static str, &'static str),
 }
 
 /// One family: the id fragments that name it (any of them, matched in the
@@ -239,16 +241,15 @@ const FAMILIES: &[Family] = &[
         Think::No,
     ),
     family(
+        "Magistral",
+        &["magistral"],
+        Built(Format::Mistral),
+        Think::Tagged("[THINK]", "[/THINK]"),
+    ),
+    family(
         "Mistral",
-        &[
-            "mistral",
-            "magistral",
-            "devstral",
-            "mixtral",
-            "ministral",
-            "codestral",
-        ],
-        Missing("mistral"),
+        &["mistral", "devstral", "mixtral", "ministral", "codestral"],
+        Built(Format::Mistral),
         Think::No,
     ),
     family(
@@ -266,8 +267,8 @@ const FAMILIES: &[Family] = &[
     family(
         "Command-R/A",
         &["command-r", "command-a", "c4ai-command"],
-        Missing("cohere"),
-        Think::No,
+        Built(Format::Cohere),
+        Think::Tagged("<|START_THINKING|>", "<|END_THINKING|>"),
     ),
     family("Granite", &["granite"], Built(Format::Granite), Think::No),
     family(
@@ -337,6 +338,7 @@ impl Format {
             Think::No => None,
             Think::Tags => Some(Reasoning::think()),
             Think::Open => Some(Reasoning::think().starting_open(true)),
+            Think::Tagged(start, end) => Some(Reasoning::tags(start, end)),
         };
         Ok(ModelSetup {
             model: id.to_owned(),

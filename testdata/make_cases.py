@@ -445,6 +445,8 @@ w("gemma", "openai_nested_function", "Checking.\n```tool_call\n" + '{"type": "fu
 # Special-token formats: the name before the JSON arguments.
 TOKENS = {
     "deepseek-v3.1": ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"),
+    "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+    "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>',
     "kimi-k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"),
 }
 
@@ -713,6 +715,89 @@ w(L, "known_tools", lc('{"city": "Nice"}') + ";" + lc('{}', "get_time"), WEATHER
 w(L, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + (PT + lc('{"city": "Paris"}')).encode())
 w(L, "large_argument_64k", PT + lc(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" {braces} <|eom_id|> é 世界\n" * 1500)[:65536]}), "write_file"))
 
+
+# mistral: v11+ [TOOL_CALLS]NAME[ARGS]{...}, v13 [CALL_ID], pre-v11 arrays.
+M = "mistral"
+def mc(args_json, name="get_weather", call_id=None):
+    cid = "[CALL_ID]%s" % call_id if call_id is not None else ""
+    return "[TOOL_CALLS]%s%s[ARGS]%s" % (name, cid, args_json)
+def mlist(*objs):
+    return "[TOOL_CALLS][" + ", ".join(objs) + "]"
+w(M, "v11_call", mc('{"city": "Paris"}'))
+w(M, "v11_prose_call", "Let me check the weather.\n" + mc('{"city": "Paris", "days": 3}'))
+w(M, "v11_parallel", mc('{"city": "Paris"}') + mc('{}', "get_time"))
+w(M, "v11_then_eos", mc('{"city": "Paris"}') + "</s>")
+w(M, "v11_then_prose", mc('{"city": "Paris"}') + " I asked for the weather.")
+w(M, "v11_whitespace_around", "[TOOL_CALLS] get_weather [ARGS] {\"city\": \"Oslo\"}\n")
+w(M, "v13_call_id", mc('{"city": "Paris"}', call_id="a1B2c3D4e"))
+w(M, "v13_parallel_ids", mc('{"city": "Paris"}', call_id="abc123def") + mc('{}', "get_time", call_id="xyz987uvw"))
+w(M, "v13_call_id_cut_at_eof", "[TOOL_CALLS]get_weather[CALL_")
+w(M, "v13_bad_token_after_id", "[TOOL_CALLS]get_weather[CALL_ID]abc[ARXS]{} after")
+w(M, "pre_v11_list", mlist('{"name": "get_weather", "arguments": {"city": "Paris"}}'))
+w(M, "pre_v11_list_with_ids", "Sure. " + mlist('{"name": "get_weather", "arguments": {"city": "Paris"}, "id": "ab12CD34e"}', '{"name": "get_time", "arguments": {}, "id": "zz99YY88x"}'))
+w(M, "pre_v11_space_before_list", '[TOOL_CALLS] [{"name": "get_time", "arguments": {}}]')
+w(M, "pre_v11_single_object", '[TOOL_CALLS]{"name": "get_weather", "arguments": {"city": "Rome"}}')
+w(M, "marker_in_string", mc('{"note": "write [TOOL_CALLS]x[ARGS]{} literally"}', "echo"))
+w(M, "args_token_in_prose", "Use [ARGS] and [CALL_ID] freely; [TOOL_CALL] is not a marker.")
+w(M, "partial_marker_at_eof", "The answer is 42 [TOOL_CA")
+w(M, "eof_after_marker", "Sure [TOOL_CALLS]")
+w(M, "eof_inside_name", "[TOOL_CALLS]get_wea")
+w(M, "eof_inside_arguments", mc('{"city": "Be'))
+w(M, "missing_args_token", "[TOOL_CALLS]get_weather{\"city\": \"Paris\"} after")
+w(M, "name_with_space", "[TOOL_CALLS]get weather[ARGS]{} after")
+w(M, "args_not_object", "[TOOL_CALLS]get_weather[ARGS][1, 2] after")
+w(M, "malformed_arguments", mc('{"city": "Paris" "days": 2}') + "\nafter")
+w(M, "escaped_quotes_and_unicode", mc(r'{"quote": "she said \"hi\"", "city": "Z\u00fcrich", "emoji": "\ud83d\ude00"}', "echo"))
+w(M, "cjk_emoji_combining", "天気 👋🏽 " + mc('{"city": "東京", "mood": "😀🇫🇷", "accent": "e\u0301"}') + "\n完了 ✅")
+w(M, "nested_arguments", mc('{"filter": {"and": [{"field": "age", "gt": 18}, {"x": [1, 2.5e3, -0.5, true, false, null]}]}, "limit": 10}', "query"))
+w(M, "crlf", "Checking.\r\n" + mc('{\r\n "city": "Oslo"\r\n}') + "\r\n")
+w(M, "unknown_tool", mc('{"q": 1}', "launch_rockets") + mc('{"city": "Nice"}'), WEATHER_TOOLS)
+w(M, "known_tools", mc('{"city": "Nice"}', call_id="n1") + mc('{}', "get_time"), WEATHER_TOOLS)
+w(M, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + mc('{"city": "Paris"}').encode())
+w(M, "large_argument_64k", mc(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" {braces} [TOOL_CALLS] [ARGS] é 世界\n" * 1500)[:65536]}), "write_file"))
+def w_tags(fmt, name, text, start, end, open_=False):
+    w(fmt, name, text, WEATHER_TOOLS)
+    cfg = {"start": start, "end": end, "startsOpen": open_, "callsInside": False}
+    open(f"testdata/{fmt}/{name}.reasoning.json", "w").write(json.dumps(cfg) + "\n")
+w_tags(M, "magistral_think_then_call", "[THINK]The user wants Paris weather; [TOOL_CALLS] comes next.[/THINK]" + mc('{"city": "Paris"}'), "[THINK]", "[/THINK]")
+
+
+# cohere: Command R7B / A.
+C = "cohere"
+def cc(args_json, name="get_weather", cid="0"):
+    return '{"tool_call_id": "%s", "tool_name": "%s", "parameters": %s}' % (cid, name, args_json)
+def cact(*objs):
+    return "<|START_ACTION|>[\n    " + ",\n    ".join(objs) + "\n]<|END_ACTION|>"
+RS, RE = "<|START_RESPONSE|>", "<|END_RESPONSE|>"
+w(C, "action_one_call", cact(cc('{"city": "Paris"}')))
+w(C, "action_two_calls", cact(cc('{"city": "Paris"}'), cc('{}', "get_time", "1")))
+w(C, "response_only", RS + "It is sunny in Paris." + RE)
+w(C, "response_then_action", RS + "Let me check." + RE + cact(cc('{"city": "Paris"}')))
+w(C, "action_then_response", cact(cc('{"city": "Paris"}')) + RS + "Checking now." + RE)
+w(C, "thinking_then_action", "<|START_THINKING|>The user wants the weather.<|END_THINKING|>" + cact(cc('{"city": "Paris"}')))
+w(C, "name_before_id", '<|START_ACTION|>[{"tool_name": "get_weather", "parameters": {"city": "Rome"}, "tool_call_id": "7"}]<|END_ACTION|>')
+w(C, "without_ids", '<|START_ACTION|>[{"tool_name": "get_time", "parameters": {}}]<|END_ACTION|>')
+w(C, "single_object_not_list", "<|START_ACTION|>" + cc('{"city": "Oslo"}') + "<|END_ACTION|>")
+w(C, "numeric_id_ignored", '<|START_ACTION|>[{"tool_call_id": 3, "tool_name": "get_time", "parameters": {}}]<|END_ACTION|>')
+w(C, "prose_without_markup", "Plain text with no markup at all.")
+w(C, "markup_lookalikes", "<|START_RESPONSE> and <|END_ACTION|> stray, <|START_ACTIONS|> too.")
+w(C, "partial_marker_at_eof", "Answer: 42 <|START_RESP")
+w(C, "response_unclosed", RS + "The stream stops here")
+w(C, "end_marker_in_string", cact(cc('{"note": "write <|END_ACTION|> and <|START_RESPONSE|> literally"}', "echo")))
+w(C, "eof_inside_parameters", '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Be')
+w(C, "eof_after_list_no_end", cact(cc('{}', "get_time"))[:-len("<|END_ACTION|>")])
+w(C, "malformed_parameters", "<|START_ACTION|>[" + cc('{"city": "Paris" "days": 2}') + "]<|END_ACTION|>after")
+w(C, "escaped_quotes_and_unicode", cact(cc(r'{"quote": "she said \"hi\"", "city": "Z\u00fcrich", "emoji": "\ud83d\ude00"}', "echo")))
+w(C, "cjk_emoji_combining", RS + "天気 👋🏽" + RE + cact(cc('{"city": "東京", "mood": "😀🇫🇷"}')))
+w(C, "nested_parameters", cact(cc('{"filter": {"and": [{"field": "age", "gt": 18}, {"x": [1, 2.5e3, -0.5, true, false, null]}]}, "limit": 10}', "query")))
+w(C, "crlf", "<|START_ACTION|>[\r\n    " + cc('{"city": "Oslo"}') + "\r\n]<|END_ACTION|>\r\n")
+w(C, "unknown_tool", cact(cc('{"q": 1}', "launch_rockets"), cc('{"city": "Nice"}', cid="1")), WEATHER_TOOLS)
+w(C, "known_tools", cact(cc('{"city": "Nice"}'), cc('{}', "get_time", "1")), WEATHER_TOOLS)
+w(C, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + cact(cc('{"city": "Paris"}')).encode())
+w(C, "large_argument_64k", cact(cc(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" {braces} <|END_ACTION|> é 世界\n" * 1500)[:65536]}), "write_file")))
+w_tags(C, "command_a_reasoning", "<|START_THINKING|>Paris, surely. <|START_ACTION|> later.<|END_THINKING|>" + cact(cc('{"city": "Paris"}')) , "<|START_THINKING|>", "<|END_THINKING|>")
+w_tags(C, "command_a_reasoning_then_response", "<|START_THINKING|>No tool needed.<|END_THINKING|>" + RS + "Hello!" + RE, "<|START_THINKING|>", "<|END_THINKING|>")
+
 def wr(fmt, name, text, open_=False, calls_inside=False):
     w(fmt, name, text, WEATHER_TOOLS)
     cfg = {"start": "<think>", "end": "</think>", "startsOpen": open_, "callsInside": calls_inside}
@@ -732,6 +817,8 @@ PARIS = {
     "deepseek-v3.1": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "deepseek-v3": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Paris"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "deepseek-v3.2": '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+    "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+    "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>',
     "kimi-k2": '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
 }
 for fmt, call in PARIS.items():

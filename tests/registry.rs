@@ -127,6 +127,17 @@ fn model_ids_resolve_to_their_family() {
         ("meta-llama/Llama-3.1-8B-Instruct", Llama3Json, None),
         ("llama3.3:70b", Llama3Json, None),
         ("Salesforce/xLAM-2-32b-fc-r", Xlam, None),
+        (
+            "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
+            Mistral,
+            None,
+        ),
+        ("mistralai/Magistral-Small-2509", Mistral, Some(false)),
+        ("mistralai/Devstral-Small-2507", Mistral, None),
+        ("mistralai/Mistral-7B-Instruct-v0.3", Mistral, None),
+        ("mistral-nemo:12b", Mistral, None),
+        ("CohereLabs/c4ai-command-a-03-2025", Cohere, Some(false)),
+        ("CohereLabs/c4ai-command-r7b-12-2024", Cohere, Some(false)),
     ];
     for &(id, format, open) in cases {
         let setup = Format::for_model(id).unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -147,11 +158,7 @@ fn families_whose_format_is_not_built_say_which_they_need() {
     for (id, needs) in [
         ("openai/gpt-oss-120b", "harmony"),
         ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "pythonic"),
-        ("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral"),
-        ("mistralai/Magistral-Small-2509", "mistral"),
-        ("mistralai/Devstral-Small-2507", "mistral"),
         ("google/gemma-4-31b-it", "gemma4"),
-        ("CohereLabs/c4ai-command-a-03-2025", "cohere"),
     ] {
         match Format::for_model(id) {
             Err(toolsieve::ModelError::FormatNotBuilt { format, .. }) => {

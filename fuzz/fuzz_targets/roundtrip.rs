@@ -153,7 +153,7 @@ fuzz_target!(|input: Input| {
     // Formats whose calls end with their JSON, with no end marker.
     let unmarked_end = matches!(
         format,
-        Format::Phi4Mini | Format::Granite | Format::Xlam | Format::Llama3Json
+        Format::Phi4Mini | Format::Granite | Format::Xlam | Format::Llama3Json | Format::Mistral
     );
     // Whether the last piece written was a call.
     let mut after_call = false;

@@ -5,6 +5,7 @@
 //! is the registry that maps each [`Format`](crate::Format) to its
 //! [`FormatSpec`]; a new format is a new file here and one line there.
 
+pub(crate) mod cohere;
 pub(crate) mod deepseek_v3;
 pub(crate) mod deepseek_v31;
 pub(crate) mod deepseek_v32;
@@ -15,6 +16,7 @@ pub(crate) mod hermes;
 pub(crate) mod kimi_k2;
 pub(crate) mod llama3_json;
 pub(crate) mod minimax_m2;
+pub(crate) mod mistral;
 pub(crate) mod morph_xml;
 pub(crate) mod phi4_mini;
 pub(crate) mod qwen3_coder;

@@ -313,9 +313,11 @@ impl<M: LanguageModel> ToolCallingModel<M> {
                         tool_call_id,
                         tool_name,
                         input,
+                        model_call_id,
                         ..
                     } => content.push(Content::ToolCall {
-                        id: tool_call_id.to_string(),
+                        id: model_call_id
+                            .map_or_else(|| tool_call_id.to_string(), std::borrow::Cow::into_owned),
                         name: tool_name.into_owned(),
                         input: input.into_owned(),
                     }),

@@ -164,11 +164,13 @@ fn shift_ids(e: Event<'static>, by: u32) -> Event<'static> {
             tool_name,
             input,
             raw_span,
+            model_call_id,
         } => Event::ToolCall {
             tool_call_id: s(tool_call_id),
             tool_name,
             input,
             raw_span,
+            model_call_id,
         },
         Event::Diagnostic(mut d) => {
             d.call = d.call.map(s);

@@ -192,6 +192,8 @@ enum Capture {
     ArgsObject,
     /// Arguments as a JSON-encoded string: decoded when complete.
     ArgsString,
+    /// The id the model gave the call (`"id"`, `"tool_call_id"`).
+    Id,
     /// A member nobody needs (or `"arguments": null`).
     Skip,
 }
@@ -201,6 +203,7 @@ enum Capture {
 enum Member {
     Name,
     Args,
+    Id,
     Other,
 }
 
@@ -479,7 +482,9 @@ impl JsonCall {
         }
         match self.capture {
             Capture::None | Capture::Skip => {}
-            Capture::Key | Capture::Name | Capture::ArgsString => self.buf.extend_from_slice(seg),
+            Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString => {
+                self.buf.extend_from_slice(seg)
+            }
             Capture::ArgsObject => {
                 if cx.started() {
                     if let Err(at) = cx.delta(seg, offset) {
@@ -584,7 +589,9 @@ impl JsonCall {
         let fixed = repair.text(&mut buf);
         match self.capture {
             Capture::None | Capture::Skip => {}
-            Capture::Key | Capture::Name | Capture::ArgsString => self.buf.extend_from_slice(fixed),
+            Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString => {
+                self.buf.extend_from_slice(fixed)
+            }
             Capture::ArgsObject if cx.started() => {
                 let _ = cx.delta_owned(fixed, offset);
             }
@@ -811,6 +818,8 @@ impl JsonCall {
         self.buf.clear();
         self.capture = match self.member {
             Member::Other => Capture::Skip,
+            Member::Id if first == b'"' => Capture::Id,
+            Member::Id => Capture::Skip,
             Member::Name => {
                 self.name_at = offset;
                 Capture::Name
@@ -838,19 +847,21 @@ impl JsonCall {
         self.capture = Capture::None;
         self.member = match self.buf.as_slice() {
             // The keys as models write them, without decoding.
-            br#""name""# => Member::Name,
+            br#""name""# | br#""tool_name""# => Member::Name,
             br#""arguments""# | br#""parameters""# => Member::Args,
+            br#""id""# | br#""tool_call_id""# | br#""call_id""# => Member::Id,
             raw if !raw.contains(&b'\\') => Member::Other,
             raw => match decode_string(raw).as_deref() {
-                Some("name") => Member::Name,
+                Some("name" | "tool_name") => Member::Name,
                 Some("arguments" | "parameters") => Member::Args,
+                Some("id" | "tool_call_id" | "call_id") => Member::Id,
                 _ => Member::Other,
             },
         };
         let duplicate = match self.member {
             Member::Name => self.has_name,
             Member::Args => self.seen_args,
-            Member::Other => false,
+            Member::Id | Member::Other => false,
         };
         if duplicate {
             self.reject(Failure::new(
@@ -956,6 +967,11 @@ impl JsonCall {
                     let _ = cx.delta_owned(text.as_bytes(), offset);
                 } else {
                     self.pending.extend_from_slice(text.as_bytes());
+                }
+            }
+            Capture::Id => {
+                if let Some(id) = decode_str(&self.buf) {
+                    cx.model_call_id(&id);
                 }
             }
             Capture::None | Capture::Key | Capture::ArgsObject | Capture::Skip => {}
@@ -1514,7 +1530,7 @@ impl CallAutomaton for JsonCall {
                     self.pending.extend_from_slice(bytes);
                     return Steady::Quiet;
                 }
-                Capture::Key | Capture::Name | Capture::ArgsString => {
+                Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString => {
                     self.buf.extend_from_slice(bytes);
                     return Steady::Quiet;
                 }

@@ -3,6 +3,8 @@
 //! recognised; the engine turns that into events.
 
 pub(crate) mod json_call;
+pub(crate) mod markup;
+pub(crate) mod mistral;
 pub(crate) mod morph_xml;
 pub(crate) mod token_call;
 pub(crate) mod xml;
@@ -141,6 +143,8 @@ pub(crate) enum Automaton {
     Xml(xml_call::XmlCall),
     Morph(morph_xml::MorphXml),
     Token(token_call::TokenCall),
+    Mistral(Box<mistral::MistralCall>),
+    WithMarkup(Box<markup::WithMarkup>),
 }
 
 /// `$body` with `$a` bound to the automaton inside `$self`.
@@ -151,6 +155,8 @@ macro_rules! dispatch {
             Automaton::Xml($a) => $body,
             Automaton::Morph($a) => $body,
             Automaton::Token($a) => $body,
+            Automaton::Mistral($a) => $body,
+            Automaton::WithMarkup($a) => $body,
         }
     };
 }

@@ -7,6 +7,10 @@
 //!   fence before the call's end token.
 //! - `kimi-k2`: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`.
 //!
+//! - `mistral` (v11 and later): `[TOOL_CALLS]NAME[ARGS]{…}`, v13 with
+//!   `[CALL_ID]ID` before `[ARGS]`; one call per `[TOOL_CALLS]`, ended by
+//!   the end of its JSON.
+//!
 //! A section holds any number of calls, each delivered when the next one
 //! begins or the section ends. A call's own begin token also opens a block
 //! (a model that leaves out the section's tokens, or the call after one that
@@ -26,6 +30,7 @@ use crate::scan::json::{JsonScanner, Repair, Signal};
 pub(crate) enum Vendor {
     DeepSeek,
     KimiK2,
+    Mistral,
 }
 
 /// One vendor's special tokens.
@@ -83,7 +88,22 @@ const fn expected(t: &Tokens) -> Expected {
     }
 }
 
+/// Mistral has neither sections nor end tokens: every call begins with
+/// `[TOOL_CALLS]` and ends with its JSON. The empty tokens are never
+/// matched (a Mistral call completes where its arguments end).
+const MISTRAL: Tokens = Tokens {
+    section_begin: "[TOOL_CALLS]",
+    section_end: "",
+    call_begin: "[TOOL_CALLS]",
+    sep: "[ARGS]",
+    call_end: "",
+};
+
+/// Mistral v13: the call's id, between its name and `[ARGS]`.
+const CALL_ID: &[u8] = b"[CALL_ID]";
+
 const DEEPSEEK_EXPECTED: Expected = expected(&DEEPSEEK);
+const MISTRAL_EXPECTED: Expected = expected(&MISTRAL);
 const KIMI_K2_EXPECTED: Expected = expected(&KIMI_K2);
 
 /// DeepSeek-V3's fence around the arguments.
@@ -98,6 +118,7 @@ impl Vendor {
         match self {
             Vendor::DeepSeek => &DEEPSEEK,
             Vendor::KimiK2 => &KIMI_K2,
+            Vendor::Mistral => &MISTRAL,
         }
     }
 
@@ -105,6 +126,7 @@ impl Vendor {
         match self {
             Vendor::DeepSeek => &DEEPSEEK_EXPECTED,
             Vendor::KimiK2 => &KIMI_K2_EXPECTED,
+            Vendor::Mistral => &MISTRAL_EXPECTED,
         }
     }
 
@@ -113,6 +135,11 @@ impl Vendor {
     fn name_of(self, head: &str) -> &str {
         match self {
             Vendor::DeepSeek => head,
+            // `NAME[CALL_ID]ID`: the id is read apart (`call_id_of`).
+            Vendor::Mistral => match head.split_once("[CALL_ID]") {
+                Some((name, _)) => name.trim_end(),
+                None => head,
+            },
             // `functions.NAME:0`: the namespace and the call's index go.
             Vendor::KimiK2 => {
                 let name = head.strip_prefix("functions.").unwrap_or(head);
@@ -134,7 +161,8 @@ enum Phase {
     /// After the section's begin token: whitespace, then a call's begin
     /// token (or the section's end).
     FirstCall,
-    /// The name part, up to the separator.
+    /// The name part, up to the separator (for Mistral, with the call's
+    /// id after `[CALL_ID]`).
     Head,
     /// The separator, its first byte read.
     Sep,
@@ -354,6 +382,11 @@ impl TokenCall {
         };
         cx.start_at(name, origin, at)
             .map_err(|f| f.with_name(name))?;
+        if self.vendor == Vendor::Mistral {
+            if let Some((_, id)) = head.split_once("[CALL_ID]") {
+                cx.model_call_id(id);
+            }
+        }
         self.phase = Phase::BeforeArgs;
         Ok(())
     }
@@ -367,6 +400,21 @@ impl TokenCall {
         }
     }
 
+    /// Where the name part ends in `bytes`: at [`name_stop`](Self::name_stop),
+    /// or for Mistral also at the arguments' `{` (text decoded without its
+    /// control tokens reads `[TOOL_CALLS]NAME{…}`).
+    fn name_end(&self, bytes: &[u8]) -> Option<usize> {
+        match self.vendor {
+            Vendor::Mistral if self.phase == Phase::Head => memchr::memchr2(b'[', b'{', bytes),
+            _ => memchr::memchr(self.name_stop(), bytes),
+        }
+    }
+
+    /// Whether the name part holds a Mistral call id already.
+    fn head_has_id(&self) -> bool {
+        memchr::memmem::find(&self.head, CALL_ID).is_some()
+    }
+
     /// Whether the name part, trimmed, is `word`.
     fn head_is(&self, word: &[u8]) -> bool {
         std::str::from_utf8(&self.head).is_ok_and(|h| h.trim().as_bytes() == word)
@@ -377,7 +425,7 @@ impl TokenCall {
     /// read (`pending` is then cleared), `Some(false)` at the first byte
     /// that differs (not consumed), `None` when the slice ends first.
     fn continue_literal(&mut self, literal: &[u8], bytes: &[u8], i: &mut usize) -> Option<bool> {
-        let want = &literal[self.pending.len()..];
+        let want = literal.get(self.pending.len()..).unwrap_or_default();
         let rest = &bytes[*i..];
         let common = want.iter().zip(rest).take_while(|(a, b)| a == b).count();
         self.pending.extend_from_slice(&rest[..common]);
@@ -458,7 +506,7 @@ impl TokenCall {
 
 impl CallAutomaton for TokenCall {
     fn begin(&mut self, marker: usize) {
-        self.sectioned = marker == 0;
+        self.sectioned = marker == 0 && self.vendor != Vendor::Mistral;
         self.phase = if self.sectioned {
             Phase::FirstCall
         } else {
@@ -510,12 +558,15 @@ impl CallAutomaton for TokenCall {
                     _ => Steady::No,
                 }
             }
-            Phase::Sep if continues(&self.pending, self.vendor.tokens().sep.as_bytes()) => {
+            Phase::Sep
+                if self.matching == 0
+                    && continues(&self.pending, self.vendor.tokens().sep.as_bytes()) =>
+            {
                 self.pending.extend_from_slice(bytes);
                 Steady::Quiet
             }
             Phase::Head | Phase::V3Name => {
-                if self.head.len() + bytes.len() > MAX_HEAD || bytes.contains(&self.name_stop()) {
+                if self.head.len() + bytes.len() > MAX_HEAD || self.name_end(bytes).is_some() {
                     return Steady::No;
                 }
                 if self.head.is_empty() {
@@ -594,7 +645,7 @@ impl CallAutomaton for TokenCall {
                 }
                 Phase::Head | Phase::V3Name => {
                     let rest = &bytes[i..];
-                    let n = memchr::memchr(self.name_stop(), rest).unwrap_or(rest.len());
+                    let n = self.name_end(rest).unwrap_or(rest.len());
                     // Up to the limit, then the failure: at the same byte
                     // however the name was cut into chunks.
                     let room = MAX_HEAD.saturating_sub(self.head.len());
@@ -612,9 +663,14 @@ impl CallAutomaton for TokenCall {
                     if i == bytes.len() {
                         return (i, Outcome::More);
                     }
-                    if self.phase == Phase::Head {
+                    if bytes[i] == b'{' && self.vendor == Vendor::Mistral {
+                        if let Err(f) = self.start_call(cx.offset(i), cx) {
+                            return (i, Outcome::failed(f));
+                        }
+                    } else if self.phase == Phase::Head {
                         self.pending.clear();
                         self.pending_at = cx.offset(i);
+                        self.matching = 0;
                         self.phase = Phase::Sep;
                     } else {
                         i += 1;
@@ -623,8 +679,31 @@ impl CallAutomaton for TokenCall {
                         }
                     }
                 }
+                Phase::Sep if self.matching == 1 => {
+                    match self.continue_literal(CALL_ID, bytes, &mut i) {
+                        None => return (i, Outcome::More),
+                        Some(false) => {
+                            let at = self.pending_at;
+                            let f = self.malformed(at, "expected [ARGS] after the call's id");
+                            return (i, self.giving_back_pending(f));
+                        }
+                        Some(true) => {
+                            self.head.extend_from_slice(CALL_ID);
+                            self.phase = Phase::Head;
+                        }
+                    }
+                }
                 Phase::Sep => match self.continue_literal(t.sep.as_bytes(), bytes, &mut i) {
                     None => return (i, Outcome::More),
+                    // Mistral v13: `[CALL_ID]` comes first.
+                    Some(false)
+                        if self.vendor == Vendor::Mistral
+                            && !self.head_has_id()
+                            && CALL_ID.starts_with(&self.pending)
+                            && CALL_ID.get(self.pending.len()) == bytes.get(i) =>
+                    {
+                        self.matching = 1;
+                    }
                     Some(false) => {
                         let at = self.pending_at;
                         let f = self.malformed(at, "expected the separator after the call's name");
@@ -690,6 +769,10 @@ impl CallAutomaton for TokenCall {
                         Signal::RootEnd if self.rejected.is_some() => {
                             let f = self.rejected.take().unwrap_or_else(|| invalid_utf8(0));
                             return (i, Outcome::failed(f));
+                        }
+                        // Nothing but its JSON ends a Mistral call.
+                        Signal::RootEnd if self.vendor == Vendor::Mistral => {
+                            return (i, Outcome::Complete { give_back: 0 });
                         }
                         Signal::RootEnd => {
                             self.trail = 0;

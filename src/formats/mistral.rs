@@ -1,0 +1,45 @@
+//! `mistral`: Mistral's models. From tokenizer v11 on (Mistral Small 3.1+,
+//! Magistral, Devstral, Ministral 3) each call is
+//! `[TOOL_CALLS]NAME[ARGS]{…}`, v13 with `[CALL_ID]ID` before `[ARGS]`;
+//! nothing but the end of its JSON closes a call. Older models (Mistral 7B
+//! v0.3, Nemo) write `[TOOL_CALLS][{"name": …, "arguments": {…}, "id": …}]`.
+//! A model-given id becomes the call's `model_call_id`.
+
+use serde_json::Value;
+
+use super::*;
+use crate::protocol::mistral::MistralCall;
+
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "mistral",
+    aliases: &["magistral", "devstral", "mistral-v11"],
+    summary: "[TOOL_CALLS]f[ARGS]{...} (v11+; [CALL_ID]id before [ARGS] in v13) or [TOOL_CALLS][{\"name\": \"f\", \"arguments\": {...}}]",
+    fuzz_id: 14,
+    delimiters: ("[TOOL_CALLS]", ""),
+    reader,
+    bare_calls_at_start: false,
+    template: "[AVAILABLE_TOOLS][{tools}][/AVAILABLE_TOOLS]
+
+To call a tool, write [TOOL_CALLS], the tool's name, [ARGS] and its arguments as a JSON object; repeat for each call:
+[TOOL_CALLS]tool_name[ARGS]{\"arg\": \"value\"}",
+    tool_entry: openai_tool,
+    tools_separator: ", ",
+    render_call,
+    render_result,
+};
+
+fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
+    no_delimiters(delimiters)?;
+    Ok((
+        markers(&[SPEC.delimiters.0]),
+        Automaton::Mistral(Box::new(MistralCall::new(limits.max_depth))),
+    ))
+}
+
+fn render_call(name: &str, args: &Value) -> String {
+    format!("[TOOL_CALLS]{name}[ARGS]{args}")
+}
+
+fn render_result(_name: &str, result: &Value) -> String {
+    format!("[TOOL_RESULTS]{}[/TOOL_RESULTS]", value_text(result))
+}

@@ -1,0 +1,70 @@
+//! A format's automaton plus markup tokens: start markers from index
+//! `first_markup` on are markup of their own ([`Event::Markup`](crate::Event::Markup)),
+//! not calls (Command's `<|START_RESPONSE|>` around its answer).
+
+use super::{Automaton, CallAutomaton, Failure, Outcome, Steady};
+use crate::cx::CallCx;
+
+#[derive(Debug, Clone)]
+pub(crate) struct WithMarkup {
+    inner: Automaton,
+    /// The index of the first markup marker.
+    first_markup: usize,
+    /// Whether the marker just read is markup.
+    markup: bool,
+}
+
+impl WithMarkup {
+    pub(crate) fn new(inner: Automaton, first_markup: usize) -> WithMarkup {
+        WithMarkup {
+            inner,
+            first_markup,
+            markup: false,
+        }
+    }
+}
+
+impl CallAutomaton for WithMarkup {
+    fn begin(&mut self, marker: usize) {
+        self.markup = marker >= self.first_markup;
+        if !self.markup {
+            self.inner.begin(marker);
+        }
+    }
+
+    #[inline]
+    fn steady<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        offset: u64,
+        started: bool,
+        carried: bool,
+    ) -> Steady<'c> {
+        if self.markup {
+            return Steady::No;
+        }
+        self.inner.steady(bytes, offset, started, carried)
+    }
+
+    fn reject_invalid_utf8(&mut self, at: u64) {
+        self.inner.reject_invalid_utf8(at);
+    }
+
+    fn advance<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        if self.markup {
+            return (0, Outcome::failed(Failure::markup(cx.offset(0), 0)));
+        }
+        self.inner.advance(bytes, cx)
+    }
+
+    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        if self.markup {
+            return Outcome::failed(Failure::markup(cx.offset(0), 0));
+        }
+        self.inner.finish(cx)
+    }
+}
