@@ -431,7 +431,10 @@ impl Parser {
             on_invalid: OnInvalid::default(),
             delimiters: None,
             bare_call_at_start: format.spec().bare_calls_at_start,
-            reasoning: None,
+            reasoning: format
+                .spec()
+                .reasoning
+                .map(|(start, end)| Reasoning::tags(start, end)),
         }
     }
 

@@ -68,6 +68,8 @@ pub enum Format {
     Mistral,
     /// Command R7B / A: `<|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}]<|END_ACTION|>`.
     Cohere,
+    /// gpt-oss: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`.
+    Harmony,
 }
 
 impl Format {
@@ -89,6 +91,7 @@ impl Format {
         Format::Llama3Json,
         Format::Mistral,
         Format::Cohere,
+        Format::Harmony,
     ];
 
     /// The registry: each format's facts, in its file under
@@ -111,6 +114,7 @@ impl Format {
             Format::Llama3Json => &formats::llama3_json::SPEC,
             Format::Mistral => &formats::mistral::SPEC,
             Format::Cohere => &formats::cohere::SPEC,
+            Format::Harmony => &formats::harmony::SPEC,
         }
     }
 

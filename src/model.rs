@@ -221,7 +221,12 @@ const FAMILIES: &[Family] = &[
         Built(Format::MiniMaxM2),
         Think::Tags,
     ),
-    family("gpt-oss", &["gpt-oss"], Missing("harmony"), Think::No),
+    family(
+        "gpt-oss",
+        &["gpt-oss"],
+        Built(Format::Harmony),
+        Think::Tagged("<|channel|>analysis<|message|>", "<|end|>"),
+    ),
     family(
         "Llama 4",
         &["llama-4", "llama4"],

@@ -798,6 +798,50 @@ w(C, "large_argument_64k", cact(cc(json.dumps(ensure_ascii=False, obj={"path": "
 w_tags(C, "command_a_reasoning", "<|START_THINKING|>Paris, surely. <|START_ACTION|> later.<|END_THINKING|>" + cact(cc('{"city": "Paris"}')) , "<|START_THINKING|>", "<|END_THINKING|>")
 w_tags(C, "command_a_reasoning_then_response", "<|START_THINKING|>No tool needed.<|END_THINKING|>" + RS + "Hello!" + RE, "<|START_THINKING|>", "<|END_THINKING|>")
 
+
+# harmony: gpt-oss.
+G = "harmony"
+AN = "<|channel|>analysis<|message|>"
+def hc(args_json, name="get_weather", start=True, constrain=True):
+    head = "<|start|>assistant" if start else ""
+    c = " <|constrain|>json" if constrain else ""
+    return "%s<|channel|>commentary to=functions.%s%s<|message|>%s<|call|>" % (head, name, c, args_json)
+def final(text, end="<|return|>"):
+    return "<|start|>assistant<|channel|>final<|message|>" + text + end
+w(G, "analysis_then_call", AN + "The user wants the weather in Paris. Call get_weather.<|end|>" + hc('{"city":"Paris"}'))
+w(G, "analysis_then_final", AN + "Simple greeting; no tool.<|end|>" + final("Hello! How can I help?"))
+w(G, "call_without_start", hc('{"city":"Paris"}', start=False))
+w(G, "call_without_constrain", hc('{"city":"Rome"}', constrain=False))
+w(G, "recipient_in_start_header", '<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Oslo"}<|call|>')
+w(G, "two_calls", AN + "Both.<|end|>" + hc('{"city":"Paris"}') + hc('{}', "get_time"))
+w(G, "commentary_preamble_then_call", "<|channel|>commentary<|message|>Let me check the weather.<|end|>" + hc('{"city":"Paris"}'))
+w(G, "final_with_end_token", final("It is sunny.", "<|end|>"))
+w(G, "final_unterminated", AN + "ok<|end|>" + final("The stream stops", ""))
+w(G, "plain_text_only", "No harmony markup here at all.")
+w(G, "call_end_by_end_token", hc('{"city":"Paris"}')[:-len("<|call|>")] + "<|end|>")
+w(G, "call_missing_end_at_eof", hc('{"city":"Paris"}')[:-len("<|call|>")])
+w(G, "call_then_next_message", hc('{"city":"Paris"}')[:-len("<|call|>")] + final("Done."))
+w(G, "call_then_junk", hc('{}', "get_time")[:-len("<|call|>")] + " trailing words")
+w(G, "eof_inside_header", "<|start|>assistant<|channel|>commentary to=functions.get_wea")
+w(G, "eof_inside_arguments", '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Be')
+w(G, "analysis_unclosed", AN + "Thinking without end, 天気")
+w(G, "arguments_not_json", "<|channel|>commentary to=python<|message|>print(1+1)<|call|> after")
+w(G, "builtin_browser_recipient", '<|channel|>commentary to=browser.search <|constrain|>json<|message|>{"query": "weather Paris"}<|call|>')
+w(G, "marker_in_string", hc('{"note": "write <|call|> and <|end|> literally"}', "echo"))
+w(G, "token_lookalikes", "Text with <|channel|> alone, <|channel|>finale, <|start|> and <|endx|>.")
+w(G, "partial_token_at_eof", "Answer 42 <|chan")
+w(G, "header_too_long", "<|channel|>commentary " + "x" * 300 + "<|message|>{}<|call|>")
+w(G, "malformed_arguments", hc('{"city": "Paris" "days": 2}') + " after")
+w(G, "escaped_quotes_and_unicode", hc(r'{"quote": "she said \"hi\"", "city": "Z\u00fcrich", "emoji": "\ud83d\ude00"}', "echo"))
+w(G, "cjk_emoji_combining", AN + "天気 👋🏽<|end|>" + hc('{"city": "東京", "mood": "😀🇫🇷"}'))
+w(G, "nested_arguments", hc('{"filter": {"and": [{"field": "age", "gt": 18}, {"x": [1, 2.5e3, -0.5, true, false, null]}]}, "limit": 10}', "query"))
+w(G, "crlf_in_arguments", hc('{\r\n  "city": "Oslo"\r\n}'))
+w(G, "unknown_tool", hc('{"q": 1}', "launch_rockets") + hc('{"city": "Nice"}'), WEATHER_TOOLS)
+w(G, "known_tools", hc('{"city": "Nice"}') + hc('{}', "get_time"), WEATHER_TOOLS)
+w(G, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + hc('{"city": "Paris"}').encode())
+w(G, "large_argument_64k", hc(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" {braces} <|call|> é 世界\n" * 1500)[:65536]}), "write_file"))
+w_tags(G, "think_tags_instead", "<think>Other tags</think>" + hc('{"city":"Paris"}'), "<think>", "</think>")
+
 def wr(fmt, name, text, open_=False, calls_inside=False):
     w(fmt, name, text, WEATHER_TOOLS)
     cfg = {"start": "<think>", "end": "</think>", "startsOpen": open_, "callsInside": calls_inside}

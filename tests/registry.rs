@@ -138,6 +138,8 @@ fn model_ids_resolve_to_their_family() {
         ("mistral-nemo:12b", Mistral, None),
         ("CohereLabs/c4ai-command-a-03-2025", Cohere, Some(false)),
         ("CohereLabs/c4ai-command-r7b-12-2024", Cohere, Some(false)),
+        ("openai/gpt-oss-120b", Harmony, Some(false)),
+        ("gpt-oss:20b", Harmony, Some(false)),
     ];
     for &(id, format, open) in cases {
         let setup = Format::for_model(id).unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -156,7 +158,6 @@ fn model_ids_resolve_to_their_family() {
 #[test]
 fn families_whose_format_is_not_built_say_which_they_need() {
     for (id, needs) in [
-        ("openai/gpt-oss-120b", "harmony"),
         ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "pythonic"),
         ("google/gemma-4-31b-it", "gemma4"),
     ] {
@@ -210,9 +211,9 @@ fn cli_model_prints_one_json_object_or_exits_2() {
     let out = toolsieve(&["model", "zzz-unknown"], b"");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("closest"));
-    let out = toolsieve(&["model", "openai/gpt-oss-20b"], b"");
+    let out = toolsieve(&["model", "google/gemma-4-31b-it"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("harmony"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("gemma4"));
 }
 
 #[test]

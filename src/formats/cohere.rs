@@ -18,6 +18,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<|START_ACTION|>", "<|END_ACTION|>"),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "## Available Tools
 Here is a list of tools that you have available to you:
 

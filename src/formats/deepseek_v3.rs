@@ -15,6 +15,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: section(Vendor::DeepSeek),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "## Tools
 You have access to the following tools:
 

@@ -16,6 +16,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "## Tools
 
 You have access to a set of tools you can use to answer the user's question.

@@ -15,6 +15,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<|tool_call|>", ""),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "You are a helpful assistant with access to the following tools. When a tool is required to answer the user's query, respond only with <|tool_call|> followed by a JSON list of tools used. If a tool does not exist in the provided list of tools, notify the user that you do not have the ability to fulfill the request.
 
 Available tools:

@@ -15,6 +15,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<tool_call>", "</tool_call>"),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "You are a function calling AI model. You may call one or more functions to assist with the user query. Don't make assumptions about what values to plug into functions. Here are the available tools:
 <tools>
 {tools}

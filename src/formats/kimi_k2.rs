@@ -13,6 +13,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: section(Vendor::KimiK2),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "# Tools
 
 You may call one or more tools to assist with the user query. The tools, in JSONSchema format:

@@ -17,6 +17,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<|python_tag|>", ""),
     reader,
     bare_calls_at_start: true,
+    reasoning: None,
     template: "Given the following functions, please respond with a JSON for a function call with its proper arguments that best answers the given prompt.
 
 Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}. Do not use variables.

@@ -14,6 +14,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<minimax:tool_call>", "</minimax:tool_call>"),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "# Tools
 You may call one or more tools to assist with the user query.
 Here are the tools available in JSONSchema format:

@@ -18,6 +18,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("[TOOL_CALLS]", ""),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "[AVAILABLE_TOOLS][{tools}][/AVAILABLE_TOOLS]
 
 To call a tool, write [TOOL_CALLS], the tool's name, [ARGS] and its arguments as a JSON object; repeat for each call:

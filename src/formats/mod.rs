@@ -12,6 +12,7 @@ pub(crate) mod deepseek_v32;
 pub(crate) mod gemma;
 pub(crate) mod glm;
 pub(crate) mod granite;
+pub(crate) mod harmony;
 pub(crate) mod hermes;
 pub(crate) mod kimi_k2;
 pub(crate) mod llama3_json;
@@ -68,6 +69,10 @@ pub(crate) struct FormatSpec {
     /// no marker: [`ParserBuilder::bare_call_at_start`](crate::ParserBuilder::bare_call_at_start)
     /// is then on by default.
     pub(crate) bare_calls_at_start: bool,
+    /// The reasoning tags the format itself defines (gpt-oss's analysis
+    /// channel): [`ParserBuilder::reasoning`](crate::ParserBuilder::reasoning)
+    /// is then set by default.
+    pub(crate) reasoning: Option<(&'static str, &'static str)>,
     /// The tool system prompt, with [`TOOLS_PLACEHOLDER`] for the tools.
     pub(crate) template: &'static str,
     /// One tool in the prompt's tool block.

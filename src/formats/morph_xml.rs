@@ -18,6 +18,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<", ">"),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "You can call tools. To call one, write an XML element named after the tool, with one child element per parameter. Write text as it is, numbers and booleans as plain values, arrays by repeating the element, and objects as nested elements. Write nothing else inside the tool element.
 
 Available tools:

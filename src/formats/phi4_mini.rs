@@ -15,6 +15,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("functools[", ""),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "You are a helpful assistant with these tools:
 {tools}
 

@@ -14,6 +14,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<tool_call>", "</tool_call>"),
     reader,
     bare_calls_at_start: false,
+    reasoning: None,
     template: "# Tools
 
 You have access to the following functions:

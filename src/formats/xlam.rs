@@ -14,6 +14,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("```json", "```"),
     reader,
     bare_calls_at_start: true,
+    reasoning: None,
     template: "You are an expert in composing functions. You are given a question and a set of possible functions. Based on the question, you will need to make one or more function/tool calls to achieve the purpose. If none of the functions can be used, point it out and refuse to answer.
 
 Here is a list of functions in JSON format that you can invoke:

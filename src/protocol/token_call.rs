@@ -11,6 +11,11 @@
 //!   `[CALL_ID]ID` before `[ARGS]`; one call per `[TOOL_CALLS]`, ended by
 //!   the end of its JSON.
 //!
+//! - `harmony` (gpt-oss): a message header, `<|start|>assistant` or
+//!   `<|channel|>commentary`, naming its recipient
+//!   (` to=functions.NAME`, maybe `<|constrain|>json`), `<|message|>`, the
+//!   JSON arguments and `<|call|>`. A header without a recipient is markup.
+//!
 //! A section holds any number of calls, each delivered when the next one
 //! begins or the section ends. A call's own begin token also opens a block
 //! (a model that leaves out the section's tokens, or the call after one that
@@ -31,6 +36,7 @@ pub(crate) enum Vendor {
     DeepSeek,
     KimiK2,
     Mistral,
+    Harmony,
 }
 
 /// One vendor's special tokens.
@@ -99,11 +105,25 @@ const MISTRAL: Tokens = Tokens {
     call_end: "",
 };
 
+/// gpt-oss: a message's header ends with `<|message|>`; a call's message
+/// with `<|call|>` (or `<|end|>`); the next message starts with `<|start|>`.
+const HARMONY: Tokens = Tokens {
+    section_begin: "<|start|>",
+    section_end: "<|end|>",
+    call_begin: "<|start|>",
+    sep: "<|message|>",
+    call_end: "<|call|>",
+};
+
+/// gpt-oss: where a header's channel begins.
+const CHANNEL: &str = "<|channel|>";
+
 /// Mistral v13: the call's id, between its name and `[ARGS]`.
 const CALL_ID: &[u8] = b"[CALL_ID]";
 
 const DEEPSEEK_EXPECTED: Expected = expected(&DEEPSEEK);
 const MISTRAL_EXPECTED: Expected = expected(&MISTRAL);
+const HARMONY_EXPECTED: Expected = expected(&HARMONY);
 const KIMI_K2_EXPECTED: Expected = expected(&KIMI_K2);
 
 /// DeepSeek-V3's fence around the arguments.
@@ -119,6 +139,7 @@ impl Vendor {
             Vendor::DeepSeek => &DEEPSEEK,
             Vendor::KimiK2 => &KIMI_K2,
             Vendor::Mistral => &MISTRAL,
+            Vendor::Harmony => &HARMONY,
         }
     }
 
@@ -127,6 +148,7 @@ impl Vendor {
             Vendor::DeepSeek => &DEEPSEEK_EXPECTED,
             Vendor::KimiK2 => &KIMI_K2_EXPECTED,
             Vendor::Mistral => &MISTRAL_EXPECTED,
+            Vendor::Harmony => &HARMONY_EXPECTED,
         }
     }
 
@@ -135,7 +157,19 @@ impl Vendor {
     fn name_of(self, head: &str) -> &str {
         match self {
             Vendor::DeepSeek => head,
-            // `NAME[CALL_ID]ID`: the id is read apart (`call_id_of`).
+            // The header's recipient, `to=functions.NAME` (none: no call).
+            Vendor::Harmony => {
+                let Some(at) = head.find("to=") else {
+                    return "";
+                };
+                let rest = &head[at + 3..];
+                let end = rest
+                    .find(|c: char| c.is_whitespace() || c == '<')
+                    .unwrap_or(rest.len());
+                let recipient = &rest[..end];
+                recipient.strip_prefix("functions.").unwrap_or(recipient)
+            }
+            // `NAME[CALL_ID]ID`: the id is read apart.
             Vendor::Mistral => match head.split_once("[CALL_ID]") {
                 Some((name, _)) => name.trim_end(),
                 None => head,
@@ -288,6 +322,19 @@ impl TokenCall {
                 self.trail = 0;
                 None
             }
+            // A gpt-oss message ends with its call's token (or `<|end|>`);
+            // the next one (`<|start|>`) is read as a message of its own.
+            (Phase::CallEnd, Token::CallEnd | Token::SectionEnd)
+                if self.vendor == Vendor::Harmony =>
+            {
+                Some(Outcome::Complete { give_back: 0 })
+            }
+            (Phase::CallEnd, Token::CallBegin) if self.vendor == Vendor::Harmony => {
+                self.missing_call_end(at, cx);
+                Some(Outcome::Complete {
+                    give_back: self.trail,
+                })
+            }
             (Phase::CallEnd, Token::CallEnd) => {
                 self.trail = 0;
                 self.phase = Phase::Next;
@@ -361,6 +408,9 @@ impl TokenCall {
             Phase::V3Name => head.trim(),
             _ => self.vendor.name_of(head.trim()),
         };
+        if self.vendor == Vendor::Harmony && name.is_empty() {
+            return Err(self.harmony_markup(at));
+        }
         let plausible = !name.is_empty()
             && !name.contains(char::REPLACEMENT_CHARACTER)
             && !name.chars().any(|c| c.is_whitespace() || c.is_control());
@@ -408,6 +458,19 @@ impl TokenCall {
             Vendor::Mistral if self.phase == Phase::Head => memchr::memchr2(b'[', b'{', bytes),
             _ => memchr::memchr(self.name_stop(), bytes),
         }
+    }
+
+    /// A gpt-oss header without a recipient (ending at stream offset `at`)
+    /// is markup; after `<|start|>`, only up to its channel, which goes
+    /// back to be read again (as the reasoning tag of the analysis
+    /// channel, or as a header of its own).
+    fn harmony_markup(&self, at: u64) -> Failure {
+        let channel = match self.sectioned {
+            true => memchr::memmem::find(&self.head, CHANNEL.as_bytes()),
+            false => None,
+        };
+        let give_back = channel.map_or(0, |c| self.head.len() - c + HARMONY.sep.len());
+        Failure::markup(at, give_back)
     }
 
     /// Whether the name part holds a Mistral call id already.
@@ -507,7 +570,7 @@ impl TokenCall {
 impl CallAutomaton for TokenCall {
     fn begin(&mut self, marker: usize) {
         self.sectioned = marker == 0 && self.vendor != Vendor::Mistral;
-        self.phase = if self.sectioned {
+        self.phase = if self.sectioned && self.vendor != Vendor::Harmony {
             Phase::FirstCall
         } else {
             Phase::Head
@@ -695,6 +758,12 @@ impl CallAutomaton for TokenCall {
                 }
                 Phase::Sep => match self.continue_literal(t.sep.as_bytes(), bytes, &mut i) {
                     None => return (i, Outcome::More),
+                    // gpt-oss: other tokens of the header (`<|channel|>`,
+                    // `<|constrain|>`) belong to it.
+                    Some(false) if self.vendor == Vendor::Harmony => {
+                        self.head.append(&mut self.pending);
+                        self.phase = Phase::Head;
+                    }
                     // Mistral v13: `[CALL_ID]` comes first.
                     Some(false)
                         if self.vendor == Vendor::Mistral

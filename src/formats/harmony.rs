@@ -1,0 +1,83 @@
+//! `harmony`: OpenAI's gpt-oss. The output is a run of messages, each a
+//! header, `<|message|>` and its content: `<|channel|>analysis<|message|>…<|end|>`
+//! is reasoning (the format's own reasoning tags, on by default);
+//! `<|start|>assistant<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`
+//! is a call (the recipient may stand in the `<|start|>` header instead);
+//! `<|start|>assistant<|channel|>final<|message|>…` and commentary without
+//! a recipient are text. Headers, `<|end|>`, `<|return|>` and `<|call|>`
+//! are markup.
+
+use serde_json::Value;
+
+use super::*;
+use crate::protocol::markup::WithMarkup;
+
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "harmony",
+    aliases: &["gpt-oss", "openai"],
+    summary: "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{...}<|call|>; analysis → reasoning, final → text",
+    fuzz_id: 16,
+    delimiters: ("<|channel|>commentary", "<|call|>"),
+    reader,
+    bare_calls_at_start: false,
+    reasoning: Some(("<|channel|>analysis<|message|>", "<|end|>")),
+    template: "# Tools
+
+## functions
+
+namespace functions {
+
+{tools}
+
+} // namespace functions
+
+To call a function, write a message on the commentary channel addressed to it, with its arguments as JSON:
+<|start|>assistant<|channel|>commentary to=functions.tool_name <|constrain|>json<|message|>{\"arg\": \"value\"}<|call|>",
+    tool_entry,
+    tools_separator: "\n\n",
+    render_call,
+    render_result,
+};
+
+/// The message headers that may name a recipient, then the markup that
+/// ends messages.
+const MARKERS: [&str; 6] = [
+    "<|start|>",
+    "<|channel|>commentary",
+    "<|channel|>final",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+];
+
+fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
+    no_delimiters(delimiters)?;
+    let automaton = Automaton::Token(TokenCall::new(Vendor::Harmony, limits.max_depth));
+    Ok((
+        markers(&MARKERS),
+        Automaton::WithMarkup(Box::new(WithMarkup::new(automaton, 3))),
+    ))
+}
+
+/// A tool as gpt-oss's template declares it: a TypeScript-like signature
+/// after its description (here with the JSON Schema of its parameters).
+fn tool_entry(tool: &Tool) -> String {
+    format!(
+        "// {}\ntype {} = (_: {}) => any;",
+        tool.description.replace('\n', "\n// "),
+        tool.name,
+        tool.parameters
+    )
+}
+
+fn render_call(name: &str, args: &Value) -> String {
+    format!("<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>")
+}
+
+/// A result as gpt-oss's template writes the tool's message.
+fn render_result(name: &str, result: &Value) -> String {
+    format!(
+        "<|start|>functions.{name} to=assistant<|channel|>commentary<|message|>{}<|end|>",
+        serde_json::to_string(result).unwrap_or_default()
+    )
+}
