@@ -329,11 +329,12 @@ impl ParserBuilder {
             Automaton::Json(ref json) if self.bare_call_at_start => Some(Box::new(
                 Automaton::Json(json.bare_lead(self.limits.max_depth)),
             )),
-            _ if self.bare_call_at_start => {
-                return Err(crate::Error::InvalidMarker(
-                    "only the JSON formats read a call at the start without its marker",
-                ))
+            Automaton::Literal(ref code) if self.bare_call_at_start => {
+                Some(Box::new(Automaton::Literal(code.bare_lead())))
             }
+            _ if self.bare_call_at_start => return Err(crate::Error::InvalidMarker(
+                "only the JSON formats and pythonic read a call at the start without its marker",
+            )),
             _ => None,
         };
         let starts_open = think.as_ref().is_some_and(|t| t.reasoning.starts_open);

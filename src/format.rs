@@ -70,6 +70,10 @@ pub enum Format {
     Cohere,
     /// gpt-oss: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`.
     Harmony,
+    /// A Python list of calls, `[f(city="Paris"), g()]` (Llama 3.2 / 4, Olmo 3, ToolACE).
+    Pythonic,
+    /// Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`.
+    Gemma4,
 }
 
 impl Format {
@@ -92,6 +96,8 @@ impl Format {
         Format::Mistral,
         Format::Cohere,
         Format::Harmony,
+        Format::Pythonic,
+        Format::Gemma4,
     ];
 
     /// The registry: each format's facts, in its file under
@@ -115,6 +121,8 @@ impl Format {
             Format::Mistral => &formats::mistral::SPEC,
             Format::Cohere => &formats::cohere::SPEC,
             Format::Harmony => &formats::harmony::SPEC,
+            Format::Pythonic => &formats::pythonic::SPEC,
+            Format::Gemma4 => &formats::gemma4::SPEC,
         }
     }
 

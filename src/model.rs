@@ -42,15 +42,6 @@ pub enum ModelError {
         /// The families whose names are closest to it.
         closest: Vec<&'static str>,
     },
-    /// The family is known, but toolsieve does not read its format yet.
-    FormatNotBuilt {
-        /// The id as given.
-        model: String,
-        /// The family it belongs to.
-        family: &'static str,
-        /// The format the family needs.
-        format: &'static str,
-    },
 }
 
 impl fmt::Display for ModelError {
@@ -61,27 +52,11 @@ impl fmt::Display for ModelError {
                 "no known model family matches `{model}` (closest: {}); give --format instead",
                 closest.join(", ")
             ),
-            ModelError::FormatNotBuilt {
-                model,
-                family,
-                format,
-            } => write!(
-                f,
-                "`{model}` is a {family} model, which writes the `{format}` format; toolsieve does not read that format yet"
-            ),
         }
     }
 }
 
 impl std::error::Error for ModelError {}
-
-/// What a family's calls are read with.
-#[derive(Clone, Copy)]
-enum Target {
-    Built(Format),
-    /// A format toolsieve does not read yet, by the name it will have.
-    Missing(&'static str),
-}
 
 /// How a family reasons in text.
 #[derive(Clone, Copy)]
@@ -101,22 +76,20 @@ enum Think {
 struct Family {
     name: &'static str,
     any: &'static [&'static str],
-    target: Target,
+    format: Format,
     think: Think,
 }
-
-use Target::{Built, Missing};
 
 const fn family(
     name: &'static str,
     any: &'static [&'static str],
-    target: Target,
+    format: Format,
     think: Think,
 ) -> Family {
     Family {
         name,
         any,
-        target,
+        format,
         think,
     }
 }
@@ -125,51 +98,46 @@ const fn family(
 /// families (Hermes-3 is a Llama, it writes Hermes calls), variants
 /// before the family (`qwen3-coder` before `qwen3`).
 const FAMILIES: &[Family] = &[
-    family("xLAM", &["xlam"], Built(Format::Xlam), Think::No),
-    family("ToolACE", &["toolace"], Missing("pythonic"), Think::No),
-    family(
-        "Hermes 4",
-        &["hermes-4"],
-        Built(Format::Hermes),
-        Think::Tags,
-    ),
+    family("xLAM", &["xlam"], Format::Xlam, Think::No),
+    family("ToolACE", &["toolace"], Format::Pythonic, Think::No),
+    family("Hermes 4", &["hermes-4"], Format::Hermes, Think::Tags),
     family(
         "Hermes",
         &["hermes-2", "hermes-3", "hermes"],
-        Built(Format::Hermes),
+        Format::Hermes,
         Think::No,
     ),
     // Distills of R1 into Qwen and Llama reason as R1 does.
     family(
         "DeepSeek-R1",
         &["deepseek-r1"],
-        Built(Format::DeepSeekV3),
+        Format::DeepSeekV3,
         Think::Open,
     ),
     family(
         "Qwen3-Coder",
         &["qwen3-coder", "qwen3coder"],
-        Built(Format::Qwen3Coder),
+        Format::Qwen3Coder,
         Think::No,
     ),
     family(
         "Qwen3.5",
         &["qwen3.5", "qwen3.6", "qwen3-5", "qwen35"],
-        Built(Format::Qwen3Coder),
+        Format::Qwen3Coder,
         Think::Open,
     ),
     family(
         "Qwen3 Thinking",
         &["qwen3-next-80b-a3b-thinking", "thinking-2507"],
-        Built(Format::Hermes),
+        Format::Hermes,
         Think::Open,
     ),
-    family("QwQ", &["qwq"], Built(Format::Hermes), Think::Open),
-    family("Qwen3", &["qwen3"], Built(Format::Hermes), Think::Tags),
+    family("QwQ", &["qwq"], Format::Hermes, Think::Open),
+    family("Qwen3", &["qwen3"], Format::Hermes, Think::Tags),
     family(
         "Qwen 2.5",
         &["qwen2.5", "qwen2", "qwen-2.5", "qwen"],
-        Built(Format::Hermes),
+        Format::Hermes,
         Think::No,
     ),
     family(
@@ -180,31 +148,31 @@ const FAMILIES: &[Family] = &[
             "deepseek-v32",
             "deepseek-v4",
         ],
-        Built(Format::DeepSeekDsml),
+        Format::DeepSeekDsml,
         Think::Tags,
     ),
     family(
         "DeepSeek-V3.1",
         &["deepseek-v3.1", "deepseek-v3-1", "deepseek-v31"],
-        Built(Format::DeepSeek),
+        Format::DeepSeek,
         Think::Tags,
     ),
     family(
         "DeepSeek-V3",
         &["deepseek-v3", "deepseek-chat"],
-        Built(Format::DeepSeekV3),
+        Format::DeepSeekV3,
         Think::No,
     ),
     family(
         "Kimi-K2 Thinking",
         &["kimi-k2-thinking"],
-        Built(Format::KimiK2),
+        Format::KimiK2,
         Think::Tags,
     ),
     family(
         "Kimi-K2",
         &["kimi-k2", "kimi-k2.5"],
-        Built(Format::KimiK2),
+        Format::KimiK2,
         Think::No,
     ),
     family(
@@ -212,74 +180,70 @@ const FAMILIES: &[Family] = &[
         &[
             "glm-4.5", "glm-4.6", "glm-4.7", "glm4.5", "glm4.6", "glm4.7", "glm-5",
         ],
-        Built(Format::Glm),
+        Format::Glm,
         Think::Tags,
     ),
     family(
         "MiniMax-M2",
         &["minimax-m2"],
-        Built(Format::MiniMaxM2),
+        Format::MiniMaxM2,
         Think::Tags,
     ),
     family(
         "gpt-oss",
         &["gpt-oss"],
-        Built(Format::Harmony),
+        Format::Harmony,
         Think::Tagged("<|channel|>analysis<|message|>", "<|end|>"),
     ),
     family(
         "Llama 4",
         &["llama-4", "llama4"],
-        Missing("pythonic"),
+        Format::Pythonic,
+        Think::No,
+    ),
+    family(
+        "Llama 3.2",
+        &["llama-3.2", "llama3.2"],
+        Format::Pythonic,
         Think::No,
     ),
     family(
         "Llama 3.x",
         &["llama-3", "llama3"],
-        Built(Format::Llama3Json),
+        Format::Llama3Json,
         Think::No,
     ),
-    family(
-        "Olmo 3",
-        &["olmo-3", "olmo3"],
-        Missing("pythonic"),
-        Think::No,
-    ),
+    family("Olmo 3", &["olmo-3", "olmo3"], Format::Pythonic, Think::No),
     family(
         "Magistral",
         &["magistral"],
-        Built(Format::Mistral),
+        Format::Mistral,
         Think::Tagged("[THINK]", "[/THINK]"),
     ),
     family(
         "Mistral",
         &["mistral", "devstral", "mixtral", "ministral", "codestral"],
-        Built(Format::Mistral),
+        Format::Mistral,
         Think::No,
     ),
-    family(
-        "Gemma 4",
-        &["gemma-4", "gemma4"],
-        Missing("gemma4"),
-        Think::No,
-    ),
+    family("Gemma 4", &["gemma-4", "gemma4"], Format::Gemma4, Think::No),
     family(
         "Gemma 3",
         &["gemma-3", "gemma3", "gemma"],
-        Built(Format::Gemma),
+        Format::Gemma,
         Think::No,
     ),
     family(
         "Command-R/A",
         &["command-r", "command-a", "c4ai-command"],
-        Built(Format::Cohere),
+        Format::Cohere,
         Think::Tagged("<|START_THINKING|>", "<|END_THINKING|>"),
     ),
-    family("Granite", &["granite"], Built(Format::Granite), Think::No),
+    family("Granite", &["granite"], Format::Granite, Think::No),
     family(
         "Phi-4-mini",
         &["phi-4-mini", "phi4-mini"],
-        Built(Format::Phi4Mini),
+        Format::Phi4Mini,
         Think::No,
     ),
 ];
@@ -315,9 +279,7 @@ impl Format {
     ///
     /// # Errors
     ///
-    /// [`ModelError::Unknown`] with the closest family names, or
-    /// [`ModelError::FormatNotBuilt`] for a known family whose format
-    /// toolsieve does not read yet.
+    /// [`ModelError::Unknown`] with the closest family names.
     pub fn for_model(id: &str) -> Result<ModelSetup, ModelError> {
         let wanted = normalize(id);
         let family = FAMILIES
@@ -329,16 +291,7 @@ impl Format {
                 closest: closest(&wanted),
             });
         };
-        let format = match family.target {
-            Built(format) => format,
-            Missing(format) => {
-                return Err(ModelError::FormatNotBuilt {
-                    model: id.to_owned(),
-                    family: family.name,
-                    format,
-                })
-            }
-        };
+        let format = family.format;
         let reasoning = match family.think {
             Think::No => None,
             Think::Tags => Some(Reasoning::think()),

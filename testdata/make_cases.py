@@ -447,6 +447,9 @@ TOKENS = {
     "deepseek-v3.1": ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"),
     "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
     "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>',
+    "gemma4": '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
+    "pythonic": '<|python_start|>[get_weather(city="Paris")]<|python_end|>',
+    "harmony": '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>',
     "kimi-k2": ("<|tool_calls_section_begin|>", "<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"),
 }
 
@@ -842,6 +845,72 @@ w(G, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + hc('{"city": "Paris"}')
 w(G, "large_argument_64k", hc(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" {braces} <|call|> é 世界\n" * 1500)[:65536]}), "write_file"))
 w_tags(G, "think_tags_instead", "<think>Other tags</think>" + hc('{"city":"Paris"}'), "<think>", "</think>")
 
+
+# pythonic: Llama 3.2 / 4, Olmo 3, ToolACE.
+P = "pythonic"
+PS, PE = "<|python_start|>", "<|python_end|>"
+TQ = "'" * 3
+w(P, "one_call", '[get_weather(city="Paris", days=3)]')
+w(P, "two_calls", '[get_weather(city="Paris"), get_time()]')
+w(P, "single_quotes_and_escapes", r"[echo(text='it\'s \"quoted\"\n\ttab', path='C:\\temp', u='\u00e9\x41')]")
+w(P, "python_literals", "[configure(on=True, off=False, nothing=None, n=-42, big=123456789012345678901234567890, f=2.5e-3, half=.5)]")
+w(P, "nested_values", "[query(filter={'and': [{'field': 'age', 'gt': 18}, {'x': (1, 2.5, None)}]}, limit=10)]")
+w(P, "json_style_values", '[query(filter={"a": [true, false, null]})]')
+w(P, "whitespace_and_newlines", "\n[\n  get_weather( city = 'Oslo' ,\n    days = 2 , ) ,\n  get_time( )\n]\n")
+w(P, "trailing_comma_in_list", "[get_time(),]")
+w(P, "then_prose", '[get_weather(city="Paris")] I asked for the weather.')
+w(P, "prose_list_is_prose", "[see the docs] for details.")
+w(P, "numbers_list_is_prose", "[1, 2, 3] are numbers.")
+w(P, "prose_then_list_is_prose", 'Call [get_weather(city="Paris")] later.')
+w(P, "markdown_link_is_prose", "[Paris](https://en.wikipedia.org/wiki/Paris) is a city.")
+w(P, "llama4_python_start", "Let me check. " + PS + '[get_weather(city="Paris")]' + PE + " Done.")
+w(P, "llama4_without_end", PS + "[get_time()] and then text")
+w(P, "llama4_end_cut_at_eof", PS + "[get_time()]<|python_e")
+w(P, "brackets_in_strings", "[run(code='f(x)[0], {a: b}', pat=\"])\")]")
+w(P, "triple_quoted", "[write(text=" + TQ + "line one\nline 'two' " + TQ + ")]")
+w(P, "positional_argument", '[get_weather("Paris")] after')
+w(P, "not_a_literal", "[get_weather(city=paris_var)] after")
+w(P, "eof_inside_value", '[get_weather(city="Pa')
+w(P, "eof_after_call", '[get_weather(city="Paris")')
+w(P, "eof_after_open", "[")
+w(P, "unknown_tool", '[launch_rockets(q=1), get_weather(city="Nice")]', WEATHER_TOOLS)
+w(P, "known_tools", '[get_weather(city="Nice"), get_time()]', WEATHER_TOOLS)
+w(P, "cjk_emoji_combining", "[get_weather(city='東京', mood='😀🇫🇷', accent='e\u0301')]")
+w(P, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + (PS + "[get_time()]" + PE).encode())
+w(P, "deep_nesting", "[f(x=" + "[" * 200 + "]" * 200 + ")]")
+w(P, "large_argument_64k", "[write_file(path='big.txt', content=" + json.dumps(("lorem ipsum, 'quoted' [brackets] (parens) é 世界\n" * 1500)[:65536], ensure_ascii=False) + ")]")
+
+# gemma4: Gemma 4.
+G4 = "gemma4"
+Q = '<|"|>'
+def g4(args, name="get_weather"):
+    return "<|tool_call>call:%s{%s}<tool_call|>" % (name, args)
+w(G4, "one_call", g4("city:" + Q + "Paris" + Q + ",days:3"))
+w(G4, "prose_call_prose", "Let me check.\n" + g4("city:" + Q + "Paris" + Q) + "\nDone.")
+w(G4, "two_calls", g4("city:" + Q + "Paris" + Q) + g4("", "get_time"))
+w(G4, "empty_arguments", g4("", "get_time"))
+w(G4, "all_value_kinds", g4("s:" + Q + "text" + Q + ",n:-3.5e2,b:true,f:false,z:null,xs:[1," + Q + "two" + Q + ",[3]],o:{k:" + Q + "v" + Q + "}", "configure"))
+w(G4, "quotes_and_braces_in_string", g4("code:" + Q + 'fn main() { let s = "x"; }, [a] : b' + Q, "run"))
+w(G4, "end_token_in_string", g4("note:" + Q + "write <tool_call|> and <|tool_call> literally" + Q, "echo"))
+w(G4, "whitespace_around", "<|tool_call>call:get_weather{ city : " + Q + "Oslo" + Q + " , days : 2 }\n<tool_call|>")
+w(G4, "missing_end_then_prose", "<|tool_call>call:get_time{} and more")
+w(G4, "missing_end_at_eof", "<|tool_call>call:get_time{}")
+w(G4, "end_cut_at_eof", "<|tool_call>call:get_time{}<tool_ca")
+w(G4, "no_call_prefix", "<|tool_call>get_time{}<tool_call|> after")
+w(G4, "eof_inside_string", "<|tool_call>call:get_weather{city:" + Q + "Par")
+w(G4, "eof_after_marker", "Sure <|tool_call>")
+w(G4, "partial_marker_at_eof", "The answer is 42 <|tool_ca")
+w(G4, "marker_lookalikes", "<tool_call> and <|tool_calls> and <|tool|> are prose.")
+w(G4, "bad_value", g4("city:Paris") + " after")
+w(G4, "unclosed_string_delimiter", g4("city:" + Q + "Paris") + " after")
+w(G4, "cjk_emoji_combining", "天気 👋🏽 " + g4("city:" + Q + "東京" + Q + ",mood:" + Q + "😀🇫🇷" + Q))
+w(G4, "nested_arguments", g4("filter:{and:[{field:" + Q + "age" + Q + ",gt:18},{x:[1,2.5e3,-0.5,true,false,null]}]},limit:10", "query"))
+w(G4, "crlf", "Checking.\r\n" + g4("city:" + Q + "Oslo" + Q) + "\r\n")
+w(G4, "unknown_tool", g4("q:1", "launch_rockets") + g4("city:" + Q + "Nice" + Q), WEATHER_TOOLS)
+w(G4, "known_tools", g4("city:" + Q + "Nice" + Q) + g4("", "get_time"), WEATHER_TOOLS)
+w(G4, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + g4("city:" + Q + "Paris" + Q).encode())
+w(G4, "large_argument_64k", g4("path:" + Q + "big.txt" + Q + ",content:" + Q + ("lorem ipsum, \"quoted\" {braces} [x] é 世界\n" * 1500)[:65536] + Q, "write_file"))
+
 def wr(fmt, name, text, open_=False, calls_inside=False):
     w(fmt, name, text, WEATHER_TOOLS)
     cfg = {"start": "<think>", "end": "</think>", "startsOpen": open_, "callsInside": calls_inside}
@@ -863,6 +932,9 @@ PARIS = {
     "deepseek-v3.2": '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
     "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
     "cohere": '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Paris"}}]<|END_ACTION|>',
+    "gemma4": '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>',
+    "pythonic": '<|python_start|>[get_weather(city="Paris")]<|python_end|>',
+    "harmony": '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>',
     "kimi-k2": '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
 }
 for fmt, call in PARIS.items():

@@ -792,6 +792,11 @@ fn default_prompts_show_the_parsers_markers() {
             assert!(prompt.contains("{\"name\": "), "{prompt}");
             continue;
         }
+        if format == Format::Pythonic {
+            // The output is the Python list.
+            assert!(prompt.contains("[func_name1("), "{prompt}");
+            continue;
+        }
         let (start, _) = format.default_delimiters();
         assert!(prompt.contains(start), "{format}: {prompt}");
         assert!(prompt.contains("get_weather"), "{format}: {prompt}");

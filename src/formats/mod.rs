@@ -10,6 +10,7 @@ pub(crate) mod deepseek_v3;
 pub(crate) mod deepseek_v31;
 pub(crate) mod deepseek_v32;
 pub(crate) mod gemma;
+pub(crate) mod gemma4;
 pub(crate) mod glm;
 pub(crate) mod granite;
 pub(crate) mod harmony;
@@ -20,6 +21,7 @@ pub(crate) mod minimax_m2;
 pub(crate) mod mistral;
 pub(crate) mod morph_xml;
 pub(crate) mod phi4_mini;
+pub(crate) mod pythonic;
 pub(crate) mod qwen3_coder;
 pub(crate) mod xlam;
 

@@ -3,6 +3,7 @@
 //! recognised; the engine turns that into events.
 
 pub(crate) mod json_call;
+pub(crate) mod literal_call;
 pub(crate) mod markup;
 pub(crate) mod mistral;
 pub(crate) mod morph_xml;
@@ -145,6 +146,7 @@ pub(crate) enum Automaton {
     Token(token_call::TokenCall),
     Mistral(Box<mistral::MistralCall>),
     WithMarkup(Box<markup::WithMarkup>),
+    Literal(literal_call::LiteralCall),
 }
 
 /// `$body` with `$a` bound to the automaton inside `$self`.
@@ -157,6 +159,7 @@ macro_rules! dispatch {
             Automaton::Token($a) => $body,
             Automaton::Mistral($a) => $body,
             Automaton::WithMarkup($a) => $body,
+            Automaton::Literal($a) => $body,
         }
     };
 }

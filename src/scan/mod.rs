@@ -2,6 +2,7 @@
 //! across chunk boundaries, and an incremental JSON scanner.
 
 pub(crate) mod json;
+pub(crate) mod literal;
 pub(crate) mod marker;
 pub(crate) mod relaxed;
 pub(crate) mod utf8;

@@ -1,0 +1,76 @@
+//! `gemma4`: Gemma 4,
+//! `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3,flag:true,xs:[…],o:{…}}<tool_call|>`:
+//! bare keys, strings between `<|"|>` tokens, bare numbers, booleans and
+//! null, nesting; the arguments become JSON.
+
+use serde_json::Value;
+
+use super::*;
+use crate::protocol::literal_call::LiteralCall;
+use crate::scan::literal::Syntax;
+
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "gemma4",
+    aliases: &["gemma-4"],
+    summary: r#"<|tool_call>call:f{city:<|"|>Paris<|"|>,days:3}<tool_call|>"#,
+    fuzz_id: 18,
+    delimiters: ("<|tool_call>", "<tool_call|>"),
+    reader,
+    bare_calls_at_start: false,
+    reasoning: None,
+    template: "You can call the following tools, described in JSON Schema:
+{tools}
+
+To call a tool, write <|tool_call>call:, its name and its arguments in braces, with strings between <|\"|> tokens, then <tool_call|>:
+<|tool_call>call:tool_name{arg:<|\"|>value<|\"|>,count:3}<tool_call|>",
+    tool_entry: plain_tool,
+    tools_separator: "\n",
+    render_call,
+    render_result,
+};
+
+fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
+    no_delimiters(delimiters)?;
+    Ok((
+        markers(&[SPEC.delimiters.0]),
+        Automaton::Literal(LiteralCall::new(Syntax::Gemma4, limits.max_depth)),
+    ))
+}
+
+/// A JSON value in Gemma 4's syntax.
+fn gemma(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("<|\"|>{s}<|\"|>"),
+        Value::Array(xs) => format!("[{}]", xs.iter().map(gemma).collect::<Vec<_>>().join(",")),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}:{}", gemma_key(k), gemma(v)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// A key bare when it is a word, else quoted.
+fn gemma_key(k: &str) -> String {
+    let bare = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if bare {
+        k.to_owned()
+    } else {
+        format!("<|\"|>{k}<|\"|>")
+    }
+}
+
+fn render_call(name: &str, args: &Value) -> String {
+    format!("<|tool_call>call:{name}{}<tool_call|>", gemma(args))
+}
+
+/// A result as Gemma 4's template writes a tool response.
+fn render_result(name: &str, result: &Value) -> String {
+    format!(
+        "<|tool_response>response:{name}{}<tool_response|>",
+        gemma(result)
+    )
+}

@@ -1,0 +1,82 @@
+//! `pythonic`: a Python list of calls, `[get_weather(city="Paris"),
+//! get_time()]`, as the whole output (Llama 3.2 and 4, Olmo 3, ToolACE)
+//! or after Llama 4's `<|python_start|>` (closed by `<|python_end|>`).
+//! Values are Python literals, turned into JSON. A bracketed list at the
+//! start that is not a call list is prose.
+
+use serde_json::Value;
+
+use super::*;
+use crate::protocol::literal_call::LiteralCall;
+use crate::scan::literal::Syntax;
+
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "pythonic",
+    aliases: &["llama4-pythonic", "olmo3", "toolace"],
+    summary: r#"[f(city="Paris", days=3), g()] as the output, or after <|python_start|>"#,
+    fuzz_id: 17,
+    delimiters: ("<|python_start|>", "<|python_end|>"),
+    reader,
+    bare_calls_at_start: true,
+    reasoning: None,
+    template: "Here is a list of functions in JSON format that you can invoke:
+{tools}
+
+If you decide to invoke any of the function(s), you MUST put it in the format of
+[func_name1(params_name1=params_value1, params_name2=params_value2...), func_name2(params)]
+You SHOULD NOT include any other text in the response if you call a function.",
+    tool_entry: plain_tool,
+    tools_separator: "\n",
+    render_call,
+    render_result,
+};
+
+fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
+    no_delimiters(delimiters)?;
+    Ok((
+        markers(&[SPEC.delimiters.0]),
+        Automaton::Literal(LiteralCall::new(Syntax::Python, limits.max_depth)),
+    ))
+}
+
+/// A JSON value as a Python literal.
+fn python(v: &Value) -> String {
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        // JSON's escapes are Python's, but for `\/` (never written by
+        // serde_json).
+        Value::String(s) => json_string(s),
+        Value::Array(xs) => format!("[{}]", xs.iter().map(python).collect::<Vec<_>>().join(", ")),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}: {}", json_string(k), python(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Between Llama 4's tokens: a bare list is read only at the start of
+/// the output, and a call in history may follow text.
+fn render_call(name: &str, args: &Value) -> String {
+    let members: Vec<String> = members(args)
+        .into_iter()
+        .map(|(k, v)| format!("{k}={}", python(v)))
+        .collect();
+    format!(
+        "<|python_start|>[{name}({})]<|python_end|>",
+        members.join(", ")
+    )
+}
+
+/// A result as Llama's template writes an `ipython` turn.
+fn render_result(_name: &str, result: &Value) -> String {
+    format!(
+        "<|start_header_id|>ipython<|end_header_id|>\n\n{}<|eot_id|>",
+        value_text(result)
+    )
+}

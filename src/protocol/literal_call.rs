@@ -1,0 +1,465 @@
+//! Calls written as code, their argument values as literals that are not
+//! JSON (converted by [`crate::scan::literal`]):
+//!
+//! - `pythonic`: a Python list of calls, `[get_weather(city="Paris",
+//!   days=3), get_time()]`, as the whole output or after Llama 4's
+//!   `<|python_start|>` (closed by `<|python_end|>`).
+//! - `gemma4`: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`.
+//!
+//! The call starts when its name is read; its arguments stream as JSON
+//! built one member at a time, as each value completes (the deltas always
+//! concatenate to the final input). In a Python list each call is
+//! delivered when the next begins or the list ends.
+
+use super::{CallAutomaton, Failure, Outcome};
+use crate::cx::CallCx;
+use crate::error::DiagnosticKind;
+use crate::scan::is_ws;
+use crate::scan::literal::{is_word, to_json, Syntax, GEMMA_QUOTE};
+
+/// Llama 4's end of a call list.
+const PYTHON_END: &[u8] = b"<|python_end|>";
+/// Gemma 4's words before the name, and the end of its call.
+const GEMMA_CALL: &[u8] = b"call:";
+const GEMMA_END: &[u8] = b"<tool_call|>";
+/// The longest name or key read.
+const MAX_WORD: usize = 256;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Python: whitespace, then the list's `[`.
+    Open,
+    /// Gemma 4: `call:`, `matched` bytes of it read.
+    Prefix,
+    /// A call's name, up to `(` or `{`.
+    Name,
+    /// After `(` or `{` or a member's `,`: whitespace, a key or the close.
+    Member,
+    /// A key, up to `=` or `:`.
+    Key,
+    /// A value, up to the `,` or close that follows it at depth 0.
+    Value,
+    /// Python: after a call's `)`: whitespace, then `,` or `]`.
+    AfterCall,
+    /// An end token (`<|python_end|>`, `<tool_call|>`), `matched` bytes
+    /// of it read, after whitespace.
+    End,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct LiteralCall {
+    syntax: Syntax,
+    max_depth: usize,
+    phase: Phase,
+    /// Whether the list began after `<|python_start|>` (its end token
+    /// follows), or at the start of the output (a list that is no call
+    /// list is prose).
+    after_marker: bool,
+    /// The name, key or value being read.
+    word: Vec<u8>,
+    /// The current key.
+    key: Vec<u8>,
+    /// Stream offset of the name's first byte.
+    word_at: u64,
+    /// Bytes of a literal token matched.
+    matched: usize,
+    /// Whether the call in progress has a member yet.
+    has_member: bool,
+    /// Whether a call of this block started.
+    any_call: bool,
+    /// Bytes consumed since `begin` while no call started (given back if
+    /// the list is no call list).
+    read: usize,
+    /// Consumed bytes after the last that belongs to the block.
+    trail: usize,
+    /// In a value: bracket depth, and string state.
+    depth: usize,
+    quote: Option<u8>,
+    escaped: bool,
+}
+
+impl LiteralCall {
+    pub(crate) fn new(syntax: Syntax, max_depth: usize) -> LiteralCall {
+        LiteralCall {
+            syntax,
+            max_depth,
+            phase: Phase::Open,
+            after_marker: true,
+            word: Vec::new(),
+            key: Vec::new(),
+            word_at: 0,
+            matched: 0,
+            has_member: false,
+            any_call: false,
+            read: 0,
+            trail: 0,
+            depth: 0,
+            quote: None,
+            escaped: false,
+        }
+    }
+
+    /// The same automaton reading a list at the start of the output.
+    pub(crate) fn bare_lead(&self) -> LiteralCall {
+        let mut lead = self.clone();
+        lead.after_marker = false;
+        lead
+    }
+
+    /// The byte that opens a call's arguments, and the one that closes
+    /// them.
+    fn brackets(&self) -> (u8, u8) {
+        match self.syntax {
+            Syntax::Python => (b'(', b')'),
+            Syntax::Gemma4 => (b'{', b'}'),
+        }
+    }
+
+    fn end_token(&self) -> &'static [u8] {
+        match self.syntax {
+            Syntax::Python => PYTHON_END,
+            Syntax::Gemma4 => GEMMA_END,
+        }
+    }
+
+    /// The attempt fails at stream offset `at`: silently, as prose, while
+    /// a bare list has started no call.
+    fn fail(&self, at: u64, message: &str) -> Outcome {
+        if !self.any_call && !self.after_marker {
+            return Outcome::failed(Failure::no_call(at, self.read));
+        }
+        Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
+    }
+
+    /// A member's value is complete: its key and JSON go out.
+    fn member<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Result<(), Failure> {
+        let bad = |m: &str| Failure::new(DiagnosticKind::InvalidArguments, at, m.to_owned());
+        let value = to_json(self.syntax, &self.word, self.max_depth)
+            .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?;
+        let key = std::str::from_utf8(&self.key).map_err(|_| bad("a key is not UTF-8"))?;
+        let sep = if self.has_member { ", " } else { "{" };
+        self.has_member = true;
+        let piece = format!("{sep}{}: {value}", serde_json::Value::from(key.trim()));
+        let _ = cx.delta_owned(piece.as_bytes(), at);
+        Ok(())
+    }
+
+    /// The call's arguments close at stream offset `at`.
+    fn close_call<'c, S: FnMut(crate::Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+        let close: &[u8] = if self.has_member { b"}" } else { b"{}" };
+        let _ = cx.delta_owned(close, at);
+    }
+
+    /// Reads a literal token from `bytes[*i..]`: `Some(true)` once whole,
+    /// `Some(false)` at a byte that differs (not consumed), `None` when
+    /// the slice ends first.
+    fn literal(&mut self, token: &[u8], bytes: &[u8], i: &mut usize) -> Option<bool> {
+        while self.matched < token.len() {
+            let b = *bytes.get(*i)?;
+            if b != token[self.matched] {
+                return Some(false);
+            }
+            self.matched += 1;
+            *i += 1;
+        }
+        Some(true)
+    }
+
+    /// Scans a value's bytes from `bytes[*i..]`; `true` when the byte at
+    /// `*i` (not consumed) ends it.
+    fn scan_value(&mut self, bytes: &[u8], i: &mut usize) -> bool {
+        let close = self.brackets().1;
+        while let Some(&b) = bytes.get(*i) {
+            match self.syntax {
+                Syntax::Python => match self.quote {
+                    Some(_) if self.escaped => self.escaped = false,
+                    Some(_) if b == b'\\' => self.escaped = true,
+                    Some(q) if b == q => self.quote = None,
+                    Some(_) => {}
+                    None => match b {
+                        b'\'' | b'"' => self.quote = Some(b),
+                        b'[' | b'(' | b'{' => self.depth += 1,
+                        b']' | b')' | b'}' if self.depth > 0 => self.depth -= 1,
+                        b',' if self.depth == 0 => return true,
+                        _ if b == close && self.depth == 0 => return true,
+                        _ => {}
+                    },
+                },
+                Syntax::Gemma4 => {
+                    // `<|"|>` opens and closes strings: `matched` counts
+                    // its bytes read.
+                    if b == GEMMA_QUOTE[self.matched] {
+                        self.matched += 1;
+                        if self.matched == GEMMA_QUOTE.len() {
+                            self.matched = 0;
+                            self.quote = if self.quote.is_some() {
+                                None
+                            } else {
+                                Some(b'"')
+                            };
+                        }
+                    } else {
+                        self.matched = usize::from(b == GEMMA_QUOTE[0]);
+                        if self.quote.is_none() {
+                            match b {
+                                b'[' | b'{' => self.depth += 1,
+                                b']' | b'}' if self.depth > 0 => self.depth -= 1,
+                                b',' if self.depth == 0 => return true,
+                                _ if b == close && self.depth == 0 => return true,
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+            self.word.push(b);
+            *i += 1;
+        }
+        false
+    }
+}
+
+impl CallAutomaton for LiteralCall {
+    fn begin(&mut self, _marker: usize) {
+        self.phase = match self.syntax {
+            Syntax::Python => Phase::Open,
+            Syntax::Gemma4 => Phase::Prefix,
+        };
+        self.matched = 0;
+        self.any_call = false;
+        self.read = 0;
+        self.trail = 0;
+    }
+
+    fn advance<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        let (open, close) = self.brackets();
+        let mut i = 0;
+        let outcome = loop {
+            let ws = |i: &mut usize| {
+                let n = bytes[*i..].iter().take_while(|&&b| is_ws(b)).count();
+                *i += n;
+                n
+            };
+            match self.phase {
+                Phase::Open => {
+                    ws(&mut i);
+                    match bytes.get(i) {
+                        None => break Outcome::More,
+                        Some(b'[') => {
+                            i += 1;
+                            self.word.clear();
+                            self.phase = Phase::Name;
+                        }
+                        Some(_) => break self.fail(cx.offset(i), "expected a list of calls"),
+                    }
+                }
+                Phase::Prefix => match self.literal(GEMMA_CALL, bytes, &mut i) {
+                    None => break Outcome::More,
+                    Some(false) => break self.fail(cx.offset(i), "expected call: and a name"),
+                    Some(true) => {
+                        self.matched = 0;
+                        self.word.clear();
+                        self.phase = Phase::Name;
+                    }
+                },
+                Phase::Name => {
+                    if self.word.is_empty() {
+                        ws(&mut i);
+                        self.word_at = cx.offset(i);
+                    }
+                    let rest = &bytes[i..];
+                    let n = rest
+                        .iter()
+                        .take_while(|&&b| is_word(b) || b == b'.' || b == b'-')
+                        .count();
+                    self.word.extend_from_slice(&rest[..n]);
+                    i += n;
+                    if self.word.len() > MAX_WORD {
+                        break self.fail(cx.offset(i), "the call's name is too long");
+                    }
+                    let Some(&b) = bytes.get(i) else {
+                        break Outcome::More;
+                    };
+                    let name = std::str::from_utf8(&self.word).unwrap_or("");
+                    if b != open
+                        || name.is_empty()
+                        || name.starts_with(|c: char| c.is_ascii_digit())
+                    {
+                        break self.fail(cx.offset(i), "expected a call: a name and its arguments");
+                    }
+                    i += 1;
+                    if let Err(f) = cx.start_at(name, Some(self.word_at), cx.offset(i)) {
+                        let name = name.to_owned();
+                        break Outcome::failed(f.with_name(&name));
+                    }
+                    self.any_call = true;
+                    self.has_member = false;
+                    self.phase = Phase::Member;
+                }
+                Phase::Member => {
+                    ws(&mut i);
+                    match bytes.get(i) {
+                        None => break Outcome::More,
+                        Some(&b) if b == close => {
+                            i += 1;
+                            self.close_call(cx.offset(i), cx);
+                            if self.syntax == Syntax::Python {
+                                self.phase = Phase::AfterCall;
+                            } else {
+                                self.matched = 0;
+                                self.trail = 0;
+                                self.phase = Phase::End;
+                            }
+                        }
+                        Some(_) => {
+                            self.key.clear();
+                            self.phase = Phase::Key;
+                        }
+                    }
+                }
+                Phase::Key => {
+                    let assign = match self.syntax {
+                        Syntax::Python => b'=',
+                        Syntax::Gemma4 => b':',
+                    };
+                    let rest = &bytes[i..];
+                    let n = rest.iter().take_while(|&&b| is_word(b) || is_ws(b)).count();
+                    self.key.extend_from_slice(&rest[..n]);
+                    i += n;
+                    if self.key.len() > MAX_WORD {
+                        break self.fail(cx.offset(i), "an argument's name is too long");
+                    }
+                    match bytes.get(i) {
+                        None => break Outcome::More,
+                        Some(&b) if b == assign && !self.key.trim_ascii().is_empty() => {
+                            i += 1;
+                            self.word.clear();
+                            (self.depth, self.quote, self.escaped, self.matched) =
+                                (0, None, false, 0);
+                            self.phase = Phase::Value;
+                        }
+                        Some(_) => {
+                            break self.fail(cx.offset(i), "expected an argument: name=value")
+                        }
+                    }
+                }
+                Phase::Value => {
+                    if !self.scan_value(bytes, &mut i) {
+                        break Outcome::More;
+                    }
+                    if let Err(f) = self.member(cx.offset(i), cx) {
+                        break Outcome::failed(f);
+                    }
+                    if bytes[i] == b',' {
+                        i += 1;
+                    }
+                    self.phase = Phase::Member;
+                }
+                Phase::AfterCall => {
+                    ws(&mut i);
+                    match bytes.get(i) {
+                        None => break Outcome::More,
+                        // The call is delivered as the next begins.
+                        Some(b',') => {
+                            cx.deliver(cx.offset(i));
+                            i += 1;
+                            self.word.clear();
+                            self.phase = Phase::Name;
+                        }
+                        Some(b']') if self.after_marker => {
+                            i += 1;
+                            self.matched = 0;
+                            self.trail = 0;
+                            self.phase = Phase::End;
+                        }
+                        Some(b']') => {
+                            i += 1;
+                            break Outcome::Complete { give_back: 0 };
+                        }
+                        Some(_) => {
+                            break self.fail(cx.offset(i), "expected ',' or ']' after a call")
+                        }
+                    }
+                }
+                Phase::End => {
+                    if self.matched == 0 {
+                        self.trail += ws(&mut i);
+                    }
+                    let token = self.end_token();
+                    let before = i;
+                    let found = self.literal(token, bytes, &mut i);
+                    self.trail += i - before;
+                    match found {
+                        None => break Outcome::More,
+                        Some(true) => break Outcome::Complete { give_back: 0 },
+                        // Llama 4's end token may be left out; Gemma 4's
+                        // is missing.
+                        Some(false) => {
+                            if self.syntax == Syntax::Gemma4 {
+                                missing_end(cx.offset(i).saturating_sub(self.trail as u64), cx);
+                            }
+                            break Outcome::Complete {
+                                give_back: self.trail,
+                            };
+                        }
+                    }
+                }
+            }
+        };
+        if !self.any_call {
+            self.read += i;
+        }
+        if let Outcome::Failed(f) = &outcome {
+            if f.no_call {
+                return (i, Outcome::failed(Failure::no_call(f.offset, self.read)));
+            }
+        }
+        (i, outcome)
+    }
+
+    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+        let at = cx.offset(0);
+        match self.phase {
+            Phase::End => {
+                if self.syntax == Syntax::Gemma4 {
+                    missing_end(at.saturating_sub(self.trail as u64), cx);
+                }
+                Outcome::Complete {
+                    give_back: self.trail,
+                }
+            }
+            Phase::AfterCall => {
+                cx.recovered(
+                    DiagnosticKind::MissingEndMarker,
+                    at,
+                    "the list of calls is not closed; calls recovered".into(),
+                );
+                Outcome::Complete { give_back: 0 }
+            }
+            _ if !self.any_call && !self.after_marker => {
+                Outcome::failed(Failure::no_call(at, self.read))
+            }
+            _ => Outcome::failed(Failure::new(
+                DiagnosticKind::UnfinishedCall,
+                at,
+                "the stream ended inside a call",
+            )),
+        }
+    }
+}
+
+fn missing_end<'c, S: FnMut(crate::Event<'c>)>(at: u64, cx: &mut CallCx<'_, 'c, S>) {
+    cx.recovered(
+        DiagnosticKind::MissingEndMarker,
+        at,
+        "the call's end token <tool_call|> is missing; call recovered".into(),
+    );
+}

@@ -1,0 +1,350 @@
+//! Argument values that are not JSON, turned into JSON: Python literals
+//! (`'it''s'`, `True`, `None`, `(1, 2)`, `{'a': 1}`) and Gemma 4's
+//! (`<|"|>text<|"|>`, bare keys `{a:1}`). Numbers keep their digits (a
+//! big integer stays exact). Recursion is bounded by the nesting limit.
+
+/// Which literal syntax a value is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Syntax {
+    Python,
+    Gemma4,
+}
+
+/// Gemma 4's string delimiter.
+pub(crate) const GEMMA_QUOTE: &[u8] = b"<|\"|>";
+
+/// Why a value could not be turned into JSON.
+pub(crate) type Invalid = &'static str;
+
+/// `text`, one complete value, as JSON text.
+///
+/// # Complexity
+///
+/// O(`text.len()`); nesting deeper than `max_depth` is refused.
+pub(crate) fn to_json(syntax: Syntax, text: &[u8], max_depth: usize) -> Result<String, Invalid> {
+    let mut reader = Reader {
+        syntax,
+        text,
+        at: 0,
+        max_depth,
+        out: String::with_capacity(text.len() + 2),
+    };
+    reader.value(0)?;
+    reader.skip_ws();
+    if reader.at != text.len() {
+        return Err("unexpected characters after the value");
+    }
+    Ok(reader.out)
+}
+
+struct Reader<'t> {
+    syntax: Syntax,
+    text: &'t [u8],
+    at: usize,
+    max_depth: usize,
+    out: String,
+}
+
+impl Reader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while self.peek().is_some_and(super::is_ws) {
+            self.at += 1;
+        }
+    }
+
+    fn rest(&self) -> &[u8] {
+        &self.text[self.at..]
+    }
+
+    fn value(&mut self, depth: usize) -> Result<(), Invalid> {
+        self.skip_ws();
+        let Some(b) = self.peek() else {
+            return Err("a value is missing");
+        };
+        if self.syntax == Syntax::Gemma4 && self.rest().starts_with(GEMMA_QUOTE) {
+            return self.gemma_string();
+        }
+        match b {
+            b'"' | b'\'' if self.syntax == Syntax::Python => self.python_string(),
+            b'[' => self.sequence(b']', depth),
+            b'(' if self.syntax == Syntax::Python => self.sequence(b')', depth),
+            b'{' => self.mapping(depth),
+            b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(),
+            _ => self.word(),
+        }
+    }
+
+    fn deeper(&self, depth: usize) -> Result<usize, Invalid> {
+        if depth >= self.max_depth {
+            return Err("nested too deep");
+        }
+        Ok(depth + 1)
+    }
+
+    fn sequence(&mut self, close: u8, depth: usize) -> Result<(), Invalid> {
+        let depth = self.deeper(depth)?;
+        self.at += 1;
+        self.out.push('[');
+        let mut first = true;
+        loop {
+            self.skip_ws();
+            if self.peek() == Some(close) {
+                self.at += 1;
+                self.out.push(']');
+                return Ok(());
+            }
+            if !first {
+                self.out.push_str(", ");
+            }
+            self.value(depth)?;
+            first = false;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(c) if c == close => {}
+                _ => return Err("expected ',' or the end of a list"),
+            }
+        }
+    }
+
+    fn mapping(&mut self, depth: usize) -> Result<(), Invalid> {
+        let depth = self.deeper(depth)?;
+        self.at += 1;
+        self.out.push('{');
+        let mut first = true;
+        loop {
+            self.skip_ws();
+            if self.peek() == Some(b'}') {
+                self.at += 1;
+                self.out.push('}');
+                return Ok(());
+            }
+            if !first {
+                self.out.push_str(", ");
+            }
+            self.key()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err("expected ':' after a key");
+            }
+            self.at += 1;
+            self.out.push_str(": ");
+            self.value(depth)?;
+            first = false;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {}
+                _ => return Err("expected ',' or '}'"),
+            }
+        }
+    }
+
+    /// A mapping's key: a string, or (Gemma 4) a bare word; numbers and
+    /// words become strings, as JSON keys must be.
+    fn key(&mut self) -> Result<(), Invalid> {
+        let quoted = match self.syntax {
+            Syntax::Python => matches!(self.peek(), Some(b'"' | b'\'')),
+            Syntax::Gemma4 => self.rest().starts_with(GEMMA_QUOTE),
+        };
+        if quoted {
+            return self.value(0);
+        }
+        let n = self.rest().iter().take_while(|&&b| is_word(b)).count();
+        if n == 0 {
+            return Err("expected a key");
+        }
+        let word = std::str::from_utf8(&self.rest()[..n]).map_err(|_| "invalid UTF-8")?;
+        self.out
+            .push_str(&serde_json::Value::from(word).to_string());
+        self.at += n;
+        Ok(())
+    }
+
+    fn gemma_string(&mut self) -> Result<(), Invalid> {
+        self.at += GEMMA_QUOTE.len();
+        let Some(n) = memchr::memmem::find(self.rest(), GEMMA_QUOTE) else {
+            return Err("a string is not closed");
+        };
+        let text = std::str::from_utf8(&self.rest()[..n]).map_err(|_| "invalid UTF-8")?;
+        self.out
+            .push_str(&serde_json::Value::from(text).to_string());
+        self.at += n + GEMMA_QUOTE.len();
+        Ok(())
+    }
+
+    fn python_string(&mut self) -> Result<(), Invalid> {
+        let quote = self.text[self.at];
+        let triple = [quote; 3];
+        let long = self.rest().starts_with(&triple);
+        self.at += if long { 3 } else { 1 };
+        let mut s: Vec<u8> = Vec::new();
+        loop {
+            let Some(b) = self.peek() else {
+                return Err("a string is not closed");
+            };
+            if b == quote && (!long || self.rest().starts_with(&triple)) {
+                self.at += if long { 3 } else { 1 };
+                break;
+            }
+            self.at += 1;
+            if b != b'\\' {
+                s.push(b);
+                continue;
+            }
+            let Some(e) = self.peek() else {
+                return Err("a string is not closed");
+            };
+            self.at += 1;
+            match e {
+                b'n' => s.push(b'\n'),
+                b't' => s.push(b'\t'),
+                b'r' => s.push(b'\r'),
+                b'0' => s.push(0),
+                b'a' => s.push(7),
+                b'b' => s.push(8),
+                b'f' => s.push(12),
+                b'v' => s.push(11),
+                b'\n' => {}
+                b'x' => self.code_point(2, &mut s)?,
+                b'u' => self.code_point(4, &mut s)?,
+                b'U' => self.code_point(8, &mut s)?,
+                b'\\' | b'\'' | b'"' => s.push(e),
+                // Python keeps an unknown escape as written.
+                other => s.extend_from_slice(&[b'\\', other]),
+            }
+        }
+        let text = String::from_utf8(s).map_err(|_| "invalid UTF-8")?;
+        self.out
+            .push_str(&serde_json::Value::from(text).to_string());
+        Ok(())
+    }
+
+    fn code_point(&mut self, digits: usize, s: &mut Vec<u8>) -> Result<(), Invalid> {
+        let hex = self.rest().get(..digits).ok_or("a short escape")?;
+        let hex = std::str::from_utf8(hex).map_err(|_| "a bad escape")?;
+        let c = u32::from_str_radix(hex, 16)
+            .ok()
+            .and_then(char::from_u32)
+            .ok_or("a bad escape")?;
+        self.at += digits;
+        let mut buf = [0; 4];
+        s.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        Ok(())
+    }
+
+    /// A number, its digits kept: `+` and `_` dropped, `.5` and `5.` given
+    /// the zero JSON wants, hexadecimal, octal and binary integers in
+    /// decimal.
+    fn number(&mut self) -> Result<(), Invalid> {
+        let n = self
+            .rest()
+            .iter()
+            .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+' | b'_'))
+            .count();
+        let raw: String = std::str::from_utf8(&self.rest()[..n])
+            .map_err(|_| "invalid UTF-8")?
+            .chars()
+            .filter(|&c| c != '_')
+            .collect();
+        self.at += n;
+        let (sign, digits) = match raw.strip_prefix('-') {
+            Some(d) => ("-", d),
+            None => ("", raw.strip_prefix('+').unwrap_or(&raw)),
+        };
+        let radix = match digits.get(..2) {
+            Some("0x" | "0X") => Some(16),
+            Some("0o" | "0O") => Some(8),
+            Some("0b" | "0B") => Some(2),
+            _ => None,
+        };
+        if let Some(radix) = radix {
+            let v = u128::from_str_radix(&digits[2..], radix).map_err(|_| "a bad number")?;
+            self.out.push_str(&format!("{sign}{v}"));
+            return Ok(());
+        }
+        let mut json = String::with_capacity(digits.len() + 2);
+        json.push_str(sign);
+        if digits.starts_with('.') {
+            json.push('0');
+        }
+        json.push_str(digits);
+        if let Some(stripped) = json.strip_suffix('.') {
+            json = format!("{stripped}.0");
+        }
+        json = json.replace(".e", ".0e").replace(".E", ".0E");
+        if !crate::scan::json::is_complete_value(json.as_bytes(), 1) {
+            return Err("a bad number");
+        }
+        self.out.push_str(&json);
+        Ok(())
+    }
+
+    fn word(&mut self) -> Result<(), Invalid> {
+        let n = self.rest().iter().take_while(|&&b| is_word(b)).count();
+        let json = match &self.rest()[..n] {
+            b"True" | b"true" => "true",
+            b"False" | b"false" => "false",
+            b"None" | b"null" => "null",
+            _ => return Err("not a literal value"),
+        };
+        self.at += n;
+        self.out.push_str(json);
+        Ok(())
+    }
+}
+
+/// A byte of a name or bare word.
+pub(crate) fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn py(s: &str) -> Result<String, Invalid> {
+        to_json(Syntax::Python, s.as_bytes(), 8)
+    }
+
+    #[test]
+    fn python_literals_become_json() {
+        assert_eq!(py("'it\\'s'").unwrap(), r#""it's""#);
+        assert_eq!(py(r#""a\nb\x41\u00e9""#).unwrap(), r#""a\nbAé""#);
+        assert_eq!(py("True").unwrap(), "true");
+        assert_eq!(py("None").unwrap(), "null");
+        assert_eq!(
+            py("-12345678901234567890123").unwrap(),
+            "-12345678901234567890123"
+        );
+        assert_eq!(py(".5").unwrap(), "0.5");
+        assert_eq!(py("5.").unwrap(), "5.0");
+        assert_eq!(py("1_000").unwrap(), "1000");
+        assert_eq!(py("0x1F").unwrap(), "31");
+        assert_eq!(
+            py("(1, [2, {'a': None}],)").unwrap(),
+            r#"[1, [2, {"a": null}]]"#
+        );
+        assert_eq!(py("{1: 'x'}").unwrap(), r#"{"1": "x"}"#);
+        assert_eq!(py("'''tri'ple'''").unwrap(), r#""tri'ple""#);
+        assert!(py("[[[[[[[[[1]]]]]]]]]").is_err());
+        assert!(py("nan").is_err());
+        assert!(py("'open").is_err());
+        assert!(py("1 2").is_err());
+    }
+
+    #[test]
+    fn gemma4_literals_become_json() {
+        let g = |s: &str| to_json(Syntax::Gemma4, s.as_bytes(), 8);
+        assert_eq!(g(r#"<|"|>a "b"<|"|>"#).unwrap(), r#""a \"b\"""#);
+        assert_eq!(
+            g(r#"{k:<|"|>v<|"|>,n:-3,f:true,xs:[1,null]}"#).unwrap(),
+            r#"{"k": "v", "n": -3, "f": true, "xs": [1, null]}"#
+        );
+        assert!(g("<|\"|>open").is_err());
+    }
+}
