@@ -48,6 +48,11 @@
 //! | `granite` | `<\|tool_call\|>[{"name": NAME, "arguments": {…}}]` (Granite 3.x) and `<tool_call>{…}</tool_call>` (Granite 4) |
 //! | `xlam` | `[{"name": NAME, "arguments": {…}}]` as the whole output, in a ```` ```json ```` fence, or after `[TOOL_CALLS]` |
 //! | `llama3-json` | `{"name": NAME, "parameters": {…}}` as the whole output (`;` between calls) or after `<\|python_tag\|>` |
+//! | `mistral` | `[TOOL_CALLS]NAME[ARGS]{…}` (v11+; v13's `[CALL_ID]ID` gives the call's `model_call_id`), or `[TOOL_CALLS][{"name": NAME, "arguments": {…}}]` |
+//! | `cohere` | `<\|START_ACTION\|>[{"tool_call_id": ID, "tool_name": NAME, "parameters": {…}}]<\|END_ACTION\|>`; the response tokens are [`Event::Markup`] |
+//! | `harmony` | gpt-oss's messages: `<\|channel\|>commentary to=functions.NAME <\|constrain\|>json<\|message\|>{…}<\|call\|>` is a call, the analysis channel reasoning, headers markup |
+//! | `pythonic` | `[NAME(key="value", n=3), …]` as the whole output or after `<\|python_start\|>`; Python literals become JSON |
+//! | `gemma4` | `<\|tool_call>call:NAME{key:<\|"\|>text<\|"\|>,n:3}<tool_call\|>`; the arguments become JSON |
 //!
 //! Names are case-insensitive, and vLLM's and SGLang's parser names are
 //! aliases ([`Format::from_name`]). A model id gives its format and

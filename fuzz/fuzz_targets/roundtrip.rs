@@ -149,12 +149,17 @@ fuzz_target!(|input: Input| {
     // (JSON lists after a token, bare JSON) get their own rendering only.
     let json_objects = matches!(format, Format::Hermes | Format::Gemma);
     // Formats that read JSON at the start of the output without a marker.
-    let bare = matches!(format, Format::Xlam | Format::Llama3Json);
+    let bare = matches!(format, Format::Xlam | Format::Llama3Json | Format::Pythonic);
     // Formats whose calls end with their JSON, with no end marker.
     let unmarked_end = matches!(
         format,
         Format::Phi4Mini | Format::Granite | Format::Xlam | Format::Llama3Json | Format::Mistral
     );
+    // Text values that stay clear of markup: XML's, and Gemma 4's string
+    // token.
+    let safe_text = xml || format == Format::Gemma4;
+    // Arguments written as literals that are not JSON.
+    let literal = matches!(format, Format::Pythonic | Format::Gemma4);
     // Whether the last piece written was a call.
     let mut after_call = false;
     let mut names: Vec<String> = Vec::new();
@@ -193,12 +198,12 @@ fuzz_target!(|input: Input| {
                 want_text.push_str(p);
             }
             Piece::Call { tool, args } => {
-                let (name, args) = call(*tool, args, &names, &mut schemas, xml);
+                let (name, args) = call(*tool, args, &names, &mut schemas, safe_text);
                 text.push_str(&format_tool_call(format, &name, &args));
                 calls.push((name, args));
             }
             Piece::Python { tool, args } => {
-                let (name, args) = call(*tool, args, &names, &mut schemas, xml);
+                let (name, args) = call(*tool, args, &names, &mut schemas, safe_text);
                 if !json_objects {
                     text.push_str(&format_tool_call(format, &name, &args));
                 } else {
@@ -210,7 +215,7 @@ fuzz_target!(|input: Input| {
                 calls.push((name, args));
             }
             Piece::Function { tool, args, nested } => {
-                let (name, args) = call(*tool, args, &names, &mut schemas, xml);
+                let (name, args) = call(*tool, args, &names, &mut schemas, safe_text);
                 if !json_objects {
                     text.push_str(&format_tool_call(format, &name, &args));
                 } else {
@@ -225,10 +230,11 @@ fuzz_target!(|input: Input| {
                 calls.push((name, args));
             }
             Piece::Backslashes { tool, args } => {
-                let (name, args) = call(*tool, args, &names, &mut schemas, xml);
+                let (name, args) = call(*tool, args, &names, &mut schemas, safe_text);
                 let rendered = format_tool_call(format, &name, &args);
                 let sloppy = with_single_backslashes(&rendered);
-                if xml || sloppy == rendered {
+                // Literal formats have no JSON escapes to get wrong.
+                if xml || literal || sloppy == rendered {
                     text.push_str(&rendered);
                 } else {
                     text.push_str(&sloppy);
@@ -238,7 +244,7 @@ fuzz_target!(|input: Input| {
             }
             Piece::Qwen { tool, args } => {
                 let qwen = format == Format::Hermes;
-                let (name, args) = call(*tool, args, &names, &mut schemas, xml || qwen);
+                let (name, args) = call(*tool, args, &names, &mut schemas, safe_text || qwen);
                 let layout = if qwen { Format::Qwen3Coder } else { format };
                 text.push_str(&format_tool_call(layout, &name, &args));
                 calls.push((name, args));
@@ -249,7 +255,7 @@ fuzz_target!(|input: Input| {
             } => {
                 let block: Vec<(String, Value)> = block
                     .iter()
-                    .map(|(tool, args)| call(*tool, args, &names, &mut schemas, xml))
+                    .map(|(tool, args)| call(*tool, args, &names, &mut schemas, safe_text))
                     .collect();
                 if block.is_empty() {
                     continue;

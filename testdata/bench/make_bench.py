@@ -62,13 +62,29 @@ def call(fmt, name, args):
     if fmt in ("phi4-mini", "granite"):
         body = json.dumps([{"name": name, "arguments": args}], ensure_ascii=False)
         return ("functools" if fmt == "phi4-mini" else "<|tool_call|>") + body
+    if fmt == "mistral":
+        return f"[TOOL_CALLS]{name}[ARGS]" + json.dumps(args, ensure_ascii=False)
+    if fmt == "cohere":
+        body = json.dumps([{"tool_call_id": "0", "tool_name": name, "parameters": args}], ensure_ascii=False)
+        return f"<|START_ACTION|>{body}<|END_ACTION|>"
+    if fmt == "harmony":
+        body = json.dumps(args, ensure_ascii=False)
+        return f"<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{body}<|call|>"
+    if fmt == "pythonic":
+        ps = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+        return f"<|python_start|>[{name}({ps})]<|python_end|>"
+    if fmt == "gemma4":
+        val = lambda v: f'<|"|>{v}<|"|>' if isinstance(v, str) else json.dumps(v)
+        ps = ",".join(f"{k}:{val(v)}" for k, v in args.items())
+        return f"<|tool_call>call:{name}{{{ps}}}<tool_call|>"
     if fmt == "morph-xml":
         esc = lambda s: s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         ps = "".join(f"<{k}>{esc(text(v))}</{k}>\n" for k, v in args.items())
         return f"<{name}>\n{ps}</{name}>"
 
 XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2")
-for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3", "phi4-mini", "granite", "xlam", "llama3-json"):
+for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3", "phi4-mini", "granite", "xlam", "llama3-json",
+            "mistral", "cohere", "harmony", "pythonic", "gemma4"):
     random.seed(11)
     parts = []
     while sum(len(p.encode()) for p in parts) < 4096:
