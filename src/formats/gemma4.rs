@@ -6,7 +6,6 @@
 use serde_json::Value;
 
 use super::*;
-use crate::protocol::literal_call::LiteralCall;
 use crate::scan::literal::Syntax;
 
 pub(crate) const SPEC: FormatSpec = FormatSpec {
@@ -30,11 +29,7 @@ To call a tool, write <|tool_call>call:, its name and its arguments in braces, w
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    no_delimiters(delimiters)?;
-    Ok((
-        markers(&[SPEC.delimiters.0]),
-        Automaton::Literal(LiteralCall::new(Syntax::Gemma4, limits.max_depth)),
-    ))
+    literal_reading(Syntax::Gemma4, SPEC.delimiters.0, delimiters, limits)
 }
 
 /// A JSON value in Gemma 4's syntax.

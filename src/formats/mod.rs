@@ -173,6 +173,19 @@ pub(crate) fn token_reading(
     ))
 }
 
+/// The marker and automaton of a format whose arguments are literals
+/// (`pythonic`, `gemma4`).
+pub(crate) fn literal_reading(
+    syntax: crate::scan::literal::Syntax,
+    start: &'static str,
+    delimiters: Delimiters<'_>,
+    limits: &Limits,
+) -> Reading {
+    no_delimiters(delimiters)?;
+    let automaton = crate::protocol::literal_call::LiteralCall::new(syntax, limits.max_depth);
+    Ok((markers(&[start]), Automaton::Literal(automaton)))
+}
+
 /// A vendor's section tokens: a call's own begin token also opens a block.
 pub(crate) const fn section(vendor: Vendor) -> (&'static str, &'static str) {
     let tokens = vendor.tokens();

@@ -7,7 +7,6 @@
 use serde_json::Value;
 
 use super::*;
-use crate::protocol::literal_call::LiteralCall;
 use crate::scan::literal::Syntax;
 
 pub(crate) const SPEC: FormatSpec = FormatSpec {
@@ -32,11 +31,7 @@ You SHOULD NOT include any other text in the response if you call a function.",
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    no_delimiters(delimiters)?;
-    Ok((
-        markers(&[SPEC.delimiters.0]),
-        Automaton::Literal(LiteralCall::new(Syntax::Python, limits.max_depth)),
-    ))
+    literal_reading(Syntax::Python, SPEC.delimiters.0, delimiters, limits)
 }
 
 /// A JSON value as a Python literal.

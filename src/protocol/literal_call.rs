@@ -122,11 +122,11 @@ impl LiteralCall {
         }
     }
 
-    /// The attempt fails at stream offset `at`: silently, as prose, while
-    /// a bare list has started no call.
-    fn fail(&self, at: u64, message: &str) -> Outcome {
+    /// The attempt fails at stream offset `at`, `consumed` bytes into the
+    /// slice: silently, as prose, while a bare list has started no call.
+    fn fail(&self, consumed: usize, at: u64, message: &str) -> Outcome {
         if !self.any_call && !self.after_marker {
-            return Outcome::failed(Failure::no_call(at, self.read));
+            return Outcome::failed(Failure::no_call(at, self.read + consumed));
         }
         Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
     }
@@ -258,12 +258,12 @@ impl CallAutomaton for LiteralCall {
                             self.word.clear();
                             self.phase = Phase::Name;
                         }
-                        Some(_) => break self.fail(cx.offset(i), "expected a list of calls"),
+                        Some(_) => break self.fail(i, cx.offset(i), "expected a list of calls"),
                     }
                 }
                 Phase::Prefix => match self.literal(GEMMA_CALL, bytes, &mut i) {
                     None => break Outcome::More,
-                    Some(false) => break self.fail(cx.offset(i), "expected call: and a name"),
+                    Some(false) => break self.fail(i, cx.offset(i), "expected call: and a name"),
                     Some(true) => {
                         self.matched = 0;
                         self.word.clear();
@@ -283,7 +283,7 @@ impl CallAutomaton for LiteralCall {
                     self.word.extend_from_slice(&rest[..n]);
                     i += n;
                     if self.word.len() > MAX_WORD {
-                        break self.fail(cx.offset(i), "the call's name is too long");
+                        break self.fail(i, cx.offset(i), "the call's name is too long");
                     }
                     let Some(&b) = bytes.get(i) else {
                         break Outcome::More;
@@ -293,7 +293,11 @@ impl CallAutomaton for LiteralCall {
                         || name.is_empty()
                         || name.starts_with(|c: char| c.is_ascii_digit())
                     {
-                        break self.fail(cx.offset(i), "expected a call: a name and its arguments");
+                        break self.fail(
+                            i,
+                            cx.offset(i),
+                            "expected a call: a name and its arguments",
+                        );
                     }
                     i += 1;
                     if let Err(f) = cx.start_at(name, Some(self.word_at), cx.offset(i)) {
@@ -335,7 +339,7 @@ impl CallAutomaton for LiteralCall {
                     self.key.extend_from_slice(&rest[..n]);
                     i += n;
                     if self.key.len() > MAX_WORD {
-                        break self.fail(cx.offset(i), "an argument's name is too long");
+                        break self.fail(i, cx.offset(i), "an argument's name is too long");
                     }
                     match bytes.get(i) {
                         None => break Outcome::More,
@@ -347,7 +351,7 @@ impl CallAutomaton for LiteralCall {
                             self.phase = Phase::Value;
                         }
                         Some(_) => {
-                            break self.fail(cx.offset(i), "expected an argument: name=value")
+                            break self.fail(i, cx.offset(i), "expected an argument: name=value")
                         }
                     }
                 }
@@ -385,7 +389,7 @@ impl CallAutomaton for LiteralCall {
                             break Outcome::Complete { give_back: 0 };
                         }
                         Some(_) => {
-                            break self.fail(cx.offset(i), "expected ',' or ']' after a call")
+                            break self.fail(i, cx.offset(i), "expected ',' or ']' after a call")
                         }
                     }
                 }
@@ -416,11 +420,6 @@ impl CallAutomaton for LiteralCall {
         };
         if !self.any_call {
             self.read += i;
-        }
-        if let Outcome::Failed(f) = &outcome {
-            if f.no_call {
-                return (i, Outcome::failed(Failure::no_call(f.offset, self.read)));
-            }
         }
         (i, outcome)
     }

@@ -465,10 +465,11 @@ impl TokenCall {
     /// back to be read again (as the reasoning tag of the analysis
     /// channel, or as a header of its own).
     fn harmony_markup(&self, at: u64) -> Failure {
-        let channel = match self.sectioned {
-            true => memchr::memmem::find(&self.head, CHANNEL.as_bytes()),
-            false => None,
-        };
+        // `sectioned`: the header began with `<|start|>` (marker 0).
+        let channel = self
+            .sectioned
+            .then(|| memchr::memmem::find(&self.head, CHANNEL.as_bytes()))
+            .flatten();
         let give_back = channel.map_or(0, |c| self.head.len() - c + HARMONY.sep.len());
         Failure::markup(at, give_back)
     }
