@@ -32,6 +32,7 @@ fn main() {
             .into()],
         tool_choice: Some(ToolChoice::Auto),
         response_format: None,
+        extra: Default::default(),
     };
 
     let mut stream = match wrapped.stream(&request) {

@@ -144,9 +144,29 @@ pub struct ParserBuilder {
     delimiters: Option<(String, String)>,
     bare_call_at_start: bool,
     reasoning: Option<Reasoning>,
+    /// Off: no call marker is recognised (text and reasoning only).
+    calls: bool,
 }
 
 impl ParserBuilder {
+    /// Sets or clears the reasoning setup.
+    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
+    pub(crate) fn reasoning_setting(mut self, reasoning: Option<Reasoning>) -> Self {
+        self.reasoning = reasoning;
+        self
+    }
+
+    /// Recognises no call at all: the output is text, and reasoning if set
+    /// (`tool_choice: none`).
+    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
+    pub(crate) fn without_calls(mut self) -> Self {
+        self.calls = false;
+        self.bare_call_at_start = false;
+        // An automaton that needs no tool list; it is never entered.
+        self.format = crate::Format::Hermes;
+        self
+    }
+
     /// The tools the model may call. With a list, a call to any other name
     /// stays text (with an [`UnknownTool`](DiagnosticKind::UnknownTool)
     /// diagnostic); without one, every well-formed call is accepted. Share one
@@ -313,6 +333,7 @@ impl ParserBuilder {
             &self.tools,
             &self.limits,
         )?;
+        let markers = if self.calls { markers } else { Vec::new() };
         let (markers, think) = match self.reasoning {
             Some(reasoning) => {
                 let (markers, think) = Think::new(markers, reasoning)?;
@@ -432,10 +453,8 @@ impl Parser {
             on_invalid: OnInvalid::default(),
             delimiters: None,
             bare_call_at_start: format.spec().bare_calls_at_start,
-            reasoning: format
-                .spec()
-                .reasoning
-                .map(|(start, end)| Reasoning::tags(start, end)),
+            reasoning: format.default_reasoning(),
+            calls: true,
         }
     }
 

@@ -186,6 +186,14 @@ impl Format {
     }
 
     /// The format's start markers and the automaton that reads its calls.
+    /// The reasoning tags the format itself defines (gpt-oss's analysis
+    /// channel), as a parser built for it uses them by default.
+    pub fn default_reasoning(self) -> Option<crate::Reasoning> {
+        self.spec()
+            .reasoning
+            .map(|(start, end)| crate::Reasoning::tags(start, end))
+    }
+
     pub(crate) fn automaton(
         self,
         delimiters: Option<(&str, &str)>,

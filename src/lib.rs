@@ -146,6 +146,10 @@ mod formats;
 mod limits;
 #[cfg(feature = "middleware")]
 pub mod middleware;
+#[cfg(feature = "openai")]
+pub mod openai;
+#[cfg(feature = "server")]
+pub mod server;
 mod model;
 mod protocol;
 mod reasoning;

@@ -99,6 +99,7 @@ fn invalid_requests_fail_before_the_model_is_called() {
         tools: vec![],
         tool_choice: Some(ToolChoice::Required),
         response_format: None,
+        extra: Default::default(),
     };
     let before = request.clone();
     invalid_request(wrapped.generate(&request).map(|_| ()));
@@ -313,6 +314,7 @@ fn request(messages: Vec<Message>, choice: Option<ToolChoice>) -> Request {
         tools: tools(),
         tool_choice: choice,
         response_format: None,
+        extra: Default::default(),
     }
 }
 

@@ -71,6 +71,58 @@ enum Command {
         #[arg(long)]
         disable_parallel_tool_use: bool,
     },
+    /// Serve the OpenAI chat API in front of a text-only backend, with tool calling.
+    #[cfg(feature = "server")]
+    Serve(ServeArgs),
+}
+
+#[cfg(feature = "server")]
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// The backend's OpenAI base URL, e.g. http://127.0.0.1:8000/v1.
+    #[arg(long)]
+    backend: String,
+    /// Address to listen on (port 0: any free port, printed at start).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: std::net::SocketAddr,
+    /// Use this format for every request.
+    #[arg(long, short, conflicts_with = "model_format")]
+    format: Option<String>,
+    /// Pick the format from each request's model id (the default).
+    #[arg(long, value_enum)]
+    model_format: Option<ModelFormat>,
+    /// Environment variable holding the backend's API key.
+    #[arg(long)]
+    api_key_env: Option<String>,
+    /// When calls go out on a stream: as they arrive, or once their
+    /// arguments parse.
+    #[arg(long, value_enum, default_value_t = Policy::Eager)]
+    stream_policy: Policy,
+    /// Largest request body, in bytes.
+    #[arg(long, default_value_t = 8 << 20)]
+    max_body_bytes: usize,
+    /// Most requests served at once.
+    #[arg(long, default_value_t = 256)]
+    max_concurrent: usize,
+    /// Log requests and errors to stderr.
+    #[arg(long)]
+    verbose: bool,
+}
+
+#[cfg(feature = "server")]
+#[derive(Clone, Copy, ValueEnum)]
+enum ModelFormat {
+    /// From the request's model id.
+    Auto,
+}
+
+#[cfg(feature = "server")]
+#[derive(Clone, Copy, ValueEnum)]
+enum Policy {
+    /// Call fragments go out as they arrive.
+    Eager,
+    /// A call goes out whole once its arguments parse.
+    Validated,
 }
 
 #[derive(clap::Args)]
@@ -183,6 +235,8 @@ fn main() -> ExitCode {
             tools.as_ref(),
             disable_parallel_tool_use,
         ),
+        #[cfg(feature = "server")]
+        Command::Serve(args) => serve(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -371,51 +425,84 @@ fn parse(args: ParseArgs) -> io::Result<()> {
         builder = builder.bare_call_at_start(true);
     }
     let mut parser = builder.build().map_err(invalid)?;
-    let input = read_path(&args.file)?;
-    let chunk = args.chunk_size.map_or(input.len().max(1), |n| {
-        usize::try_from(n).unwrap_or(usize::MAX)
-    });
+    let mut input = open_input(&args.file)?;
+    // Without --chunk-size the parser gets what each read returns: from a
+    // pipe, as soon as it arrives.
+    let chunk = args
+        .chunk_size
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let mut buf = vec![0; READ_BUFFER];
 
     let mut out = BufWriter::new(io::stdout().lock());
     let mut status = Ok(());
     let mut summary = Summary::default();
-    if args.merge {
-        let mut events = Vec::new();
-        let mut sink = |e: Event<'_>| {
-            summary.see(&e);
-            push_merged(&mut events, e)
+    let mut total = 0usize;
+    // With --merge the last event may still grow, so it is held; the
+    // others are written after every read.
+    let mut merged: Vec<Event<'static>> = Vec::new();
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
         };
-        for piece in input.chunks(chunk) {
+        total += n;
+        for piece in buf[..n].chunks(chunk) {
             tracing::debug!(target: "toolsieve::stream", chunk = %String::from_utf8_lossy(piece), "feed");
-            parser.feed(piece, &mut sink);
+            parser.feed(piece, &mut |e: Event<'_>| {
+                summary.see(&e);
+                if args.merge {
+                    push_merged(&mut merged, e.into_owned());
+                } else if status.is_ok() {
+                    status = write_event(&mut out, &e);
+                }
+            });
         }
-        parser.finish(&mut sink);
-        for event in &events {
-            write_event(&mut out, event)?;
-        }
-    } else {
-        let mut sink = |e: Event<'_>| {
-            summary.see(&e);
-            if status.is_ok() {
-                status = write_event(&mut out, &e);
+        std::mem::replace(&mut status, Ok(()))?;
+        if merged.len() > 1 {
+            let keep = merged.pop();
+            for event in merged.drain(..) {
+                write_event(&mut out, &event)?;
             }
-        };
-        for piece in input.chunks(chunk) {
-            tracing::debug!(target: "toolsieve::stream", chunk = %String::from_utf8_lossy(piece), "feed");
-            parser.feed(piece, &mut sink);
+            merged.extend(keep);
         }
-        parser.finish(&mut sink);
+        out.flush()?;
     }
+    parser.finish(&mut |e: Event<'_>| {
+        summary.see(&e);
+        if args.merge {
+            push_merged(&mut merged, e.into_owned());
+        } else if status.is_ok() {
+            status = write_event(&mut out, &e);
+        }
+    });
     status?;
+    for event in &merged {
+        write_event(&mut out, event)?;
+    }
     tracing::debug!(
         target: "toolsieve::parse",
-        bytes = input.len(),
+        bytes = total,
         text_bytes = summary.text_bytes,
         calls = summary.calls,
         diagnostics = summary.diagnostics,
         "parsed"
     );
     out.flush()
+}
+
+/// Bytes read from the input at a time.
+const READ_BUFFER: usize = 64 * 1024;
+
+fn open_input(path: &PathBuf) -> io::Result<Box<dyn Read>> {
+    if path.as_os_str() == "-" {
+        Ok(Box::new(io::stdin()))
+    } else {
+        std::fs::File::open(path)
+            .map(|f| Box::new(f) as Box<dyn Read>)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+    }
 }
 
 /// What `--debug parse` reports.
@@ -448,4 +535,78 @@ impl Summary {
 fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result<()> {
     serde_json::to_writer(&mut *out, event)?;
     out.write_all(b"\n")
+}
+
+#[cfg(feature = "server")]
+fn serve(args: ServeArgs) -> io::Result<()> {
+    use toolsieve::openai::StreamPolicy;
+    use toolsieve::server::{FormatChoice, ServeConfig};
+
+    if args.verbose {
+        let filter = tracing_subscriber::filter::Targets::new()
+            .with_target("toolsieve::serve", tracing::Level::DEBUG);
+        use tracing_subscriber::prelude::*;
+        let _ = tracing_subscriber::registry()
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(io::stderr)
+                    .with_ansi(io::stderr().is_terminal()),
+            )
+            .with(filter)
+            .try_init();
+    }
+    let mut config = ServeConfig::new(&args.backend);
+    if let Some(name) = &args.format {
+        config.format = FormatChoice::Fixed(name.parse().map_err(invalid)?);
+    }
+    if let Some(var) = &args.api_key_env {
+        let key = std::env::var(var)
+            .map_err(|_| invalid(format!("--api-key-env: ${var} is not set")))?;
+        config.api_key = Some(key);
+    }
+    config.stream_policy = match args.stream_policy {
+        Policy::Eager => StreamPolicy::Eager,
+        Policy::Validated => StreamPolicy::Validated,
+    };
+    config.max_body_bytes = args.max_body_bytes;
+    config.max_concurrent = args.max_concurrent.max(1);
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen).await?;
+        let local = listener.local_addr()?;
+        {
+            let mut out = io::stdout().lock();
+            writeln!(
+                out,
+                "toolsieve serve: listening on http://{local}/v1, backend {}",
+                args.backend
+            )?;
+            out.flush()?;
+        }
+        toolsieve::server::run(listener, config, shutdown_signal()).await
+    })
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+#[cfg(feature = "server")]
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+    eprintln!("toolsieve serve: shutting down; requests in flight finish");
 }

@@ -9,8 +9,12 @@ use crate::error::Error;
 use crate::tool::Tool;
 
 /// How the model may use tools.
+///
+/// Serialized as `{"type": "auto"}`, …, `{"type": "tool", "toolName": "x"}`;
+/// also read from OpenAI's spellings: `"auto"`, `"none"`, `"required"` and
+/// `{"type": "function", "function": {"name": "x"}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
+#[serde(tag = "type", rename_all = "lowercase", from = "AnyToolChoice")]
 pub enum ToolChoice {
     /// The model decides (calls are parsed from its output).
     Auto,
@@ -24,6 +28,71 @@ pub enum ToolChoice {
         #[serde(rename = "toolName", alias = "name")]
         name: String,
     },
+}
+
+/// Every spelling of a tool choice that [`ToolChoice`] reads.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum AnyToolChoice {
+    Word(Word),
+    Tagged(Tagged),
+    OpenAi {
+        #[allow(dead_code)]
+        r#type: FunctionTag,
+        function: Named,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Word {
+    Auto,
+    None,
+    Required,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum FunctionTag {
+    Function,
+}
+
+#[derive(Deserialize)]
+struct Named {
+    name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Tagged {
+    Auto,
+    None,
+    Required,
+    Tool {
+        #[serde(rename = "toolName", alias = "name")]
+        name: String,
+    },
+}
+
+impl From<AnyToolChoice> for ToolChoice {
+    fn from(any: AnyToolChoice) -> ToolChoice {
+        match any {
+            AnyToolChoice::Word(Word::Auto) | AnyToolChoice::Tagged(Tagged::Auto) => {
+                ToolChoice::Auto
+            }
+            AnyToolChoice::Word(Word::None) | AnyToolChoice::Tagged(Tagged::None) => {
+                ToolChoice::None
+            }
+            AnyToolChoice::Word(Word::Required) | AnyToolChoice::Tagged(Tagged::Required) => {
+                ToolChoice::Required
+            }
+            AnyToolChoice::Tagged(Tagged::Tool { name })
+            | AnyToolChoice::OpenAi {
+                function: Named { name },
+                ..
+            } => ToolChoice::Tool { name },
+        }
+    }
 }
 
 impl std::str::FromStr for ToolChoice {
@@ -50,8 +119,12 @@ impl std::str::FromStr for ToolChoice {
 /// A tool as a request lists it: a function the middleware can describe to
 /// the model, or a provider-defined tool (web search, code execution, …)
 /// that only the provider can run.
+///
+/// Serialized as `{"type": "function", "name", "description",
+/// "parameters"}`; OpenAI's nested `{"type": "function", "function": {…}}`
+/// is read too.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
+#[serde(tag = "type", rename_all = "lowercase", from = "AnyToolSpec")]
 pub enum ToolSpec {
     /// A function tool.
     Function(Tool),
@@ -62,6 +135,36 @@ pub enum ToolSpec {
         /// Name the model would call it by.
         name: String,
     },
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum AnyToolSpec {
+    Nested {
+        #[allow(dead_code)]
+        r#type: FunctionTag,
+        function: Tool,
+    },
+    Tagged(TaggedSpec),
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum TaggedSpec {
+    Function(Tool),
+    Provider { id: String, name: String },
+}
+
+impl From<AnyToolSpec> for ToolSpec {
+    fn from(any: AnyToolSpec) -> ToolSpec {
+        match any {
+            AnyToolSpec::Nested { function, .. }
+            | AnyToolSpec::Tagged(TaggedSpec::Function(function)) => ToolSpec::Function(function),
+            AnyToolSpec::Tagged(TaggedSpec::Provider { id, name }) => {
+                ToolSpec::Provider { id, name }
+            }
+        }
+    }
 }
 
 impl ToolSpec {

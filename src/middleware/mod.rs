@@ -14,7 +14,7 @@ pub use choice::{
 };
 pub use model::{
     Content, ErrorReport, FinishReason, GenerateResult, Generation, LanguageModel, ModelError,
-    ModelPart, ScriptedModel, StreamPart, ToolCallingModel,
+    ModelPart, ScriptedModel, StreamPart, ToolCallingModel, Usage,
 };
 pub use params::{
     transform_params, Message, Mode, ParamsOptions, Part, Placement, Request, ToolResult,

@@ -14,14 +14,15 @@ use super::params::{transform_params, Mode, ParamsOptions, Placement, Request, T
 use super::stream::ResponseParser;
 use crate::error::{Diagnostic, DiagnosticKind};
 use crate::event::Event;
-use crate::{Error, Format, Limits};
+use crate::{Error, Format, Limits, Reasoning};
 
 /// Why a model stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum FinishReason {
     /// It finished its answer.
+    #[default]
     Stop,
     /// It hit the token limit.
     Length,
@@ -38,23 +39,46 @@ pub enum FinishReason {
 /// An error from the model itself.
 pub type ModelError = Box<dyn std::error::Error + Send + Sync>;
 
+/// Token counts, as a backend reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens of the prompt.
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    /// Tokens generated.
+    #[serde(default)]
+    pub completion_tokens: u64,
+    /// Both.
+    #[serde(default)]
+    pub total_tokens: u64,
+}
+
 /// What a plain text model streams.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ModelPart {
     /// More output text.
     TextDelta(String),
+    /// Reasoning the backend itself separated from the text (vLLM's and
+    /// llama.cpp's `reasoning_content`). It is not parsed.
+    ReasoningDelta(String),
+    /// The token counts (usually just before the end).
+    Usage(Usage),
     /// The end, and why.
     Finish(FinishReason),
 }
 
 /// A whole generation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Generation {
     /// The output text.
     pub text: String,
+    /// Reasoning the backend itself separated from the text.
+    pub reasoning: String,
     /// Why it stopped.
     pub finish_reason: FinishReason,
+    /// Token counts, when the backend reports them.
+    pub usage: Option<Usage>,
 }
 
 /// A language model that produces text.
@@ -118,6 +142,7 @@ impl LanguageModel for ScriptedModel {
         let generation = Generation {
             text: self.chunks.concat(),
             finish_reason: self.finish_reason,
+            ..Generation::default()
         };
         Box::pin(async move { Ok(generation) })
     }
@@ -155,6 +180,10 @@ pub struct ErrorReport {
 pub enum StreamPart {
     /// A parser event (text, tool input, tool call, diagnostic).
     Event(Event<'static>),
+    /// Reasoning the backend separated itself ([`ModelPart::ReasoningDelta`]).
+    Reasoning(String),
+    /// The backend's token counts.
+    Usage(Usage),
     /// The end: the finish reason, `tool-calls` when a call was parsed.
     Finish(FinishReason),
 }
@@ -165,6 +194,9 @@ pub enum StreamPart {
 pub enum Content {
     /// Text.
     Text(String),
+    /// The model's reasoning: what the parser separated with
+    /// [`ToolCallingModel::reasoning`], or what the backend did.
+    Reasoning(String),
     /// A tool call.
     ToolCall {
         /// Its id.
@@ -187,6 +219,8 @@ pub struct GenerateResult {
     pub warnings: Vec<String>,
     /// What went wrong while parsing.
     pub diagnostics: Vec<Diagnostic>,
+    /// Token counts, when the backend reports them.
+    pub usage: Option<Usage>,
 }
 
 type OnError = Arc<dyn Fn(&ErrorReport) + Send + Sync>;
@@ -198,6 +232,7 @@ pub struct ToolCallingModel<M> {
     format: Format,
     params: ParamsOptions,
     limits: Limits,
+    reasoning: Option<Reasoning>,
     on_error: Option<OnError>,
     include_raw_text: bool,
 }
@@ -227,6 +262,7 @@ impl<M: LanguageModel> ToolCallingModel<M> {
             format,
             params: ParamsOptions::default(),
             limits: Limits::default(),
+            reasoning: format.default_reasoning(),
             on_error: None,
             include_raw_text: false,
         }
@@ -250,6 +286,14 @@ impl<M: LanguageModel> ToolCallingModel<M> {
         self
     }
 
+    /// Separates the model's reasoning from its text (see
+    /// [`ParserBuilder::reasoning`](crate::ParserBuilder::reasoning));
+    /// `None` turns off what the format itself defines.
+    pub fn reasoning(mut self, reasoning: Option<Reasoning>) -> Self {
+        self.reasoning = reasoning;
+        self
+    }
+
     /// Called for every diagnostic while parsing.
     pub fn on_error(mut self, f: impl Fn(&ErrorReport) + Send + Sync + 'static) -> Self {
         self.on_error = Some(Arc::new(f));
@@ -270,11 +314,12 @@ impl<M: LanguageModel> ToolCallingModel<M> {
 
     fn prepare(&self, request: &Request) -> Result<(Transformed, ResponseParser), Error> {
         let transformed = transform_params(self.format, request, &self.params)?;
-        let parser = ResponseParser::new(
+        let parser = ResponseParser::with_reasoning(
             self.format,
             &transformed.tools,
             &transformed.mode,
             self.limits,
+            self.reasoning.clone(),
         )?;
         Ok((transformed, parser))
     }
@@ -302,12 +347,19 @@ impl<M: LanguageModel> ToolCallingModel<M> {
             let mut reporter = reporter;
             reporter.seen(&generation.text);
             let mut content = Vec::new();
+            if !generation.reasoning.is_empty() {
+                content.push(Content::Reasoning(generation.reasoning));
+            }
             let mut diagnostics = Vec::new();
             for e in events {
                 match e {
                     Event::TextDelta { delta, .. } => match content.last_mut() {
                         Some(Content::Text(t)) => t.push_str(&delta),
                         _ => content.push(Content::Text(delta.into_owned())),
+                    },
+                    Event::ReasoningDelta { delta, .. } => match content.last_mut() {
+                        Some(Content::Reasoning(t)) => t.push_str(&delta),
+                        _ => content.push(Content::Reasoning(delta.into_owned())),
                     },
                     Event::ToolCall {
                         tool_call_id,
@@ -337,6 +389,7 @@ impl<M: LanguageModel> ToolCallingModel<M> {
                 finish_reason: rewrite_finish(generation.finish_reason, called),
                 warnings,
                 diagnostics,
+                usage: generation.usage,
             })
         }))
     }
@@ -382,7 +435,11 @@ impl StreamState {
         item: Option<Result<ModelPart, ModelError>>,
     ) -> Vec<Result<StreamPart, ModelError>> {
         if self.finished {
-            return Vec::new();
+            // Backends send their token counts after the finish.
+            return match item {
+                Some(Ok(ModelPart::Usage(usage))) => vec![Ok(StreamPart::Usage(usage))],
+                _ => Vec::new(),
+            };
         }
         let mut events = Vec::new();
         let mut finish = None;
@@ -393,6 +450,10 @@ impl StreamState {
                 self.parser.push(&text, &mut events);
             }
             Some(Ok(ModelPart::Finish(reason))) => finish = Some(reason),
+            Some(Ok(ModelPart::ReasoningDelta(text))) => {
+                return vec![Ok(StreamPart::Reasoning(text))];
+            }
+            Some(Ok(ModelPart::Usage(usage))) => return vec![Ok(StreamPart::Usage(usage))],
             Some(Err(e)) => {
                 self.finished = true;
                 return vec![Err(e)];

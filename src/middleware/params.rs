@@ -51,23 +51,26 @@ pub struct ToolResult {
     pub output: Value,
 }
 
-/// A chat message.
+/// A chat message. `content` may also be a plain string (one text part).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 pub enum Message {
     /// System instructions.
     System {
-        /// The text.
+        /// The text (text parts are joined with newlines).
+        #[serde(deserialize_with = "system_text")]
         content: String,
     },
     /// The user's turn.
     User {
         /// Its parts.
+        #[serde(deserialize_with = "parts")]
         content: Vec<Part>,
     },
     /// The assistant's turn.
     Assistant {
         /// Its parts (text and calls).
+        #[serde(deserialize_with = "parts")]
         content: Vec<Part>,
     },
     /// Tool results.
@@ -75,6 +78,37 @@ pub enum Message {
         /// The results.
         content: Vec<ToolResult>,
     },
+}
+
+/// A string or a list of parts.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PartsOrText {
+    Text(String),
+    Parts(Vec<Part>),
+}
+
+fn parts<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Part>, D::Error> {
+    Ok(match PartsOrText::deserialize(d)? {
+        PartsOrText::Text(text) => vec![Part::Text { text }],
+        PartsOrText::Parts(parts) => parts,
+    })
+}
+
+fn system_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    match PartsOrText::deserialize(d)? {
+        PartsOrText::Text(text) => Ok(text),
+        PartsOrText::Parts(parts) => parts
+            .into_iter()
+            .map(|p| match p {
+                Part::Text { text } => Ok(text),
+                Part::ToolCall { .. } => Err(serde::de::Error::custom(
+                    "a system message holds text parts only",
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|texts| texts.join("\n")),
+    }
 }
 
 impl Message {
@@ -86,7 +120,8 @@ impl Message {
     }
 }
 
-/// A request to a language model.
+/// A request to a language model. Field names are camelCase
+/// (`toolChoice`); the snake_case spellings are accepted too.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Request {
@@ -96,11 +131,15 @@ pub struct Request {
     #[serde(default)]
     pub tools: Vec<ToolSpec>,
     /// How it may call them (`None`: not set).
-    #[serde(default)]
+    #[serde(default, alias = "tool_choice")]
     pub tool_choice: Option<ToolChoice>,
     /// A JSON Schema the response must follow (set for `required` / `tool`).
-    #[serde(default)]
+    #[serde(default, alias = "response_format")]
     pub response_format: Option<Value>,
+    /// Every other field (the model name, sampling settings, …): not read
+    /// by the middleware, passed on to the model untouched.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
 }
 
 /// Where the tool prompt goes in the system message.
@@ -217,6 +256,7 @@ pub fn transform_params(
             tools: Vec::new(),
             tool_choice: None,
             response_format,
+            extra: request.extra.clone(),
         },
         tools,
         mode,

@@ -7,7 +7,7 @@ use super::choice::ToolChoice;
 use super::params::Mode;
 use crate::error::{Diagnostic, DiagnosticKind};
 use crate::event::{CallId, Event};
-use crate::{Error, Format, Limits, Parser, Tool};
+use crate::{Error, Format, Limits, Parser, Reasoning, Tool};
 
 /// Reads one response: calls parsed with the protocol (`auto`), plain text
 /// (`none`), or one bare `{"name", "arguments"}` JSON call (`required` /
@@ -39,13 +39,36 @@ impl ResponseParser {
         mode: &Mode,
         limits: Limits,
     ) -> Result<ResponseParser, Error> {
+        ResponseParser::with_reasoning(format, tools, mode, limits, format.default_reasoning())
+    }
+
+    /// As [`ResponseParser::new`], with the model's reasoning separated as
+    /// `reasoning` says (`None`: no separation).
+    ///
+    /// # Errors
+    ///
+    /// As [`ResponseParser::new`], and when the reasoning tags clash with
+    /// the format's markers.
+    pub fn with_reasoning(
+        format: Format,
+        tools: &[Tool],
+        mode: &Mode,
+        limits: Limits,
+        reasoning: Option<Reasoning>,
+    ) -> Result<ResponseParser, Error> {
         let all: Arc<[Tool]> = Arc::from(tools.to_vec());
         let protocol = match mode {
-            Mode::Text => Parser::text_only(),
-            _ => Parser::builder(format)
-                .tools(all.clone())
-                .limits(limits)
-                .build()?,
+            Mode::Text if reasoning.is_none() => Parser::text_only(),
+            _ => {
+                let builder = Parser::builder(format)
+                    .tools(all.clone())
+                    .limits(limits)
+                    .reasoning_setting(reasoning);
+                match mode {
+                    Mode::Text => builder.without_calls().build()?,
+                    _ => builder.build()?,
+                }
+            }
         };
         let forced = match mode {
             Mode::Forced(ToolChoice::Tool { name }) => {
