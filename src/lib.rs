@@ -146,14 +146,14 @@ mod formats;
 mod limits;
 #[cfg(feature = "middleware")]
 pub mod middleware;
+mod model;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(feature = "server")]
-pub mod server;
-mod model;
 mod protocol;
 mod reasoning;
 mod scan;
+#[cfg(feature = "server")]
+pub mod server;
 mod tool;
 
 pub use engine::{Parser, ParserBuilder};

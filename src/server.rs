@@ -31,8 +31,7 @@ use tokio::sync::Semaphore;
 
 use crate::middleware::{ModelError, StreamPart, ToolCallingModel, ToolChoice};
 use crate::openai::{
-    self, BackendError, ChatMessage, ChatRequest, ChunkEncoder, ErrorBody, HttpModel,
-    StreamPolicy,
+    self, BackendError, ChatMessage, ChatRequest, ChunkEncoder, ErrorBody, HttpModel, StreamPolicy,
 };
 use crate::{Format, Limits};
 
@@ -159,7 +158,8 @@ async fn models(State(state): State<Arc<AppState>>) -> Response {
 
 /// A backend answer passed on as it comes: status, content type, body.
 fn relay(response: reqwest::Response) -> Response {
-    let status = StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let status =
+        StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     let content_type = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
@@ -178,7 +178,10 @@ fn relay(response: reqwest::Response) -> Response {
 /// A request the backend can take as it is: no tools, no call history.
 fn needs_no_rewrite(chat: &ChatRequest) -> bool {
     chat.tools.is_empty()
-        && matches!(chat.tool_choice, None | Some(ToolChoice::Auto | ToolChoice::None))
+        && matches!(
+            chat.tool_choice,
+            None | Some(ToolChoice::Auto | ToolChoice::None)
+        )
         && chat.messages.iter().all(|m| match m {
             ChatMessage::Assistant { tool_calls, .. } => tool_calls.is_empty(),
             ChatMessage::Tool { .. } => false,
@@ -351,6 +354,10 @@ async fn streamed(
             out
         })
         .flat_map(stream::iter)
-        .chain(stream::once(async { Ok(SseEvent::default().data("[DONE]")) }));
-    Sse::new(events).keep_alive(KeepAlive::default()).into_response()
+        .chain(stream::once(async {
+            Ok(SseEvent::default().data("[DONE]"))
+        }));
+    Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }

@@ -560,8 +560,8 @@ fn serve(args: ServeArgs) -> io::Result<()> {
         config.format = FormatChoice::Fixed(name.parse().map_err(invalid)?);
     }
     if let Some(var) = &args.api_key_env {
-        let key = std::env::var(var)
-            .map_err(|_| invalid(format!("--api-key-env: ${var} is not set")))?;
+        let key =
+            std::env::var(var).map_err(|_| invalid(format!("--api-key-env: ${var} is not set")))?;
         config.api_key = Some(key);
     }
     config.stream_policy = match args.stream_policy {

@@ -100,7 +100,11 @@ impl HttpModel {
         }
     }
 
-    fn send(&self, request: &Request, stream: bool) -> BoxFuture<'static, Result<reqwest::Response, BackendError>> {
+    fn send(
+        &self,
+        request: &Request,
+        stream: bool,
+    ) -> BoxFuture<'static, Result<reqwest::Response, BackendError>> {
         let mut body = to_backend(request, stream);
         if body.model.is_empty() {
             body.model = self.model.clone().unwrap_or_default();
@@ -118,7 +122,9 @@ impl HttpModel {
 
 /// Passes a success through; an error status becomes
 /// [`BackendError::Status`] with the backend's message.
-pub(crate) async fn check_status(response: reqwest::Response) -> Result<reqwest::Response, BackendError> {
+pub(crate) async fn check_status(
+    response: reqwest::Response,
+) -> Result<reqwest::Response, BackendError> {
     let status = response.status();
     if status.is_success() {
         return Ok(response);
@@ -150,8 +156,8 @@ impl LanguageModel for HttpModel {
         Box::pin(async move {
             let response = sent.await?;
             let body = response.bytes().await.map_err(BackendError::Unreachable)?;
-            let completion: ChatCompletion = serde_json::from_slice(&body)
-                .map_err(|e| BackendError::Protocol(e.to_string()))?;
+            let completion: ChatCompletion =
+                serde_json::from_slice(&body).map_err(|e| BackendError::Protocol(e.to_string()))?;
             let Some(choice) = completion.choices.into_iter().next() else {
                 return Err(BackendError::Protocol("no choice in the answer".into()).into());
             };
@@ -209,7 +215,11 @@ fn events(response: reqwest::Response) -> BoxStream<'static, Result<ModelPart, M
                 Ok(chunk) => chunk,
                 Err(e) => {
                     finished = true;
-                    return vec![Err(BackendError::Protocol(format!("{e} in {:?}", event.data)).into())];
+                    return vec![Err(BackendError::Protocol(format!(
+                        "{e} in {:?}",
+                        event.data
+                    ))
+                    .into())];
                 }
             };
             let mut parts = Vec::new();

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use crate::middleware::Usage;
 use crate::middleware::ToolChoice;
+pub use crate::middleware::Usage;
 
 /// `POST /v1/chat/completions`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
