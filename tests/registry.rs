@@ -279,3 +279,46 @@ fn cli_parse_by_model_separates_reasoning() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn cli_parse_writes_events_as_their_bytes_arrive() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolsieve"))
+        .args(["parse", "--format", "hermes", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (lines_tx, lines) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // A call, while the input stays open: its event must come out now.
+    stdin
+        .write_all(b"Checking. <tool_call>{\"name\": \"f\", \"arguments\": {\"x\": 1}}</tool_call>")
+        .unwrap();
+    stdin.flush().unwrap();
+    let mut seen = Vec::new();
+    while !seen.iter().any(|l: &String| l.contains("\"tool-call\"")) {
+        match lines.recv_timeout(Duration::from_secs(20)) {
+            Ok(line) => seen.push(line),
+            Err(_) => panic!("no tool-call event while the input is open; got {seen:?}"),
+        }
+    }
+    assert!(seen[0].contains("text-start"), "{seen:?}");
+    stdin.write_all(b" Done.").unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
+    let rest: Vec<String> = lines.try_iter().collect();
+    assert!(rest.iter().any(|l| l.contains(" Done.")), "{rest:?}");
+}
