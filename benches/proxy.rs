@@ -1,0 +1,251 @@
+//! Latency `toolsieve serve` adds to a stream, on loopback.
+//!
+//! A mock backend streams numbered words at a steady pace and notes when
+//! it sent each; a client notes when each arrived, talking to the backend
+//! directly and through the proxy. Reported: per-chunk latency p50/p99 of
+//! both and their difference; the same with 200 streams at once; and the
+//! time from the backend sending a call's first byte to the client seeing
+//! the call, for the eager and validated stream policies.
+//!
+//! `cargo bench --bench proxy`
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::response::sse::{Event as SseEvent, Sse};
+use axum::routing::post;
+use axum::{Json, Router};
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use serde_json::{json, Value};
+use toolsieve::openai::StreamPolicy;
+use toolsieve::server::{FormatChoice, ServeConfig};
+use toolsieve::Format;
+
+/// What the backend streams, and when each piece left.
+struct Script {
+    pieces: Vec<String>,
+    pace: Duration,
+    sent: Mutex<Vec<(u64, Vec<Instant>)>>,
+}
+
+async fn backend(
+    State(script): State<Arc<Script>>,
+    Json(body): Json<Value>,
+) -> Sse<impl futures::Stream<Item = Result<SseEvent, std::convert::Infallible>>> {
+    let stream_id = body["metadata"]["stream"].as_u64().unwrap_or(0);
+    let pieces = script.pieces.clone();
+    let pace = script.pace;
+    let script2 = script.clone();
+    let events = futures::stream::iter(pieces.into_iter().map(Some).chain([None]))
+        .then(move |piece| {
+            let script = script2.clone();
+            async move {
+                tokio::time::sleep(pace).await;
+                let Some(piece) = piece else {
+                    return SseEvent::default().data("[DONE]");
+                };
+                let chunk = json!({"id": "b", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                    "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
+                let mut sent = script.sent.lock().unwrap();
+                match sent.iter_mut().find(|(id, _)| *id == stream_id) {
+                    Some((_, times)) => times.push(Instant::now()),
+                    None => sent.push((stream_id, vec![Instant::now()])),
+                }
+                SseEvent::default().data(chunk.to_string())
+            }
+        })
+        .map(Ok);
+    Sse::new(events)
+}
+
+async fn start_backend(script: Arc<Script>) -> String {
+    let app = Router::new()
+        .route("/v1/chat/completions", post(backend))
+        .with_state(script);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+async fn start_proxy(backend: &str, policy: StreamPolicy) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let mut config = ServeConfig::new(backend);
+    config.format = FormatChoice::Fixed(Format::Hermes);
+    config.stream_policy = policy;
+    tokio::spawn(toolsieve::server::run(
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    url
+}
+
+/// Streams one answer; the arrival time of each numbered word `w<i>`, and
+/// of the first call delta.
+async fn client(
+    client: &reqwest::Client,
+    url: &str,
+    stream_id: u64,
+    tools: bool,
+) -> (Vec<(usize, Instant)>, Option<Instant>) {
+    let mut body = json!({"model": "m", "stream": true, "metadata": {"stream": stream_id},
+        "messages": [{"role": "user", "content": "go"}]});
+    if tools {
+        body["tools"] = json!([{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}]);
+    }
+    let response = client
+        .post(format!("{url}/chat/completions"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let mut events = response.bytes_stream().eventsource();
+    let mut seen = Vec::new();
+    let mut call_at = None;
+    while let Some(Ok(event)) = events.next().await {
+        let now = Instant::now();
+        if event.data == "[DONE]" {
+            break;
+        }
+        let chunk: Value = serde_json::from_str(&event.data).unwrap();
+        let delta = &chunk["choices"][0]["delta"];
+        if delta["tool_calls"].is_array() && call_at.is_none() {
+            call_at = Some(now);
+        }
+        if let Some(text) = delta["content"].as_str() {
+            for word in text.split_whitespace() {
+                if let Some(i) = word.strip_prefix('w').and_then(|n| n.parse().ok()) {
+                    seen.push((i, now));
+                }
+            }
+        }
+    }
+    (seen, call_at)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Per-word latencies (µs) of the streams run so far.
+fn latencies(script: &Script, arrivals: &[(u64, Vec<(usize, Instant)>)]) -> Vec<f64> {
+    let sent = script.sent.lock().unwrap();
+    let mut out = Vec::new();
+    for (stream_id, seen) in arrivals {
+        let Some((_, times)) = sent.iter().find(|(id, _)| id == stream_id) else {
+            continue;
+        };
+        for (i, at) in seen {
+            if let Some(t) = times.get(*i) {
+                out.push(at.duration_since(*t).as_secs_f64() * 1e6);
+            }
+        }
+    }
+    out.sort_by(f64::total_cmp);
+    out
+}
+
+async fn run_streams(
+    script: &Arc<Script>,
+    url: &str,
+    first_id: u64,
+    count: u64,
+    concurrent: bool,
+    tools: bool,
+) -> Vec<f64> {
+    let http = reqwest::Client::new();
+    let mut arrivals = Vec::new();
+    if concurrent {
+        let tasks: Vec<_> = (first_id..first_id + count)
+            .map(|id| {
+                let (http, url) = (http.clone(), url.to_owned());
+                tokio::spawn(async move { (id, client(&http, &url, id, tools).await.0) })
+            })
+            .collect();
+        for task in tasks {
+            arrivals.push(task.await.unwrap());
+        }
+    } else {
+        for id in first_id..first_id + count {
+            arrivals.push((id, client(&http, url, id, tools).await.0));
+        }
+    }
+    latencies(script, &arrivals)
+}
+
+fn report(name: &str, direct: &[f64], proxied: &[f64]) {
+    let (d50, d99) = (percentile(direct, 0.5), percentile(direct, 0.99));
+    let (p50, p99) = (percentile(proxied, 0.5), percentile(proxied, 0.99));
+    println!(
+        "{name:<34} direct p50 {d50:>7.0} µs p99 {d99:>7.0} µs | proxy p50 {p50:>7.0} µs p99 {p99:>7.0} µs | added p50 {:>6.0} µs p99 {:>6.0} µs ({} chunks)",
+        p50 - d50,
+        p99 - d99,
+        proxied.len()
+    );
+}
+
+fn main() {
+    // `cargo test --benches` runs this too: keep that short.
+    let quick =
+        std::env::args().any(|a| a == "--test") || !std::env::args().any(|a| a == "--bench");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let words = if quick { 20 } else { 200 };
+        let script = Arc::new(Script {
+            pieces: (0..words).map(|i| format!("w{i} ")).collect(),
+            pace: Duration::from_millis(2),
+            sent: Mutex::new(Vec::new()),
+        });
+        let backend = start_backend(script.clone()).await;
+        let proxy = start_proxy(&backend, StreamPolicy::Eager).await;
+        let streams = if quick { 2 } else { 20 };
+        // Warm up connections.
+        run_streams(&script, &proxy, 1_000_000, 1, false, true).await;
+        let direct = run_streams(&script, &backend, 0, streams, false, false).await;
+        let proxied = run_streams(&script, &proxy, 10_000, streams, false, true).await;
+        report("one stream at a time", &direct, &proxied);
+        let many = if quick { 10 } else { 200 };
+        let direct = run_streams(&script, &backend, 20_000, many, true, false).await;
+        let proxied = run_streams(&script, &proxy, 30_000, many, true, true).await;
+        report(&format!("{many} streams at once"), &direct, &proxied);
+
+        // A call whose arguments arrive in 100 pieces: when does the client
+        // first see it?
+        let mut pieces = vec!["<tool_call>\n{\"name\": \"lookup\", \"arguments\": {\"q\": \"".to_owned()];
+        pieces.extend((0..100).map(|i| format!("part{i} ")));
+        pieces.push("\"}}\n</tool_call>".into());
+        let call_script = Arc::new(Script {
+            pieces,
+            pace: Duration::from_millis(2),
+            sent: Mutex::new(Vec::new()),
+        });
+        let call_backend = start_backend(call_script.clone()).await;
+        for policy in [StreamPolicy::Eager, StreamPolicy::Validated] {
+            let proxy = start_proxy(&call_backend, policy).await;
+            let http = reqwest::Client::new();
+            let mut waits = Vec::new();
+            for id in 0..if quick { 1 } else { 10 } {
+                let id = id + if policy == StreamPolicy::Eager { 0 } else { 100 };
+                let (_, call_at) = client(&http, &proxy, id, true).await;
+                let sent = call_script.sent.lock().unwrap();
+                let first = sent.iter().find(|(s, _)| *s == id).map(|(_, t)| t[0]).unwrap();
+                waits.push(call_at.unwrap().duration_since(first).as_secs_f64() * 1e3);
+            }
+            waits.sort_by(f64::total_cmp);
+            println!(
+                "call seen after its first byte, {policy:?}: p50 {:.1} ms (arguments take 100 pieces at 2 ms)",
+                percentile(&waits, 0.5)
+            );
+        }
+    });
+}
