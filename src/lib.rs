@@ -121,9 +121,10 @@
 //!
 //! ## Features
 //!
-//! `cli` (the binary) and `middleware` (prompts, history, `tool_choice`,
-//! wrapped models) are on by default; without them the crate is the parser
-//! alone.
+//! `cli` (the binary), `middleware` (prompts, history, `tool_choice`,
+//! wrapped models), `openai` (the OpenAI chat wire, no I/O) and `server`
+//! (`toolsieve serve` and an HTTP backend model: tokio, axum, reqwest) are
+//! on by default; without them the crate is the parser alone.
 //!
 //! ## Middleware
 //!
@@ -132,6 +133,13 @@
 //! `tool_choice` (validation, response schema, provider wire mapping), and
 //! wraps any [`middleware::LanguageModel`] so that its stream comes out as
 //! these events ([`middleware::ToolCallingModel`]).
+//!
+//! ## The OpenAI wire
+//!
+//! [`openai`] reads OpenAI chat requests into the middleware, rewrites
+//! them for a text-only backend, and turns the events back into
+//! `chat.completion.chunk`s or a `chat.completion`; `server` is the proxy
+//! `toolsieve serve` runs on it.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
