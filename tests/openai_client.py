@@ -155,7 +155,11 @@ def main():
                 failed += not ok
         finally:
             proxy.terminate()
-            proxy.wait(timeout=10)
+            code = proxy.wait(timeout=10)
+        ok = code == 0
+        print(f"{'ok' if ok else 'FAILED'}: {policy}: SIGTERM stops the server cleanly (exit {code})")
+        passed += ok
+        failed += not ok
     backend.shutdown()
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

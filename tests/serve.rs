@@ -708,3 +708,44 @@ async fn concurrent_streams_over_the_limit_are_refused_clearly() {
     let streamed = stream(&url, &ask(json!({}))).await;
     assert!(streamed.done);
 }
+
+#[tokio::test]
+async fn shutdown_lets_the_streams_in_flight_finish() {
+    let slow = Mock {
+        output: "one two three four five six".into(),
+        delay: Duration::from_millis(20),
+        ..Mock::default()
+    };
+    let (backend, _) = start_backend(slow).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(toolsieve::server::run(
+        listener,
+        ServeConfig::new(backend),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let mut body = ask(json!({}));
+    body["stream"] = json!(true);
+    let response = reqwest::Client::new()
+        .post(format!("{url}/chat/completions"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    stop.send(()).unwrap();
+    let text = response.text().await.unwrap();
+    assert!(
+        text.contains(r#""finish_reason":"stop""#) && text.trim_end().ends_with("data: [DONE]"),
+        "{text}"
+    );
+    let ended = tokio::time::timeout(Duration::from_secs(10), server).await;
+    assert!(
+        matches!(ended, Ok(Ok(Ok(())))),
+        "the server did not stop: {ended:?}"
+    );
+    // No new connections after that.
+    assert!(reqwest::get(format!("{url}/models")).await.is_err());
+}
