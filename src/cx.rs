@@ -17,6 +17,9 @@ use crate::tool::Tool;
 #[derive(Debug, Clone)]
 pub(crate) struct Core {
     pub(crate) tools: Arc<[Tool]>,
+    /// Compiled tool schemas, when calls are validated.
+    #[cfg(feature = "validate")]
+    pub(crate) schemas: Option<Arc<crate::validate::Schemas>>,
     pub(crate) limits: Limits,
     pub(crate) on_invalid: OnInvalid,
     pub(crate) text: TextOut,
@@ -238,6 +241,8 @@ impl Core {
     pub(crate) fn new(tools: Arc<[Tool]>, limits: Limits, on_invalid: OnInvalid) -> Core {
         Core {
             tools,
+            #[cfg(feature = "validate")]
+            schemas: None,
             limits,
             on_invalid,
             text: TextOut::default(),
@@ -286,16 +291,36 @@ impl Core {
             Some(span) => self.raw_text(span, (chunk, base)),
             None => Cow::Owned(self.input.as_str().to_owned()),
         };
+        let raw_span = Span {
+            start: self.span_start,
+            end,
+        };
+        #[cfg(feature = "validate")]
+        let violation = match (&self.schemas, self.tool) {
+            (Some(schemas), Some(tool)) => schemas.check(tool, &tool_name, &input),
+            _ => None,
+        };
+        #[cfg(feature = "validate")]
+        let name_for_diagnostic = violation.as_ref().map(|_| tool_name.to_string());
         sink(Event::ToolCall {
             tool_call_id: id,
             tool_name,
             input,
-            raw_span: Span {
-                start: self.span_start,
-                end,
-            },
+            raw_span,
             model_call_id: self.model_call_id.take().map(Cow::Owned),
         });
+        // After the call it concerns: the call was delivered.
+        #[cfg(feature = "validate")]
+        if let Some(message) = violation {
+            sink(Event::Diagnostic(crate::error::Diagnostic {
+                kind: DiagnosticKind::InvalidArguments,
+                offset: end,
+                call: Some(id),
+                tool_name: name_for_diagnostic,
+                message,
+                span: Some(raw_span),
+            }));
+        }
         self.delivered += 1;
         self.span_start = end;
         self.reset_call();

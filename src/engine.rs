@@ -146,9 +146,49 @@ pub struct ParserBuilder {
     reasoning: Option<Reasoning>,
     /// Off: no call marker is recognised (text and reasoning only).
     calls: bool,
+    #[cfg(feature = "validate")]
+    validate: bool,
 }
 
 impl ParserBuilder {
+    /// Checks every delivered call's arguments against its tool's JSON
+    /// Schema (off by default; needs a tool list and the `validate`
+    /// feature). A call that does not match is still delivered — its
+    /// arguments parse, and a stream may already have sent them — and is
+    /// followed by an [`InvalidArguments`](DiagnosticKind::InvalidArguments)
+    /// diagnostic for its id that names each path at fault.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolsieve::{DiagnosticKind, Event, Format, Parser, Tool};
+    ///
+    /// let tool = Tool::new("get_weather").with_parameters(json!({
+    ///     "type": "object",
+    ///     "properties": {"city": {"type": "string"}},
+    ///     "required": ["city"]
+    /// }));
+    /// let mut parser = Parser::builder(Format::Hermes)
+    ///     .tools(vec![tool])
+    ///     .validate_arguments(true)
+    ///     .build()?;
+    /// let events = parser.parse(br#"<tool_call>{"name": "get_weather", "arguments": {"city": 5}}</tool_call>"#);
+    /// let problem = events.iter().find_map(|e| match e {
+    ///     Event::Diagnostic(d) if d.kind == DiagnosticKind::InvalidArguments => Some(d.message.clone()),
+    ///     _ => None,
+    /// });
+    /// assert!(problem.unwrap().contains("at /city"));
+    /// # Ok::<(), toolsieve::Error>(())
+    /// ```
+    ///
+    /// Building fails with [`Error::InvalidTools`](crate::Error::InvalidTools)
+    /// when a schema is not a valid JSON Schema. References are resolved
+    /// inside the schema only; nothing is fetched.
+    #[cfg(feature = "validate")]
+    pub fn validate_arguments(mut self, on: bool) -> Self {
+        self.validate = on;
+        self
+    }
+
     /// Sets or clears the reasoning setup.
     #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
     pub(crate) fn reasoning_setting(mut self, reasoning: Option<Reasoning>) -> Self {
@@ -366,6 +406,11 @@ impl ParserBuilder {
         } else {
             State::Text
         };
+        #[cfg(feature = "validate")]
+        let schemas = match self.validate && !self.tools.is_empty() {
+            true => Some(Arc::new(crate::validate::Schemas::compile(&self.tools)?)),
+            false => None,
+        };
         let mut parser = Parser {
             markers,
             automaton,
@@ -379,6 +424,10 @@ impl ParserBuilder {
             lead_call: false,
             think,
         };
+        #[cfg(feature = "validate")]
+        {
+            parser.core.schemas = schemas;
+        }
         parser.start_over();
         Ok(parser)
     }
@@ -455,6 +504,8 @@ impl Parser {
             bare_call_at_start: format.spec().bare_calls_at_start,
             reasoning: format.default_reasoning(),
             calls: true,
+            #[cfg(feature = "validate")]
+            validate: false,
         }
     }
 

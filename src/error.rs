@@ -20,7 +20,10 @@ pub enum DiagnosticKind {
     /// The call is well-formed but has no usable tool name.
     MissingName,
     /// The arguments are neither an object, a JSON string holding an object,
-    /// nor `null`.
+    /// nor `null` (the call is not delivered); or, with
+    /// [`ParserBuilder::validate_arguments`](crate::ParserBuilder::validate_arguments),
+    /// they do not match the tool's schema (the call is delivered, and this
+    /// diagnostic follows its `tool-call`, naming each path at fault).
     InvalidArguments,
     /// A key such as `name` or `arguments` appears twice in one call.
     DuplicateKey,
@@ -125,7 +128,8 @@ pub struct Diagnostic {
     /// Byte offset in the stream where it was detected.
     pub offset: u64,
     /// The call it concerns, when a `tool-input-start` was already emitted
-    /// for it (that call then ends without a `tool-call`).
+    /// for it (that call then ends without a `tool-call`, except after a
+    /// schema check: see [`DiagnosticKind::InvalidArguments`]).
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",

@@ -163,6 +163,8 @@ mod scan;
 #[cfg(feature = "server")]
 pub mod server;
 mod tool;
+#[cfg(feature = "validate")]
+mod validate;
 
 pub use engine::{Parser, ParserBuilder};
 pub use error::{Diagnostic, DiagnosticKind, Error, OnInvalid};

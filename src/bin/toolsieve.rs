@@ -177,6 +177,10 @@ struct ParseArgs {
     /// marker (Llama 3's `{"name": …, "parameters": …}`); JSON formats only.
     #[arg(long)]
     bare_call_at_start: bool,
+    /// Check each call's arguments against its tool's JSON Schema (needs
+    /// --tools): an invalid-arguments diagnostic names each path at fault.
+    #[arg(long, requires = "tools")]
+    validate: bool,
     /// Most bytes one call may span.
     #[arg(long)]
     max_call_bytes: Option<usize>,
@@ -423,6 +427,9 @@ fn parse(args: ParseArgs) -> io::Result<()> {
     }
     if args.bare_call_at_start {
         builder = builder.bare_call_at_start(true);
+    }
+    if args.validate {
+        builder = builder.validate_arguments(true);
     }
     let mut parser = builder.build().map_err(invalid)?;
     let mut input = open_input(&args.file)?;
