@@ -448,11 +448,13 @@ fn tool_results_of_one_turn_become_one_user_message() {
                 tool_call_id: "c1".into(),
                 tool_name: "get_weather".into(),
                 output: json!({"temp": 21}),
+                is_error: false,
             },
             ToolResult {
                 tool_call_id: "c2".into(),
                 tool_name: "get_time".into(),
                 output: json!("12:00"),
+                is_error: false,
             },
         ],
     }];
@@ -480,6 +482,7 @@ fn multi_part_text_is_condensed_and_user_messages_merge() {
                 tool_call_id: "c".into(),
                 tool_name: "get_time".into(),
                 output: json!("now"),
+                is_error: false,
             }],
         },
     ];

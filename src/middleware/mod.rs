@@ -8,6 +8,7 @@ mod prompt;
 mod protocol;
 mod render;
 mod stream;
+mod tool_loop;
 
 pub use choice::{
     response_schema, validate, wire_tool_choice, Provider, ToolChoice, ToolSpec, WireOptions,
@@ -24,3 +25,7 @@ pub use prompt::{default_template, format_tools, tools_block, TOOLS_PLACEHOLDER}
 pub use protocol::Protocol;
 pub use render::{format_tool_call, format_tool_response};
 pub use stream::ResponseParser;
+pub use tool_loop::{
+    has_tool_call, step_count_is, LoopError, LoopResult, LoopTool, RepairRequest, Step, StepCall,
+    StepOverrides, StopCondition, ToolLoop, ToolOutput,
+};

@@ -47,8 +47,23 @@ pub struct ToolResult {
     pub tool_call_id: String,
     /// The tool.
     pub tool_name: String,
-    /// What it returned.
+    /// What it returned (for an error: what went wrong).
     pub output: Value,
+    /// The tool failed, or the call could not be run: the model is shown
+    /// `{"error": output}`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// What the model is shown: the output, or `{"error": output}`.
+    pub fn shown(&self) -> Value {
+        if self.is_error {
+            serde_json::json!({ "error": self.output })
+        } else {
+            self.output.clone()
+        }
+    }
 }
 
 /// A chat message. `content` may also be a plain string (one text part).
@@ -303,7 +318,7 @@ fn rewrite_history(format: Format, messages: &[Message]) -> Vec<Message> {
             Message::Tool { content } => {
                 let texts: Vec<String> = content
                     .iter()
-                    .map(|r| format_tool_response(format, &r.tool_name, &r.output))
+                    .map(|r| format_tool_response(format, &r.tool_name, &r.shown()))
                     .collect();
                 Message::User {
                     content: join_text(&texts),

@@ -207,6 +207,7 @@ fn messages(chat: &[ChatMessage]) -> Result<Vec<Message>, ErrorBody> {
                     tool_call_id: tool_call_id.clone(),
                     tool_name: tool_name.clone(),
                     output,
+                    is_error: false,
                 };
                 // Results of one step go together, as the formats render them.
                 if let Some(Message::Tool { content }) = out.last_mut() {
@@ -283,7 +284,7 @@ pub fn to_backend(request: &Request, stream: bool) -> ChatRequest {
                 for result in content {
                     messages.push(ChatMessage::Tool {
                         tool_call_id: result.tool_call_id.clone(),
-                        content: MessageContent::Text(match &result.output {
+                        content: MessageContent::Text(match &result.shown() {
                             Value::String(s) => s.clone(),
                             other => other.to_string(),
                         }),
