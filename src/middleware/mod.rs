@@ -27,5 +27,5 @@ pub use render::{format_tool_call, format_tool_response};
 pub use stream::ResponseParser;
 pub use tool_loop::{
     has_tool_call, step_count_is, LoopError, LoopResult, LoopTool, RepairRequest, Step, StepCall,
-    StepOverrides, StopCondition, ToolLoop, ToolOutput,
+    StepOverrides, StepPredicate, StopCondition, ToolLoop, ToolOutput,
 };

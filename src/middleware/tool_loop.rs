@@ -124,6 +124,9 @@ impl Step {
     }
 }
 
+/// A custom stop condition over the steps so far.
+pub type StepPredicate = Arc<dyn Fn(&[Step]) -> bool + Send + Sync>;
+
 /// When the loop stops (after a step; any condition that holds stops it).
 #[derive(Clone)]
 pub enum StopCondition {
@@ -132,7 +135,7 @@ pub enum StopCondition {
     /// After a step that called this tool.
     HasToolCall(String),
     /// When this holds for the steps so far.
-    Custom(Arc<dyn Fn(&[Step]) -> bool + Send + Sync>),
+    Custom(StepPredicate),
 }
 
 impl std::fmt::Debug for StopCondition {
