@@ -137,6 +137,8 @@ fn steps_run_tools_and_feed_results_back_until_the_answer() {
         "{sent}"
     );
     assert_eq!(result.messages.len(), 4, "user, assistant, tool, assistant");
+    assert_eq!(first.calls[0].id, "call_0_0");
+    assert_eq!(first.results[0].tool_call_id, "call_0_0");
 }
 
 #[test]

@@ -85,6 +85,7 @@ impl LoopTool {
 
 /// One call of a step, as the model made it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct StepCall {
     /// Its id.
     pub id: String,
@@ -96,6 +97,7 @@ pub struct StepCall {
 
 /// One model call and what came of it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Step {
     /// The text the model wrote.
     pub text: String,
@@ -406,7 +408,7 @@ impl<M: LanguageModel> ToolLoop<M> {
                     Content::Text(t) => step.text.push_str(&t),
                     Content::Reasoning(r) => step.reasoning.push_str(&r),
                     Content::ToolCall { id, name, input } => step.calls.push(StepCall {
-                        id,
+                        id: unique_id(id, number),
                         name,
                         // The parser delivers JSON objects only.
                         input: serde_json::from_str(&input).unwrap_or(Value::Null),
@@ -545,4 +547,15 @@ fn is_failed_call(kind: DiagnosticKind) -> bool {
             | DiagnosticKind::CallTooLarge
             | DiagnosticKind::TooDeep
     ) || (kind == DiagnosticKind::InvalidArguments)
+}
+
+/// The parser numbers calls per answer (`call_0`, …); across steps they
+/// become `call_<step>_<n>`. An id the model wrote is kept.
+fn unique_id(id: String, step: usize) -> String {
+    match id.strip_prefix("call_") {
+        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("call_{step}_{n}")
+        }
+        _ => id,
+    }
 }
