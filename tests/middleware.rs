@@ -220,21 +220,64 @@ fn wire_mapping_for_every_provider_and_mode() {
 }
 
 #[test]
-fn anthropic_can_disable_parallel_tool_use() {
+fn every_provider_with_the_switch_can_disable_parallel_tool_use() {
     let one = WireOptions {
         disable_parallel_tool_use: true,
+        ..WireOptions::default()
     };
-    let got = wire_tool_choice(
-        Provider::Anthropic,
-        Some(&ToolChoice::Required),
-        &tools(),
-        one,
-    )
-    .unwrap();
-    assert_eq!(
-        got,
-        json!({"tool_choice": {"type": "any", "disable_parallel_tool_use": true}})
-    );
+    let rows = [
+        (
+            Provider::Anthropic,
+            json!({"tool_choice": {"type": "any", "disable_parallel_tool_use": true}}),
+        ),
+        (
+            Provider::OpenAi,
+            json!({"tool_choice": "required", "parallel_tool_calls": false}),
+        ),
+        (
+            Provider::DeepSeek,
+            json!({"tool_choice": "required", "parallel_tool_calls": false}),
+        ),
+        (
+            Provider::Xai,
+            json!({"tool_choice": "required", "parallel_tool_calls": false}),
+        ),
+        (
+            Provider::Gemini,
+            json!({"toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}),
+        ),
+    ];
+    for (provider, want) in rows {
+        let got = wire_tool_choice(provider, Some(&ToolChoice::Required), &tools(), one).unwrap();
+        assert_eq!(got, want, "{provider:?}");
+    }
+    // With `none` there is no call to limit.
+    let got = wire_tool_choice(Provider::OpenAi, Some(&ToolChoice::None), &tools(), one).unwrap();
+    assert_eq!(got, json!({"tool_choice": "none"}));
+    let got =
+        wire_tool_choice(Provider::Anthropic, Some(&ToolChoice::None), &tools(), one).unwrap();
+    assert_eq!(got, json!({"tool_choice": null, "tools": null}));
+}
+
+#[test]
+fn anthropic_extended_thinking_allows_only_auto_and_none() {
+    let thinking = WireOptions {
+        extended_thinking: true,
+        ..WireOptions::default()
+    };
+    for choice in [ToolChoice::Auto, ToolChoice::None] {
+        assert!(wire_tool_choice(Provider::Anthropic, Some(&choice), &tools(), thinking).is_ok());
+    }
+    for choice in [ToolChoice::Required, tool("get_weather")] {
+        invalid_request(wire_tool_choice(
+            Provider::Anthropic,
+            Some(&choice),
+            &tools(),
+            thinking,
+        ));
+        // Other providers have no such rule.
+        assert!(wire_tool_choice(Provider::OpenAi, Some(&choice), &tools(), thinking).is_ok());
+    }
 }
 
 #[test]

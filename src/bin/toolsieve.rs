@@ -67,9 +67,12 @@ enum Command {
         /// JSON file with the tool list.
         #[arg(long)]
         tools: Option<PathBuf>,
-        /// Anthropic: allow exactly one call.
+        /// At most one call (Anthropic, OpenAI, DeepSeek, xAI).
         #[arg(long)]
         disable_parallel_tool_use: bool,
+        /// Anthropic: extended thinking is on (only auto and none allowed).
+        #[arg(long)]
+        extended_thinking: bool,
     },
     /// Serve the OpenAI chat API in front of a text-only backend, with tool calling.
     #[cfg(feature = "server")]
@@ -233,11 +236,15 @@ fn main() -> ExitCode {
             tool_choice,
             tools,
             disable_parallel_tool_use,
+            extended_thinking,
         } => wire(
             &provider,
             tool_choice.as_deref(),
             tools.as_ref(),
-            disable_parallel_tool_use,
+            WireOptions {
+                disable_parallel_tool_use,
+                extended_thinking,
+            },
         ),
         #[cfg(feature = "server")]
         Command::Serve(args) => serve(args),
@@ -365,16 +372,13 @@ fn wire(
     provider: &str,
     choice: Option<&str>,
     tools: Option<&PathBuf>,
-    one_call: bool,
+    options: WireOptions,
 ) -> io::Result<()> {
     let provider: Provider = provider.parse().map_err(invalid)?;
     let choice: Option<ToolChoice> = choice.map(str::parse).transpose().map_err(invalid)?;
     let tools = match tools {
         Some(path) => specs(read_tools(path)?),
         None => Vec::new(),
-    };
-    let options = WireOptions {
-        disable_parallel_tool_use: one_call,
     };
     let fields = middleware::wire_tool_choice(provider, choice.as_ref(), &tools, options)
         .map_err(invalid)?;

@@ -326,9 +326,13 @@ impl std::str::FromStr for Provider {
 /// Options of [`wire_tool_choice`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WireOptions {
-    /// Anthropic: add `disable_parallel_tool_use: true` (exactly one call
-    /// with `required` / `tool`).
+    /// At most one call: Anthropic's `disable_parallel_tool_use: true` in
+    /// its `tool_choice`; `parallel_tool_calls: false` for OpenAI, DeepSeek
+    /// and xAI. Gemini has no such switch (the option is ignored there).
     pub disable_parallel_tool_use: bool,
+    /// Anthropic: the request has extended thinking on, which allows only
+    /// `auto` and `none`; `required` or a named tool is then an error.
+    pub extended_thinking: bool,
 }
 
 /// The request fields that carry `choice` to `provider`'s native API, as a
@@ -339,7 +343,8 @@ pub struct WireOptions {
 ///
 /// # Errors
 ///
-/// As [`validate`].
+/// As [`validate`]; for Anthropic with
+/// [`WireOptions::extended_thinking`], `required` and a named tool.
 pub fn wire_tool_choice(
     provider: Provider,
     choice: Option<&ToolChoice>,
@@ -350,7 +355,16 @@ pub fn wire_tool_choice(
         return Ok(json!({}));
     };
     validate(choice, tools)?;
-    Ok(match (provider, choice) {
+    if provider == Provider::Anthropic
+        && options.extended_thinking
+        && matches!(choice, ToolChoice::Required | ToolChoice::Tool { .. })
+    {
+        return Err(Error::InvalidRequest(
+            "Anthropic's extended thinking allows tool_choice auto or none only".into(),
+        ));
+    }
+    let one_call = options.disable_parallel_tool_use && *choice != ToolChoice::None;
+    let mut fields = match (provider, choice) {
         (Provider::OpenAi | Provider::DeepSeek, ToolChoice::Tool { name }) => {
             json!({"tool_choice": {"type": "function", "function": {"name": name}}})
         }
@@ -368,15 +382,19 @@ pub fn wire_tool_choice(
         (Provider::Anthropic, mode) => {
             let mut tc = match mode {
                 // Anthropic has no `none`: the tools are removed instead.
-                ToolChoice::None => return Ok(json!({"tool_choice": null, "tools": null})),
+                ToolChoice::None => json!(null),
                 ToolChoice::Auto => json!({"type": "auto"}),
                 ToolChoice::Required => json!({"type": "any"}),
                 ToolChoice::Tool { name } => json!({"type": "tool", "name": name}),
             };
-            if options.disable_parallel_tool_use {
-                tc["disable_parallel_tool_use"] = json!(true);
+            if tc.is_null() {
+                json!({"tool_choice": null, "tools": null})
+            } else {
+                if one_call {
+                    tc["disable_parallel_tool_use"] = json!(true);
+                }
+                json!({ "tool_choice": tc })
             }
-            json!({ "tool_choice": tc })
         }
         (Provider::Gemini, mode) => {
             let config = match mode {
@@ -387,5 +405,14 @@ pub fn wire_tool_choice(
             };
             json!({"toolConfig": {"functionCallingConfig": config}})
         }
-    })
+    };
+    if one_call
+        && matches!(
+            provider,
+            Provider::OpenAi | Provider::DeepSeek | Provider::Xai
+        )
+    {
+        fields["parallel_tool_calls"] = json!(false);
+    }
+    Ok(fields)
 }
