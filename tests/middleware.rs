@@ -905,3 +905,60 @@ fn dsml_history_marks_json_values_and_parses_back_without_a_schema() {
         "<function_results>\n<result>{\"temp\":21}</result>\n</function_results>"
     );
 }
+
+#[test]
+fn provider_tool_warnings_reach_the_caller_in_stream_mode_too() {
+    let mut r = request(vec![Message::user("hi")], None);
+    r.tools.push(search_provider_tool());
+    let wrapped = ToolCallingModel::new(ScriptedModel::new("Hello.", 2), Format::Hermes);
+    let generated = block_on(wrapped.generate(&r).unwrap()).unwrap();
+    assert_eq!(generated.warnings.len(), 1);
+    let parts: Vec<StreamPart> = block_on(
+        wrapped
+            .stream(&r)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect::<Vec<_>>(),
+    );
+    match &parts[0] {
+        StreamPart::Warning(w) => assert_eq!(w, &generated.warnings[0]),
+        other => panic!("the warning does not come first: {other:?}"),
+    }
+}
+
+#[test]
+fn a_call_in_history_whose_input_is_not_an_object_is_invalid() {
+    let history = vec![
+        Message::user("hi"),
+        Message::Assistant {
+            content: vec![Part::ToolCall {
+                tool_call_id: "c1".into(),
+                tool_name: "get_weather".into(),
+                input: json!(["Paris"]),
+            }],
+        },
+    ];
+    invalid_request(transform_params(
+        Format::Hermes,
+        &request(history, None),
+        &ParamsOptions::default(),
+    ));
+}
+
+#[test]
+fn a_named_tool_choice_does_not_deliver_a_call_to_another_tool() {
+    let other = "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>";
+    let wrapped = ToolCallingModel::new(ScriptedModel::new(other, 3), Format::Hermes);
+    let r = request(vec![Message::user("hi")], Some(tool("get_weather")));
+    let (events, finish) = run_stream(&wrapped, &r);
+    assert!(calls(&events).is_empty(), "{events:?}");
+    let kinds: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Diagnostic(d) => Some(d.kind),
+            _ => None,
+        })
+        .collect();
+    assert!(kinds.contains(&DiagnosticKind::UnknownTool), "{kinds:?}");
+    assert_ne!(finish, FinishReason::ToolCalls);
+}

@@ -322,3 +322,32 @@ fn cli_parse_writes_events_as_their_bytes_arrive() {
     let rest: Vec<String> = lines.try_iter().collect();
     assert!(rest.iter().any(|l| l.contains(" Done.")), "{rest:?}");
 }
+
+#[test]
+fn cli_debug_can_be_switched_on_from_the_environment() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsieve"))
+        .args(["parse", "--format", "hermes", "-"])
+        .env("TOOLSIEVE_DEBUG", "parse")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call> <tool_call>{\"name\": ")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(log.contains("tool=f") && log.contains("parsed"), "{log}");
+    // The dropped call is named with its span.
+    assert!(
+        log.contains("unfinished-call") && log.contains("span=\"54..74\""),
+        "{log}"
+    );
+}

@@ -385,8 +385,20 @@ fn wire(
     print_json(&fields)
 }
 
+/// `--debug`, or else `TOOLSIEVE_DEBUG=stream|parse`.
 fn init_debug(debug: Option<Debug>) {
-    let Some(debug) = debug else { return };
+    let from_env = || match std::env::var("TOOLSIEVE_DEBUG").as_deref() {
+        Ok("stream") => Some(Debug::Stream),
+        Ok("parse") => Some(Debug::Parse),
+        Ok(other) => {
+            eprintln!("toolsieve: TOOLSIEVE_DEBUG={other:?} is neither stream nor parse; ignored");
+            None
+        }
+        Err(_) => None,
+    };
+    let Some(debug) = debug.or_else(from_env) else {
+        return;
+    };
     let target = match debug {
         Debug::Stream => "toolsieve::stream",
         Debug::Parse => "toolsieve::parse",
@@ -536,7 +548,8 @@ impl Summary {
             }
             Event::Diagnostic(d) => {
                 self.diagnostics += 1;
-                tracing::debug!(target: "toolsieve::parse", kind = %d.kind, offset = d.offset, message = %d.message, "diagnostic");
+                let span = d.span.map(|s| format!("{}..{}", s.start, s.end));
+                tracing::debug!(target: "toolsieve::parse", kind = %d.kind, offset = d.offset, span = span.as_deref().unwrap_or("-"), tool = d.tool_name.as_deref().unwrap_or("-"), message = %d.message, "diagnostic");
             }
             _ => {}
         }

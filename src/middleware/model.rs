@@ -184,6 +184,9 @@ pub enum StreamPart {
     Reasoning(String),
     /// The backend's token counts.
     Usage(Usage),
+    /// Something the request rewrite dropped (a provider-defined tool);
+    /// these come first.
+    Warning(String),
     /// The end: the finish reason, `tool-calls` when a call was parsed.
     Finish(FinishReason),
 }
@@ -415,11 +418,15 @@ impl<M: LanguageModel> ToolCallingModel<M> {
             reporter: Reporter::new(self.on_error.clone(), self.include_raw_text),
             finished: false,
         };
+        let warnings = transformed
+            .warnings
+            .into_iter()
+            .map(|w| Ok(StreamPart::Warning(w)));
         let parts = inner
             .map(Some)
             .chain(stream::iter([None]))
             .flat_map(move |item| stream::iter(state.step(item)));
-        Ok(parts.boxed())
+        Ok(stream::iter(warnings).chain(parts).boxed())
     }
 }
 

@@ -218,7 +218,8 @@ pub struct ParamsOptions {
 ///
 /// # Errors
 ///
-/// [`Error::InvalidRequest`] from the `tool_choice` validation.
+/// [`Error::InvalidRequest`] from the `tool_choice` validation, and for an
+/// assistant call in history whose input is not a JSON object.
 pub fn transform_params(
     format: Format,
     request: &Request,
@@ -249,7 +250,7 @@ pub fn transform_params(
         Mode::Text => String::new(),
         _ => format_tools(format, &tools, options.template.as_deref()),
     };
-    let mut messages = rewrite_history(format, &request.messages);
+    let mut messages = rewrite_history(format, &request.messages)?;
     if !prompt.is_empty() {
         match messages.iter_mut().find_map(|m| match m {
             Message::System { content } => Some(content),
@@ -288,9 +289,23 @@ fn join_text(parts: &[String]) -> Vec<Part> {
 }
 
 /// The history rules of [`transform_params`].
-fn rewrite_history(format: Format, messages: &[Message]) -> Vec<Message> {
+fn rewrite_history(format: Format, messages: &[Message]) -> Result<Vec<Message>, Error> {
     let mut out: Vec<Message> = Vec::new();
-    for message in messages {
+    for (i, message) in messages.iter().enumerate() {
+        if let Message::Assistant { content } = message {
+            for part in content {
+                if let Part::ToolCall {
+                    tool_name, input, ..
+                } = part
+                {
+                    if !input.is_object() {
+                        return Err(Error::InvalidRequest(format!(
+                            "message {i}: the input of the call to {tool_name:?} is not a JSON object"
+                        )));
+                    }
+                }
+            }
+        }
         let rewritten = match message {
             Message::System { content } => Message::System {
                 content: content.clone(),
@@ -343,5 +358,5 @@ fn rewrite_history(format: Format, messages: &[Message]) -> Vec<Message> {
         }
         out.push(rewritten);
     }
-    out
+    Ok(out)
 }

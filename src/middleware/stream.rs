@@ -57,11 +57,19 @@ impl ResponseParser {
         reasoning: Option<Reasoning>,
     ) -> Result<ResponseParser, Error> {
         let all: Arc<[Tool]> = Arc::from(tools.to_vec());
+        // A named tool_choice reads calls to that tool only: a call to
+        // another stays text, with an unknown-tool diagnostic.
+        let callable: Arc<[Tool]> = match mode {
+            Mode::Forced(ToolChoice::Tool { name }) => {
+                tools.iter().filter(|t| t.name == *name).cloned().collect()
+            }
+            _ => all.clone(),
+        };
         let protocol = match mode {
             Mode::Text if reasoning.is_none() => Parser::text_only(),
             _ => {
                 let builder = Parser::builder(format)
-                    .tools(all.clone())
+                    .tools(callable.clone())
                     .limits(limits)
                     .reasoning_setting(reasoning);
                 match mode {
@@ -71,10 +79,7 @@ impl ResponseParser {
             }
         };
         let forced = match mode {
-            Mode::Forced(ToolChoice::Tool { name }) => {
-                let only: Vec<Tool> = tools.iter().filter(|t| t.name == *name).cloned().collect();
-                Some(Parser::bare_json_call(Arc::from(only), limits))
-            }
+            Mode::Forced(ToolChoice::Tool { .. }) => Some(Parser::bare_json_call(callable, limits)),
             Mode::Forced(_) => Some(Parser::bare_json_call(all, limits)),
             _ => None,
         };

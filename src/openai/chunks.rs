@@ -260,6 +260,9 @@ impl ChunkEncoder {
                 usage: Some(*usage),
                 ..self.chunk(Delta::default(), None)
             }),
+            StreamPart::Warning(warning) => {
+                tracing::warn!(target: "toolsieve::parse", "{warning}");
+            }
             StreamPart::Finish(reason) => {
                 let mut delta = Delta::default();
                 if !self.role_sent {

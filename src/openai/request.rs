@@ -83,7 +83,10 @@ pub fn transform(
 pub fn request_error(error: Error) -> ErrorBody {
     match error {
         Error::InvalidRequest(message) => {
-            ErrorBody::invalid_request(message, Some("tool_choice".into()))
+            let param = message
+                .contains("tool_choice")
+                .then(|| "tool_choice".into());
+            ErrorBody::invalid_request(message, param)
         }
         other => ErrorBody::invalid_request(other.to_string(), None),
     }
