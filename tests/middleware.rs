@@ -398,7 +398,7 @@ fn prompt_merges_with_an_existing_system_message_first_or_last() {
     for (placement, first) in [(Placement::First, true), (Placement::Last, false)] {
         let options = ParamsOptions {
             placement,
-            template: None,
+            ..ParamsOptions::default()
         };
         let t = transform_params(Format::Hermes, &request(msgs.clone(), None), &options).unwrap();
         let system = system_text(&t).unwrap();
@@ -449,6 +449,7 @@ fn custom_template_replaces_the_prompt() {
     let options = ParamsOptions {
         placement: Placement::First,
         template: Some("TOOLS:\n{tools}\nEND".into()),
+        ..ParamsOptions::default()
     };
     let t = transform_params(Format::Hermes, &request(vec![], None), &options).unwrap();
     let system = system_text(&t).unwrap();
@@ -961,4 +962,46 @@ fn a_named_tool_choice_does_not_deliver_a_call_to_another_tool() {
         .collect();
     assert!(kinds.contains(&DiagnosticKind::UnknownTool), "{kinds:?}");
     assert_ne!(finish, FinishReason::ToolCalls);
+}
+
+#[test]
+fn reasoning_in_history_is_dropped_or_written_in_the_format_tags() {
+    let history = vec![
+        Message::user("hi"),
+        Message::Assistant {
+            content: vec![
+                Part::Reasoning {
+                    text: "They greet me.".into(),
+                },
+                Part::text("Hello!"),
+            ],
+        },
+    ];
+    let assistant = |options: &ParamsOptions, format: Format| {
+        let t = transform_params(format, &request(history.clone(), None), options).unwrap();
+        match &t.request.messages[2] {
+            Message::Assistant { content } => content.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(
+        assistant(&ParamsOptions::default(), Format::Hermes),
+        vec![Part::text("Hello!")]
+    );
+    let keep = ParamsOptions {
+        reasoning_in_history: true,
+        ..ParamsOptions::default()
+    };
+    assert_eq!(
+        assistant(&keep, Format::Hermes),
+        vec![Part::text("<think>They greet me.</think>\nHello!")]
+    );
+    let harmony = assistant(&keep, Format::Harmony);
+    let Part::Text { text } = &harmony[0] else {
+        panic!("{harmony:?}")
+    };
+    assert!(
+        text.starts_with("<|channel|>analysis<|message|>They greet me.<|end|>"),
+        "{text}"
+    );
 }

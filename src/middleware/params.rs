@@ -20,6 +20,12 @@ pub enum Part {
         /// The text.
         text: String,
     },
+    /// The assistant's reasoning: dropped from history unless
+    /// [`ParamsOptions::reasoning_in_history`] is set.
+    Reasoning {
+        /// The text.
+        text: String,
+    },
     /// A call the assistant made.
     #[serde(rename_all = "camelCase")]
     ToolCall {
@@ -117,7 +123,7 @@ fn system_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Erro
             .into_iter()
             .map(|p| match p {
                 Part::Text { text } => Ok(text),
-                Part::ToolCall { .. } => Err(serde::de::Error::custom(
+                _ => Err(serde::de::Error::custom(
                     "a system message holds text parts only",
                 )),
             })
@@ -200,6 +206,10 @@ pub struct ParamsOptions {
     /// Replaces the format's prompt template (see
     /// [`TOOLS_PLACEHOLDER`](super::TOOLS_PLACEHOLDER)).
     pub template: Option<String>,
+    /// Keep the assistant's reasoning parts in history, written in the
+    /// format's reasoning tags (`<think>`…`</think>` for formats without
+    /// their own). Off: they are dropped, as most chat templates do.
+    pub reasoning_in_history: bool,
 }
 
 /// Rewrites `request` for a model that reads tools from its prompt. The
@@ -250,7 +260,7 @@ pub fn transform_params(
         Mode::Text => String::new(),
         _ => format_tools(format, &tools, options.template.as_deref()),
     };
-    let mut messages = rewrite_history(format, &request.messages)?;
+    let mut messages = rewrite_history(format, &request.messages, options.reasoning_in_history)?;
     if !prompt.is_empty() {
         match messages.iter_mut().find_map(|m| match m {
             Message::System { content } => Some(content),
@@ -289,7 +299,16 @@ fn join_text(parts: &[String]) -> Vec<Part> {
 }
 
 /// The history rules of [`transform_params`].
-fn rewrite_history(format: Format, messages: &[Message]) -> Result<Vec<Message>, Error> {
+fn rewrite_history(
+    format: Format,
+    messages: &[Message],
+    keep_reasoning: bool,
+) -> Result<Vec<Message>, Error> {
+    let (start, end) = format
+        .default_reasoning()
+        .map_or(("<think>".to_owned(), "</think>".to_owned()), |r| {
+            (r.start, r.end)
+        });
     let mut out: Vec<Message> = Vec::new();
     for (i, message) in messages.iter().enumerate() {
         if let Message::Assistant { content } = message {
@@ -315,6 +334,8 @@ fn rewrite_history(format: Format, messages: &[Message]) -> Result<Vec<Message>,
                     .iter()
                     .map(|part| match part {
                         Part::Text { text } => text.clone(),
+                        Part::Reasoning { text } if keep_reasoning => format!("{start}{text}{end}"),
+                        Part::Reasoning { .. } => String::new(),
                         Part::ToolCall {
                             tool_name, input, ..
                         } => format_tool_call(format, tool_name, input),
@@ -349,7 +370,7 @@ fn rewrite_history(format: Format, messages: &[Message]) -> Result<Vec<Message>,
                 .chain(next)
                 .filter_map(|p| match p {
                     Part::Text { text } => Some(text.clone()),
-                    Part::ToolCall { .. } => None,
+                    _ => None,
                 })
                 .collect();
             texts.retain(|t| !t.is_empty());

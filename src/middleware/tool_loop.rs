@@ -485,6 +485,11 @@ impl<M: LanguageModel> ToolLoop<M> {
 
             // History: the assistant's turn, then the results.
             let mut parts = Vec::new();
+            if !step.reasoning.is_empty() {
+                parts.push(Part::Reasoning {
+                    text: step.reasoning.clone(),
+                });
+            }
             if !step.text.is_empty() {
                 parts.push(Part::text(step.text.clone()));
             }

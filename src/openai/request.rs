@@ -161,9 +161,13 @@ fn messages(chat: &[ChatMessage]) -> Result<Vec<Message>, ErrorBody> {
             ChatMessage::Assistant {
                 content,
                 tool_calls,
+                reasoning_content,
                 ..
             } => {
-                let mut parts = Vec::with_capacity(1 + tool_calls.len());
+                let mut parts = Vec::with_capacity(2 + tool_calls.len());
+                if let Some(text) = reasoning_content.as_ref().filter(|r| !r.is_empty()) {
+                    parts.push(Part::Reasoning { text: text.clone() });
+                }
                 if let Some(content) = content {
                     let text = text_of(content, &at)?;
                     if !text.is_empty() {
@@ -232,7 +236,7 @@ fn joined(parts: &[Part]) -> String {
         .iter()
         .filter_map(|p| match p {
             Part::Text { text } => Some(text.as_str()),
-            Part::ToolCall { .. } => None,
+            _ => None,
         })
         .collect();
     texts.join("\n")
@@ -271,7 +275,7 @@ pub fn to_backend(request: &Request, stream: bool) -> ChatRequest {
                                 arguments: input.to_string(),
                             },
                         }),
-                        Part::Text { .. } => None,
+                        _ => None,
                     })
                     .collect();
                 let text = joined(content);
