@@ -25,6 +25,8 @@ use toolsieve::Format;
 struct Mock {
     /// What the model answers.
     output: String,
+    /// Answers for the next requests, in order (then `output`).
+    turns: Mutex<std::collections::VecDeque<String>>,
     /// Reasoning the backend separated itself (sent as `reasoning_content`).
     reasoning: String,
     /// Answer every request with this status and an error body.
@@ -85,13 +87,19 @@ fn chunk(delta: Value, finish: Option<&str>) -> String {
 
 async fn mock_chat(State(mock): State<Arc<Mock>>, Json(body): Json<Value>) -> Response {
     mock.requests.lock().unwrap().push(body.clone());
+    let output = mock
+        .turns
+        .lock()
+        .unwrap()
+        .pop_front()
+        .unwrap_or_else(|| mock.output.clone());
     if let Some(status) = mock.fail_with {
         let error = json!({"error": {"message": "model overloaded", "type": "server_error"}});
         return (StatusCode::from_u16(status).unwrap(), Json(error)).into_response();
     }
     let usage = json!({"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18});
     if body["stream"] != json!(true) {
-        let mut message = json!({"role": "assistant", "content": mock.output});
+        let mut message = json!({"role": "assistant", "content": output});
         if !mock.reasoning.is_empty() {
             message["reasoning_content"] = json!(mock.reasoning);
         }
@@ -109,7 +117,7 @@ async fn mock_chat(State(mock): State<Arc<Mock>>, Json(body): Json<Value>) -> Re
             .map(|p| chunk(json!({"reasoning_content": p}), None)),
     );
     frames.extend(
-        pieces(&mock.output)
+        pieces(&output)
             .into_iter()
             .map(|p| chunk(json!({"content": p}), None)),
     );
@@ -748,4 +756,54 @@ async fn shutdown_lets_the_streams_in_flight_finish() {
     );
     // No new connections after that.
     assert!(reqwest::get(format!("{url}/models")).await.is_err());
+}
+
+#[tokio::test]
+async fn the_tool_loop_runs_against_an_http_backend() {
+    use toolsieve::middleware::{
+        step_count_is, LoopTool, Message, Request, ToolCallingModel, ToolLoop,
+    };
+    let scripted = Mock {
+        turns: Mutex::new(
+            [
+                "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+                "It is 17.5°C in Paris.",
+            ]
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        ),
+        ..Mock::default()
+    };
+    let (backend, mock) = start_backend(scripted).await;
+    let model = toolsieve::openai::HttpModel::new(backend)
+        .unwrap()
+        .model("qwen2.5-7b-instruct");
+    let weather = toolsieve::Tool::new("get_weather").with_parameters(
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    );
+    let tools = vec![LoopTool::new(weather, |input: Value| async move {
+        Ok(json!({"city": input["city"], "temperature": 17.5}))
+    })];
+    let agent = ToolLoop::new(ToolCallingModel::new(model, Format::Hermes), tools)
+        .stop_when(vec![step_count_is(5)]);
+    let request = Request {
+        messages: vec![Message::user("Weather in Paris?")],
+        ..Request::default()
+    };
+    let result = agent.run(&request).await.unwrap();
+    assert_eq!(result.steps.len(), 2);
+    assert_eq!(result.text(), "It is 17.5°C in Paris.");
+    assert_eq!(result.steps[0].usage.map(|u| u.total_tokens), Some(18));
+    let sent = mock.requests.lock().unwrap().clone();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[1]["model"], "qwen2.5-7b-instruct");
+    let last = sent[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        last.contains("<tool_response>") && last.contains("17.5"),
+        "{last}"
+    );
 }
