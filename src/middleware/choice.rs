@@ -230,7 +230,8 @@ fn function_tools(tools: &[ToolSpec]) -> Vec<&Tool> {
 /// `none`.
 ///
 /// For `tool`: `name` is the const tool name and `arguments` that tool's
-/// schema. For `required`: `name` is an enum of the tool names and an
+/// schema; the tool's name and description are the schema's `title` and
+/// `description`. For `required`: `name` is an enum of the tool names and an
 /// `if`/`then`/`else` chain picks the arguments schema of the named tool.
 ///
 /// # Errors
@@ -247,7 +248,8 @@ pub fn response_schema(choice: &ToolChoice, tools: &[ToolSpec]) -> Result<Option
                 .iter()
                 .find(|t| t.name == *name)
                 .ok_or_else(|| Error::InvalidRequest(format!("no function tool {name:?}")))?;
-            Ok(Some(json!({
+            let mut schema = json!({
+                "title": tool.name,
                 "type": "object",
                 "properties": {
                     "name": {"const": tool.name},
@@ -255,7 +257,12 @@ pub fn response_schema(choice: &ToolChoice, tools: &[ToolSpec]) -> Result<Option
                 },
                 "required": ["name", "arguments"],
                 "additionalProperties": false,
-            })))
+            });
+            // Hints for providers whose response format has room for them.
+            if !tool.description.is_empty() {
+                schema["description"] = json!(tool.description);
+            }
+            Ok(Some(schema))
         }
         ToolChoice::Required => {
             if functions.is_empty() {

@@ -302,12 +302,24 @@ pub fn to_backend(request: &Request, stream: bool) -> ChatRequest {
     }
     let mut extra = request.extra.clone();
     if let Some(schema) = &request.response_format {
+        // OpenAI's schema name allows letters, digits, `_` and `-`, up to
+        // 64: a forced tool's name when it fits.
+        let name = schema["title"]
+            .as_str()
+            .filter(|t| {
+                !t.is_empty()
+                    && t.len() <= 64
+                    && t.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            })
+            .unwrap_or("tool_call");
+        let mut format = json!({"name": name, "schema": schema});
+        if let Some(description) = schema["description"].as_str() {
+            format["description"] = json!(description);
+        }
         extra.insert(
             "response_format".into(),
-            json!({
-                "type": "json_schema",
-                "json_schema": {"name": "tool_call", "schema": schema},
-            }),
+            json!({"type": "json_schema", "json_schema": format}),
         );
     }
     // The typed fields stay empty: what the caller set is in `extra` and
