@@ -413,6 +413,19 @@ async fn required_and_named_tool_choice_ask_for_json_and_read_it() {
         schema["properties"]["name"]["const"], "get_time",
         "{schema}"
     );
+    // The forced tool's name and description as hints.
+    assert_eq!(
+        sent[1]["response_format"]["json_schema"]["name"],
+        "get_time"
+    );
+    assert_eq!(
+        sent[1]["response_format"]["json_schema"]["description"],
+        "Time in a zone"
+    );
+    assert_eq!(
+        sent[0]["response_format"]["json_schema"]["name"],
+        "tool_call"
+    );
 }
 
 #[tokio::test]
