@@ -1005,3 +1005,37 @@ fn reasoning_in_history_is_dropped_or_written_in_the_format_tags() {
         "{text}"
     );
 }
+
+#[test]
+fn forced_answers_are_read_in_a_fence_after_a_preamble_and_in_relaxed_json() {
+    let answers = [
+        r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#,
+        "Sure, here is the call:\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```",
+        r#"{"name": "get_weather", "arguments": {"city": "Paris",},}"#,
+        "```json\n{'name': 'get_weather', 'arguments': {'city': 'Paris'}}\n```",
+        r#"[{"name": "get_weather", "arguments": {"city": "Paris"}}]"#,
+    ];
+    for answer in answers {
+        for choice in [ToolChoice::Required, tool("get_weather")] {
+            for size in [0, 1, 4] {
+                let wrapped =
+                    ToolCallingModel::new(ScriptedModel::new(answer, size), Format::Hermes);
+                let r = request(
+                    vec![Message::user("Weather in Paris?")],
+                    Some(choice.clone()),
+                );
+                let (events, finish) = run_stream(&wrapped, &r);
+                assert_eq!(
+                    calls(&events),
+                    vec![("get_weather".to_owned(), json!({"city": "Paris"}))],
+                    "{answer:?} {choice:?} at {size}: {events:?}"
+                );
+                assert_eq!(finish, FinishReason::ToolCalls);
+                let no_call = events.iter().any(
+                    |e| matches!(e, Event::Diagnostic(d) if d.kind == DiagnosticKind::NoToolCall),
+                );
+                assert!(!no_call);
+            }
+        }
+    }
+}

@@ -78,9 +78,17 @@ impl ResponseParser {
                 }
             }
         };
+        // The forced answer: `{"name", "arguments"}` at the start, in a
+        // ```json fence (after a preamble too), or after `[TOOL_CALLS]`,
+        // as an object or a list, in relaxed JSON too — what xLAM's
+        // reader takes.
         let forced = match mode {
-            Mode::Forced(ToolChoice::Tool { .. }) => Some(Parser::bare_json_call(callable, limits)),
-            Mode::Forced(_) => Some(Parser::bare_json_call(all, limits)),
+            Mode::Forced(_) => Some(
+                Parser::builder(Format::Xlam)
+                    .tools(callable)
+                    .limits(limits)
+                    .build()?,
+            ),
             _ => None,
         };
         Ok(ResponseParser {
