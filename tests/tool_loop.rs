@@ -8,11 +8,12 @@ use std::future::Future;
 
 use futures::executor::block_on;
 use futures::future::BoxFuture;
-use futures::stream::BoxStream;
+use futures::stream::{BoxStream, StreamExt};
 use serde_json::{json, Value};
 use toolsieve::middleware::{
-    has_tool_call, step_count_is, Generation, LanguageModel, LoopTool, Message, ModelError,
-    ModelPart, Request, StepCall, StepOverrides, ToolCallingModel, ToolChoice, ToolLoop,
+    has_tool_call, step_count_is, FinishReason, Generation, LanguageModel, LoopEvent, LoopTool,
+    Message, ModelError, ModelPart, Request, StepCall, StepOverrides, ToolCallingModel, ToolChoice,
+    ToolLoop,
 };
 use toolsieve::{Format, Tool};
 
@@ -49,8 +50,21 @@ impl LanguageModel for Turns {
         })
     }
 
-    fn stream(&self, _: &Request) -> BoxStream<'static, Result<ModelPart, ModelError>> {
-        unimplemented!("the loop generates")
+    fn stream(&self, request: &Request) -> BoxStream<'static, Result<ModelPart, ModelError>> {
+        self.seen.lock().unwrap().push(request.clone());
+        let next = self.turns.lock().unwrap().pop_front();
+        let parts: Vec<Result<ModelPart, ModelError>> = match next {
+            None => vec![Err("the script ran out of turns".into())],
+            Some(text) => {
+                let chars: Vec<char> = text.chars().collect();
+                chars
+                    .chunks(3)
+                    .map(|c| Ok(ModelPart::TextDelta(c.iter().collect())))
+                    .chain([Ok(ModelPart::Finish(FinishReason::Stop))])
+                    .collect()
+            }
+        };
+        futures::stream::iter(parts).boxed()
     }
 }
 
@@ -137,8 +151,8 @@ fn steps_run_tools_and_feed_results_back_until_the_answer() {
         "{sent}"
     );
     assert_eq!(result.messages.len(), 4, "user, assistant, tool, assistant");
-    assert_eq!(first.calls[0].id, "call_0_0");
-    assert_eq!(first.results[0].tool_call_id, "call_0_0");
+    assert_eq!(first.calls[0].id, "call_0");
+    assert_eq!(first.results[0].tool_call_id, "call_0");
 }
 
 #[test]
@@ -385,4 +399,95 @@ fn dropping_the_run_cancels_it_mid_loop() {
         "the tool's future was not dropped"
     );
     assert_eq!(model.requests().len(), 1, "no step after the cancel");
+}
+
+#[test]
+fn the_streamed_run_ends_as_the_whole_run_and_numbers_ids_across_steps() {
+    let script = [
+        format!(
+            "Checking. {}",
+            call("get_weather", json!({"city": "Paris"}))
+        ),
+        format!(
+            "And the time. {}",
+            call("get_time", json!({"tz": "Europe/Paris"}))
+        ),
+        "17.5°C and 09:30.".to_owned(),
+    ];
+    let turns: Vec<&str> = script.iter().map(String::as_str).collect();
+    let agent = |model: Turns| {
+        ToolLoop::new(
+            ToolCallingModel::new(model, Format::Hermes),
+            tools(Arc::default()),
+        )
+        .stop_when(vec![step_count_is(5)])
+    };
+    let whole = block_on(agent(Turns::new(&turns)).run(&ask("Paris?"))).unwrap();
+    let streaming = agent(Turns::new(&turns));
+    let request = ask("Paris?");
+    let events: Vec<LoopEvent> = block_on(
+        streaming
+            .stream(&request)
+            .map(Result::unwrap)
+            .collect::<Vec<_>>(),
+    );
+    let Some(LoopEvent::Finish(result)) = events.last() else {
+        panic!("no finish: {events:?}")
+    };
+    assert_eq!(result, &whole, "stream and run disagree");
+    let starts: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            LoopEvent::StepStart { step } => Some(*step),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(starts, [0, 1, 2]);
+    let mut text_ids = Vec::new();
+    let mut call_ids = Vec::new();
+    for e in &events {
+        match e {
+            LoopEvent::Event(toolsieve::Event::TextStart { id }) => text_ids.push(id.to_string()),
+            LoopEvent::Event(toolsieve::Event::ToolCall { tool_call_id, .. }) => {
+                call_ids.push(tool_call_id.to_string())
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(text_ids, ["text_0", "text_1", "text_2"]);
+    assert_eq!(call_ids, ["call_0", "call_1"]);
+    let results: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            LoopEvent::ToolResult(r) => Some(r.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results, ["call_0", "call_1"]);
+    assert_eq!(result.text(), "17.5°C and 09:30.");
+}
+
+#[test]
+fn a_streamed_run_reports_tool_errors_and_model_failures() {
+    let model = Turns::new(&[&call("get_weather", json!({"city": 5}))]);
+    let agent = ToolLoop::new(
+        ToolCallingModel::new(model, Format::Hermes),
+        tools(Arc::default()),
+    )
+    .stop_when(vec![step_count_is(3)]);
+    let request = ask("?");
+    let events: Vec<_> = block_on(agent.stream(&request).collect::<Vec<_>>());
+    let error = events.iter().find_map(|e| match e {
+        Ok(LoopEvent::ToolResult(r)) => Some(r.clone()),
+        _ => None,
+    });
+    assert!(error.is_some_and(|r| r.is_error), "{events:?}");
+    // The second step finds the script empty: the model fails, the stream ends.
+    assert!(
+        matches!(
+            events.last(),
+            Some(Err(toolsieve::middleware::LoopError::Model { step: 1, .. }))
+        ),
+        "{events:?}"
+    );
 }

@@ -26,6 +26,6 @@ pub use protocol::Protocol;
 pub use render::{format_tool_call, format_tool_response};
 pub use stream::ResponseParser;
 pub use tool_loop::{
-    has_tool_call, step_count_is, LoopError, LoopResult, LoopTool, RepairRequest, Step, StepCall,
-    StepOverrides, StepPredicate, StopCondition, ToolLoop, ToolOutput,
+    has_tool_call, step_count_is, LoopError, LoopEvent, LoopResult, LoopTool, RepairRequest, Step,
+    StepCall, StepOverrides, StepPredicate, StopCondition, ToolLoop, ToolOutput,
 };

@@ -5,14 +5,17 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use futures::stream::{self, StreamExt};
+use futures::stream::{self, BoxStream, StreamExt};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::model::{Content, FinishReason, LanguageModel, ModelError, ToolCallingModel, Usage};
+use super::model::{
+    Content, FinishReason, LanguageModel, ModelError, StreamPart, ToolCallingModel, Usage,
+};
 use super::params::{Message, Part, Request, ToolResult};
 use super::ToolChoice;
 use crate::error::{Diagnostic, DiagnosticKind};
+use crate::event::{CallId, Event, ReasoningId, TextId};
 use crate::{Error, Tool};
 
 /// What a tool's executor returns: a JSON result, or what went wrong.
@@ -201,7 +204,7 @@ type OnStepFinish = Arc<dyn Fn(&Step) + Send + Sync>;
 type Repair = Arc<dyn Fn(RepairRequest) -> BoxFuture<'static, Option<StepCall>> + Send + Sync>;
 
 /// The result of a run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoopResult {
     /// Every step, in order.
     pub steps: Vec<Step>,
@@ -337,55 +340,13 @@ impl<M: LanguageModel> ToolLoop<M> {
     /// [`LoopError::Request`] for an invalid request (before any model
     /// call), [`LoopError::Model`] when the model fails.
     pub async fn run(&self, request: &Request) -> Result<LoopResult, LoopError> {
-        #[cfg(feature = "validate")]
-        let schemas = match self.validate {
-            true => Some(crate::validate::Schemas::compile(
-                &self
-                    .tools
-                    .iter()
-                    .map(|t| t.tool.clone())
-                    .collect::<Vec<_>>(),
-            )?),
-            false => None,
-        };
+        let schemas = self.schemas()?;
         let mut messages = request.messages.clone();
         let mut steps: Vec<Step> = Vec::new();
+        let mut calls_so_far = 0;
         loop {
             let number = steps.len();
-            let overrides = match &self.prepare_step {
-                Some(prepare) => prepare(number, &steps),
-                None => StepOverrides::default(),
-            };
-            let active: Vec<&LoopTool> = self
-                .tools
-                .iter()
-                .filter(|t| {
-                    overrides
-                        .active_tools
-                        .as_ref()
-                        .is_none_or(|names| names.contains(&t.tool.name))
-                })
-                .collect();
-            let mut step_request = request.clone();
-            step_request.messages = overrides
-                .messages
-                .clone()
-                .unwrap_or_else(|| messages.clone());
-            if let Some(system) = &overrides.system {
-                step_request
-                    .messages
-                    .retain(|m| !matches!(m, Message::System { .. }));
-                step_request.messages.insert(
-                    0,
-                    Message::System {
-                        content: system.clone(),
-                    },
-                );
-            }
-            step_request.tools = active.iter().map(|t| t.tool.clone().into()).collect();
-            if let Some(choice) = &overrides.tool_choice {
-                step_request.tool_choice = Some(choice.clone());
-            }
+            let step_request = self.step_request(request, &messages, &steps);
             let result = self
                 .model
                 .generate(&step_request)?
@@ -408,113 +369,270 @@ impl<M: LanguageModel> ToolLoop<M> {
                     Content::Text(t) => step.text.push_str(&t),
                     Content::Reasoning(r) => step.reasoning.push_str(&r),
                     Content::ToolCall { id, name, input } => step.calls.push(StepCall {
-                        id: unique_id(id, number),
+                        id: unique_id(id, calls_so_far),
                         name,
                         // The parser delivers JSON objects only.
                         input: serde_json::from_str(&input).unwrap_or(Value::Null),
                     }),
                 }
             }
-            // What cannot run as it is: schema violations and calls that
-            // failed to parse.
-            let mut problems: Vec<RepairRequest> = Vec::new();
-            let mut runnable: Vec<StepCall> = Vec::new();
-            for call in &step.calls {
-                #[cfg(feature = "validate")]
-                if let Some(schemas) = &schemas {
-                    let index = self.tools.iter().position(|t| t.tool.name == call.name);
-                    let problem =
-                        index.and_then(|i| schemas.check(i, &call.name, &call.input.to_string()));
-                    if let Some(problem) = problem {
-                        problems.push(RepairRequest {
-                            call: Some(call.clone()),
-                            tool_name: Some(call.name.clone()),
-                            problem,
-                        });
-                        continue;
-                    }
-                }
-                runnable.push(call.clone());
-            }
-            for d in &step.diagnostics {
-                if is_failed_call(d.kind) {
-                    problems.push(RepairRequest {
-                        call: None,
-                        tool_name: d.tool_name.clone(),
-                        problem: d.message.clone(),
-                    });
-                }
-            }
-            let mut errors: Vec<ToolResult> = Vec::new();
-            for (i, problem) in problems.into_iter().enumerate() {
-                let repaired = match &self.repair {
-                    Some(repair) => repair(problem.clone()).await,
-                    None => None,
-                };
-                match repaired {
-                    Some(call) => runnable.push(call),
-                    None => {
-                        let (id, name) = match &problem.call {
-                            Some(call) => (call.id.clone(), call.name.clone()),
-                            None => (
-                                format!("failed_{number}_{i}"),
-                                problem.tool_name.clone().unwrap_or_default(),
-                            ),
-                        };
-                        errors.push(ToolResult {
-                            tool_call_id: id,
-                            tool_name: name,
-                            output: Value::String(problem.problem),
-                            is_error: true,
-                        });
-                    }
-                }
-            }
-            let client_side = runnable.iter().any(|c| {
-                self.tools
-                    .iter()
-                    .any(|t| t.tool.name == c.name && t.execute.is_none())
-            });
-            let executed: Vec<ToolResult> = stream::iter(runnable.iter().cloned())
-                .map(|call| self.execute(call))
-                .buffered(self.max_concurrency)
-                .filter_map(|r| async move { r })
-                .collect()
-                .await;
-            step.results = executed.into_iter().chain(errors).collect();
-
-            // History: the assistant's turn, then the results.
-            let mut parts = Vec::new();
-            if !step.reasoning.is_empty() {
-                parts.push(Part::Reasoning {
-                    text: step.reasoning.clone(),
-                });
-            }
-            if !step.text.is_empty() {
-                parts.push(Part::text(step.text.clone()));
-            }
-            for call in &step.calls {
-                parts.push(Part::ToolCall {
-                    tool_call_id: call.id.clone(),
-                    tool_name: call.name.clone(),
-                    input: call.input.clone(),
-                });
-            }
-            messages.push(Message::Assistant { content: parts });
-            if !step.results.is_empty() {
-                messages.push(Message::Tool {
-                    content: step.results.clone(),
-                });
-            }
-            if let Some(f) = &self.on_step_finish {
-                f(&step);
-            }
-            let called = !step.calls.is_empty() || !step.results.is_empty();
-            steps.push(step);
-            if !called || client_side || self.stop_when.iter().any(|c| c.holds(&steps)) {
+            calls_so_far += step.calls.len();
+            let client_side = self.settle(&mut step, number, schemas.as_ref()).await;
+            let go_on = self.record(&mut messages, &mut steps, step, client_side);
+            if !go_on {
                 return Ok(LoopResult { steps, messages });
             }
         }
+    }
+
+    /// Runs the loop as one stream: each step's parser events (ids unique
+    /// across the run), the backend's reasoning, each tool's result, step
+    /// boundaries, and a last [`LoopEvent::Finish`] with every step and
+    /// the history. An error ends the stream.
+    pub fn stream<'a>(
+        &'a self,
+        request: &'a Request,
+    ) -> BoxStream<'a, Result<LoopEvent, LoopError>> {
+        let state = StreamRun {
+            messages: request.messages.clone(),
+            steps: Vec::new(),
+            schemas: None,
+            phase: Phase::Start,
+            shift: Shift::default(),
+        };
+        stream::unfold(Some(state), move |state| async move {
+            let mut state = state?;
+            let (items, next) = self.advance(request, &mut state).await;
+            Some((items, next.then_some(state)))
+        })
+        .flat_map(stream::iter)
+        .boxed()
+    }
+
+    /// One move of a streamed run: what it yields, and whether it goes on.
+    async fn advance(
+        &self,
+        request: &Request,
+        state: &mut StreamRun,
+    ) -> (Vec<Result<LoopEvent, LoopError>>, bool) {
+        match &mut state.phase {
+            Phase::Start => {
+                if state.steps.is_empty() {
+                    match self.schemas() {
+                        Ok(schemas) => state.schemas = schemas,
+                        Err(e) => return (vec![Err(e)], false),
+                    }
+                }
+                let number = state.steps.len();
+                let step_request = self.step_request(request, &state.messages, &state.steps);
+                match self.model.stream(&step_request) {
+                    Ok(parts) => {
+                        state.phase = Phase::Streaming {
+                            parts,
+                            step: Step::empty(),
+                        };
+                        (vec![Ok(LoopEvent::StepStart { step: number })], true)
+                    }
+                    Err(e) => (vec![Err(e.into())], false),
+                }
+            }
+            Phase::Streaming { parts, step } => match parts.next().await {
+                Some(Ok(part)) => {
+                    let out = state.shift.part(part, step);
+                    (out.into_iter().map(Ok).collect(), true)
+                }
+                Some(Err(source)) => {
+                    let step = state.steps.len();
+                    (vec![Err(LoopError::Model { step, source })], false)
+                }
+                None => {
+                    let mut step = std::mem::replace(step, Step::empty());
+                    state.shift.step_done();
+                    let number = state.steps.len();
+                    let client_side = self.settle(&mut step, number, state.schemas.as_ref()).await;
+                    let mut out: Vec<Result<LoopEvent, LoopError>> = step
+                        .results
+                        .iter()
+                        .map(|r| Ok(LoopEvent::ToolResult(r.clone())))
+                        .collect();
+                    out.push(Ok(LoopEvent::StepFinish(step.clone())));
+                    let go_on =
+                        self.record(&mut state.messages, &mut state.steps, step, client_side);
+                    if go_on {
+                        state.phase = Phase::Start;
+                    } else {
+                        out.push(Ok(LoopEvent::Finish(LoopResult {
+                            steps: std::mem::take(&mut state.steps),
+                            messages: std::mem::take(&mut state.messages),
+                        })));
+                    }
+                    (out, go_on)
+                }
+            },
+        }
+    }
+
+    #[cfg(feature = "validate")]
+    fn schemas(&self) -> Result<Option<crate::validate::Schemas>, LoopError> {
+        if !self.validate {
+            return Ok(None);
+        }
+        let tools: Vec<Tool> = self.tools.iter().map(|t| t.tool.clone()).collect();
+        Ok(Some(crate::validate::Schemas::compile(&tools)?))
+    }
+
+    #[cfg(not(feature = "validate"))]
+    fn schemas(&self) -> Result<Option<Schemas>, LoopError> {
+        Ok(None)
+    }
+
+    /// The request of step `steps.len()`, after `prepare_step`.
+    fn step_request(&self, request: &Request, messages: &[Message], steps: &[Step]) -> Request {
+        let overrides = match &self.prepare_step {
+            Some(prepare) => prepare(steps.len(), steps),
+            None => StepOverrides::default(),
+        };
+        let mut step_request = request.clone();
+        step_request.messages = overrides
+            .messages
+            .clone()
+            .unwrap_or_else(|| messages.to_vec());
+        if let Some(system) = &overrides.system {
+            step_request
+                .messages
+                .retain(|m| !matches!(m, Message::System { .. }));
+            step_request.messages.insert(
+                0,
+                Message::System {
+                    content: system.clone(),
+                },
+            );
+        }
+        step_request.tools = self
+            .tools
+            .iter()
+            .filter(|t| {
+                overrides
+                    .active_tools
+                    .as_ref()
+                    .is_none_or(|names| names.contains(&t.tool.name))
+            })
+            .map(|t| t.tool.clone().into())
+            .collect();
+        if let Some(choice) = &overrides.tool_choice {
+            step_request.tool_choice = Some(choice.clone());
+        }
+        step_request
+    }
+
+    /// Validates, repairs and runs the step's calls; its results are set.
+    /// True when a call went to a tool the caller runs.
+    async fn settle(&self, step: &mut Step, number: usize, schemas: Option<&Schemas>) -> bool {
+        // What cannot run as it is: schema violations and calls that
+        // failed to parse.
+        let mut problems: Vec<RepairRequest> = Vec::new();
+        let mut runnable: Vec<StepCall> = Vec::new();
+        for call in &step.calls {
+            let index = self.tools.iter().position(|t| t.tool.name == call.name);
+            let problem = match (schemas, index) {
+                (Some(schemas), Some(i)) => check(schemas, i, call),
+                _ => None,
+            };
+            match problem {
+                Some(problem) => problems.push(RepairRequest {
+                    call: Some(call.clone()),
+                    tool_name: Some(call.name.clone()),
+                    problem,
+                }),
+                None => runnable.push(call.clone()),
+            }
+        }
+        for d in &step.diagnostics {
+            if is_failed_call(d.kind) {
+                problems.push(RepairRequest {
+                    call: None,
+                    tool_name: d.tool_name.clone(),
+                    problem: d.message.clone(),
+                });
+            }
+        }
+        let mut errors: Vec<ToolResult> = Vec::new();
+        for (i, problem) in problems.into_iter().enumerate() {
+            let repaired = match &self.repair {
+                Some(repair) => repair(problem.clone()).await,
+                None => None,
+            };
+            match repaired {
+                Some(call) => runnable.push(call),
+                None => {
+                    let (id, name) = match &problem.call {
+                        Some(call) => (call.id.clone(), call.name.clone()),
+                        None => (
+                            format!("failed_{number}_{i}"),
+                            problem.tool_name.clone().unwrap_or_default(),
+                        ),
+                    };
+                    errors.push(ToolResult {
+                        tool_call_id: id,
+                        tool_name: name,
+                        output: Value::String(problem.problem),
+                        is_error: true,
+                    });
+                }
+            }
+        }
+        let client_side = runnable.iter().any(|c| {
+            self.tools
+                .iter()
+                .any(|t| t.tool.name == c.name && t.execute.is_none())
+        });
+        let executed: Vec<ToolResult> = stream::iter(runnable)
+            .map(|call| self.execute(call))
+            .buffered(self.max_concurrency)
+            .filter_map(|r| async move { r })
+            .collect()
+            .await;
+        step.results = executed.into_iter().chain(errors).collect();
+        client_side
+    }
+
+    /// Puts the step into history and the steps; true when the loop goes
+    /// on.
+    fn record(
+        &self,
+        messages: &mut Vec<Message>,
+        steps: &mut Vec<Step>,
+        step: Step,
+        client_side: bool,
+    ) -> bool {
+        let mut parts = Vec::new();
+        if !step.reasoning.is_empty() {
+            parts.push(Part::Reasoning {
+                text: step.reasoning.clone(),
+            });
+        }
+        if !step.text.is_empty() {
+            parts.push(Part::text(step.text.clone()));
+        }
+        for call in &step.calls {
+            parts.push(Part::ToolCall {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                input: call.input.clone(),
+            });
+        }
+        messages.push(Message::Assistant { content: parts });
+        if !step.results.is_empty() {
+            messages.push(Message::Tool {
+                content: step.results.clone(),
+            });
+        }
+        if let Some(f) = &self.on_step_finish {
+            f(&step);
+        }
+        let called = !step.calls.is_empty() || !step.results.is_empty();
+        steps.push(step);
+        called && !client_side && !self.stop_when.iter().any(|c| c.holds(steps))
     }
 
     /// Runs one call; `None` for a tool the caller runs itself.
@@ -554,13 +672,201 @@ fn is_failed_call(kind: DiagnosticKind) -> bool {
     ) || (kind == DiagnosticKind::InvalidArguments)
 }
 
-/// The parser numbers calls per answer (`call_0`, …); across steps they
-/// become `call_<step>_<n>`. An id the model wrote is kept.
-fn unique_id(id: String, step: usize) -> String {
-    match id.strip_prefix("call_") {
-        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-            format!("call_{step}_{n}")
+/// The parser numbers calls per answer (`call_0`, …); across a run they
+/// are numbered on (`call_<calls before this step + n>`). An id the model
+/// wrote is kept.
+fn unique_id(id: String, calls_before: usize) -> String {
+    match id
+        .strip_prefix("call_")
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        Some(n) => format!("call_{}", calls_before + n),
+        None => id,
+    }
+}
+
+#[cfg(feature = "validate")]
+type Schemas = crate::validate::Schemas;
+
+/// Placeholder when validation is compiled out.
+#[cfg(not(feature = "validate"))]
+enum Schemas {}
+
+#[cfg(feature = "validate")]
+fn check(schemas: &Schemas, tool: usize, call: &StepCall) -> Option<String> {
+    schemas.check(tool, &call.name, &call.input.to_string())
+}
+
+#[cfg(not(feature = "validate"))]
+fn check(schemas: &Schemas, _: usize, _: &StepCall) -> Option<String> {
+    match *schemas {}
+}
+
+/// One piece of a streamed run ([`ToolLoop::stream`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum LoopEvent {
+    /// A step begins (numbered from 0).
+    StepStart {
+        /// Its number.
+        step: usize,
+    },
+    /// A parser event of the step's answer: text, reasoning, tool input,
+    /// tool calls, diagnostics. Text, reasoning and call ids are unique
+    /// across the run.
+    Event(Event<'static>),
+    /// Reasoning the backend separated itself.
+    Reasoning(String),
+    /// Something the request rewrite dropped.
+    Warning(String),
+    /// A call's result (`is_error` for a tool error or a call that could
+    /// not run).
+    ToolResult(ToolResult),
+    /// The step is over: all of it.
+    StepFinish(Step),
+    /// The run is over.
+    Finish(LoopResult),
+}
+
+enum Phase {
+    Start,
+    Streaming {
+        parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+        step: Step,
+    },
+}
+
+struct StreamRun {
+    messages: Vec<Message>,
+    steps: Vec<Step>,
+    schemas: Option<Schemas>,
+    phase: Phase,
+    shift: Shift,
+}
+
+impl Step {
+    fn empty() -> Step {
+        Step {
+            text: String::new(),
+            reasoning: String::new(),
+            calls: Vec::new(),
+            results: Vec::new(),
+            finish_reason: FinishReason::Other,
+            usage: None,
+            diagnostics: Vec::new(),
         }
-        _ => id,
+    }
+}
+
+/// Renumbers a step's ids after the steps before it, and notes what the
+/// step said.
+#[derive(Default)]
+struct Shift {
+    /// Ids used by the steps before.
+    base: [u32; 3],
+    /// One past the largest id of this step.
+    seen: [u32; 3],
+}
+
+impl Shift {
+    fn id(&mut self, kind: usize, id: u32) -> u32 {
+        self.seen[kind] = self.seen[kind].max(id + 1);
+        self.base[kind] + id
+    }
+
+    fn step_done(&mut self) {
+        for k in 0..3 {
+            self.base[k] += self.seen[k];
+            self.seen[k] = 0;
+        }
+    }
+
+    fn part(&mut self, part: StreamPart, step: &mut Step) -> Option<LoopEvent> {
+        let event = match part {
+            StreamPart::Event(event) => event,
+            StreamPart::Reasoning(text) => {
+                step.reasoning.push_str(&text);
+                return Some(LoopEvent::Reasoning(text));
+            }
+            StreamPart::Usage(usage) => {
+                step.usage = Some(usage);
+                return None;
+            }
+            StreamPart::Warning(warning) => return Some(LoopEvent::Warning(warning)),
+            StreamPart::Finish(reason) => {
+                step.finish_reason = reason;
+                return None;
+            }
+        };
+        let (t, r, c) = (0, 1, 2);
+        let event = match event {
+            Event::TextStart { id } => Event::TextStart {
+                id: TextId(self.id(t, id.0)),
+            },
+            Event::TextDelta { id, delta } => {
+                step.text.push_str(&delta);
+                Event::TextDelta {
+                    id: TextId(self.id(t, id.0)),
+                    delta,
+                }
+            }
+            Event::TextEnd { id } => Event::TextEnd {
+                id: TextId(self.id(t, id.0)),
+            },
+            Event::ReasoningStart { id } => Event::ReasoningStart {
+                id: ReasoningId(self.id(r, id.0)),
+            },
+            Event::ReasoningDelta { id, delta } => {
+                step.reasoning.push_str(&delta);
+                Event::ReasoningDelta {
+                    id: ReasoningId(self.id(r, id.0)),
+                    delta,
+                }
+            }
+            Event::ReasoningEnd { id } => Event::ReasoningEnd {
+                id: ReasoningId(self.id(r, id.0)),
+            },
+            Event::ToolInputStart { id, tool_name } => Event::ToolInputStart {
+                id: CallId(self.id(c, id.0)),
+                tool_name,
+            },
+            Event::ToolInputDelta { id, delta } => Event::ToolInputDelta {
+                id: CallId(self.id(c, id.0)),
+                delta,
+            },
+            Event::ToolInputEnd { id } => Event::ToolInputEnd {
+                id: CallId(self.id(c, id.0)),
+            },
+            Event::ToolCall {
+                tool_call_id,
+                tool_name,
+                input,
+                raw_span,
+                model_call_id,
+            } => {
+                let id = CallId(self.id(c, tool_call_id.0));
+                step.calls.push(StepCall {
+                    id: model_call_id
+                        .as_ref()
+                        .map_or_else(|| id.to_string(), |m| m.to_string()),
+                    name: tool_name.to_string(),
+                    input: serde_json::from_str(&input).unwrap_or(Value::Null),
+                });
+                Event::ToolCall {
+                    tool_call_id: id,
+                    tool_name,
+                    input,
+                    raw_span,
+                    model_call_id,
+                }
+            }
+            Event::Diagnostic(mut d) => {
+                d.call = d.call.map(|id| CallId(self.id(c, id.0)));
+                step.diagnostics.push(d.clone());
+                Event::Diagnostic(d)
+            }
+            other => other,
+        };
+        Some(LoopEvent::Event(event))
     }
 }
