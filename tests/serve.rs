@@ -779,6 +779,8 @@ async fn the_tool_loop_runs_against_an_http_backend() {
     let scripted = Mock {
         turns: Mutex::new(
             [
+                // Fails validation: the model sees an error result.
+                "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": 75}}\n</tool_call>",
                 "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
                 "It is 17.5°C in Paris.",
             ]
@@ -805,18 +807,27 @@ async fn the_tool_loop_runs_against_an_http_backend() {
         ..Request::default()
     };
     let result = agent.run(&request).await.unwrap();
-    assert_eq!(result.steps.len(), 2);
+    assert_eq!(result.steps.len(), 3);
     assert_eq!(result.text(), "It is 17.5°C in Paris.");
+    assert!(result.steps[0].results[0].is_error);
     assert_eq!(result.steps[0].usage.map(|u| u.total_tokens), Some(18));
     let sent = mock.requests.lock().unwrap().clone();
-    assert_eq!(sent.len(), 2);
-    assert_eq!(sent[1]["model"], "qwen2.5-7b-instruct");
-    let last = sent[1]["messages"].as_array().unwrap().last().unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[2]["model"], "qwen2.5-7b-instruct");
+    let last_of = |i: usize| {
+        sent[i]["messages"].as_array().unwrap().last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
     assert!(
-        last.contains("<tool_response>") && last.contains("17.5"),
-        "{last}"
+        last_of(1).contains("error") && last_of(1).contains("/city"),
+        "{}",
+        last_of(1)
+    );
+    assert!(
+        last_of(2).contains("<tool_response>") && last_of(2).contains("17.5"),
+        "{}",
+        last_of(2)
     );
 }
