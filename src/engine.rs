@@ -857,6 +857,13 @@ impl Parser {
         parser
     }
 
+    /// In text outside reasoning, with no byte held back: the next byte
+    /// starts nothing that came before.
+    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
+    pub(crate) fn at_plain_text(&self) -> bool {
+        self.state == State::Text && self.held.is_empty() && !self.core.text.reasoning
+    }
+
     /// A parser that recognises no call at all: text in, text out (UTF-8
     /// handled as everywhere else).
     #[cfg_attr(not(feature = "middleware"), allow(dead_code))]

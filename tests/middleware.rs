@@ -1013,6 +1013,9 @@ fn forced_answers_are_read_in_a_fence_after_a_preamble_and_in_relaxed_json() {
         "Sure, here is the call:\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n```",
         r#"{"name": "get_weather", "arguments": {"city": "Paris",},}"#,
         "```json\n{'name': 'get_weather', 'arguments': {'city': 'Paris'}}\n```",
+        "Sure! Here it is: {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}",
+        "Calling {the tool} now. <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
         r#"[{"name": "get_weather", "arguments": {"city": "Paris"}}]"#,
     ];
     for answer in answers {
@@ -1036,6 +1039,34 @@ fn forced_answers_are_read_in_a_fence_after_a_preamble_and_in_relaxed_json() {
                 );
                 assert!(!no_call);
             }
+        }
+    }
+}
+
+#[test]
+fn a_forced_answer_without_a_call_is_all_text_with_a_no_call_diagnostic() {
+    for answer in [
+        "I cannot {do} that.",
+        "Sure: {\"name\": \"get_weather\", \"argu",
+        "{not json} at all {",
+    ] {
+        for size in [0, 1, 3] {
+            let wrapped = ToolCallingModel::new(ScriptedModel::new(answer, size), Format::Hermes);
+            let r = request(vec![Message::user("?")], Some(ToolChoice::Required));
+            let (events, finish) = run_stream(&wrapped, &r);
+            let text: String = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::TextDelta { delta, .. } => Some(delta.to_string()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(text, answer, "{answer:?} at {size}: bytes lost: {events:?}");
+            assert!(calls(&events).is_empty());
+            assert!(events.iter().any(
+                |e| matches!(e, Event::Diagnostic(d) if d.kind == DiagnosticKind::NoToolCall)
+            ));
+            assert_ne!(finish, FinishReason::ToolCalls);
         }
     }
 }

@@ -25,6 +25,14 @@ pub struct ResponseParser {
     held_diagnostics: Vec<Diagnostic>,
     forced_mode: bool,
     scratch: Vec<Event<'static>>,
+    /// A forced answer after a prose preamble: a bare JSON call read from
+    /// the first `{` of the text (when nothing else is in progress).
+    late: Option<Parser>,
+    /// The tools a forced call may name (for `late`).
+    callable: Arc<[Tool]>,
+    /// Whether `late` was started, or any call was (no second chance).
+    late_closed: bool,
+    limits: Limits,
 }
 
 impl ResponseParser {
@@ -85,7 +93,7 @@ impl ResponseParser {
         let forced = match mode {
             Mode::Forced(_) => Some(
                 Parser::builder(Format::Xlam)
-                    .tools(callable)
+                    .tools(callable.clone())
                     .limits(limits)
                     .build()?,
             ),
@@ -99,6 +107,10 @@ impl ResponseParser {
             calls: 0,
             held_diagnostics: Vec::new(),
             scratch: Vec::new(),
+            late: None,
+            callable,
+            late_closed: false,
+            limits,
         })
     }
 
@@ -133,6 +145,10 @@ impl ResponseParser {
             let mut stage = std::mem::take(&mut self.scratch);
             forced.finish(&mut |e| stage.push(e.into_owned()));
             self.route(&mut stage, out);
+            if let Some(late) = self.late.as_mut() {
+                late.finish(&mut |e| stage.push(e.into_owned()));
+                self.route_late(&mut stage, out);
+            }
             self.scratch = stage;
         }
         let offset = self.forced_calls;
@@ -157,18 +173,62 @@ impl ResponseParser {
         self.held_diagnostics.clear();
     }
 
-    /// Fast-path events: calls go out, text goes on to the protocol parser.
+    /// Fast-path events: calls go out, text goes on to the protocol parser
+    /// (or to the late reader of a call after a preamble).
     fn route(&mut self, stage: &mut Vec<Event<'static>>, out: &mut Vec<Event<'static>>) {
-        let offset = self.forced_calls;
+        let mut late_stage = Vec::new();
         for e in stage.drain(..) {
             match e {
                 Event::TextDelta { delta, .. } => {
-                    let calls = &mut self.calls;
-                    self.protocol.feed_str(&delta, &mut |e| {
-                        *calls += usize::from(matches!(e, Event::ToolCall { .. }));
-                        out.push(shift_ids(e.into_owned(), offset));
-                    });
+                    if let Some(late) = self.late.as_mut() {
+                        late.feed_str(&delta, &mut |e| late_stage.push(e.into_owned()));
+                        self.route_late(&mut late_stage, out);
+                        continue;
+                    }
+                    let text: &str = &delta;
+                    let split = match self.late_closed {
+                        true => None,
+                        false => text.find('{'),
+                    };
+                    let (before, rest) = split.map_or((text, ""), |i| text.split_at(i));
+                    self.feed_protocol(before, out);
+                    if rest.is_empty() {
+                        continue;
+                    }
+                    if self.calls == 0 && self.protocol.at_plain_text() {
+                        self.late_closed = true;
+                        let mut late = Parser::bare_json_call(self.callable.clone(), self.limits);
+                        late.feed_str(rest, &mut |e| late_stage.push(e.into_owned()));
+                        self.late = Some(late);
+                        self.route_late(&mut late_stage, out);
+                    } else {
+                        self.feed_protocol(rest, out);
+                    }
                 }
+                Event::TextStart { .. } | Event::TextEnd { .. } => {}
+                Event::Diagnostic(d) if d.call.is_none() => self.held_diagnostics.push(d),
+                Event::ToolCall { .. } => {
+                    self.late_closed = true;
+                    self.forced_calls += 1;
+                    self.calls += 1;
+                    out.push(e);
+                }
+                other => {
+                    if matches!(other, Event::ToolInputStart { .. }) {
+                        self.late_closed = true;
+                    }
+                    out.push(other)
+                }
+            }
+        }
+    }
+
+    /// Events of the late reader: its call goes out (after the fast
+    /// path's, which had none), its text on to the protocol parser.
+    fn route_late(&mut self, stage: &mut Vec<Event<'static>>, out: &mut Vec<Event<'static>>) {
+        for e in stage.drain(..) {
+            match e {
+                Event::TextDelta { delta, .. } => self.feed_protocol(&delta, out),
                 Event::TextStart { .. } | Event::TextEnd { .. } => {}
                 Event::Diagnostic(d) if d.call.is_none() => self.held_diagnostics.push(d),
                 Event::ToolCall { .. } => {
@@ -179,6 +239,20 @@ impl ResponseParser {
                 other => out.push(other),
             }
         }
+    }
+
+    fn feed_protocol(&mut self, text: &str, out: &mut Vec<Event<'static>>) {
+        if text.is_empty() {
+            return;
+        }
+        let offset = self.forced_calls;
+        let calls = &mut self.calls;
+        let closed = &mut self.late_closed;
+        self.protocol.feed_str(text, &mut |e| {
+            *calls += usize::from(matches!(e, Event::ToolCall { .. }));
+            *closed |= matches!(e, Event::ToolInputStart { .. });
+            out.push(shift_ids(e.into_owned(), offset));
+        });
     }
 }
 
