@@ -22,7 +22,7 @@ use toolsieve_bench_peers::{corpus, dense_tools, openai_tools, run_ours, run_pee
 const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
 
 /// toolsieve format, tool-parser's parser for it.
-const PAIRS: [(Format, &str); 9] = [
+const PAIRS: [(Format, &str); 13] = [
     (Format::Hermes, "qwen"),
     (Format::Qwen3Coder, "qwen_coder"),
     (Format::Glm, "glm45_moe"),
@@ -32,6 +32,10 @@ const PAIRS: [(Format, &str); 9] = [
     (Format::DeepSeekDsml, "deepseek32"),
     (Format::KimiK2, "kimik2"),
     (Format::Llama3Json, "llama"),
+    (Format::Mistral, "mistral"),
+    (Format::Pythonic, "pythonic"),
+    (Format::Cohere, "cohere"),
+    (Format::Gemma4, "gemma4"),
 ];
 
 fn label(size: usize) -> String {
@@ -118,12 +122,22 @@ fn race(
         .create_parser(peer_name)
         .expect("peer parser");
     let theirs = &mut *theirs;
+    // A peer that panicked is not timed again (its state is unknown).
+    let mut peer_ok = true;
     for &size in sizes {
         let pieces = char_chunks(text, size);
         let ours_calls = run_ours(ours, &pieces);
-        let theirs_calls = run_peer(theirs, &pieces, tools);
+        let theirs_calls = match peer_ok {
+            true => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_peer(theirs, &pieces, tools)
+            }))
+            .ok(),
+            false => None,
+        };
+        peer_ok = theirs_calls.is_some();
+        let theirs_label = theirs_calls.map_or("panicked; not timed".into(), |n| n.to_string());
         eprintln!(
-            "{name} at {}: toolsieve {ours_calls} calls, tool-parser {theirs_calls}",
+            "{name} at {}: toolsieve {ours_calls} calls, tool-parser {theirs_label}",
             label(size)
         );
         group.bench_with_input(
@@ -131,11 +145,13 @@ fn race(
             &pieces,
             |b, pieces| b.iter(|| run_ours(ours, pieces)),
         );
-        group.bench_with_input(
-            BenchmarkId::new("tool-parser", label(size)),
-            &pieces,
-            |b, pieces| b.iter(|| run_peer(theirs, pieces, tools)),
-        );
+        if peer_ok {
+            group.bench_with_input(
+                BenchmarkId::new("tool-parser", label(size)),
+                &pieces,
+                |b, pieces| b.iter(|| run_peer(theirs, pieces, tools)),
+            );
+        }
     }
 }
 
