@@ -184,6 +184,10 @@ impl Reader<'_> {
         self.at += if long { 3 } else { 1 };
         let mut s: Vec<u8> = Vec::new();
         loop {
+            // Plain bytes up to the next quote or backslash go in at once.
+            let run = memchr::memchr2(quote, b'\\', self.rest()).unwrap_or(self.rest().len());
+            s.extend_from_slice(&self.rest()[..run]);
+            self.at += run;
             let Some(b) = self.peek() else {
                 return Err("a string is not closed");
             };
