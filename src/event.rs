@@ -32,13 +32,22 @@ macro_rules! numbered_id {
             }
         }
 
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let text = Cow::<str>::deserialize(d)?;
+        impl std::str::FromStr for $name {
+            type Err = String;
+
+            /// Reads the displayed form back.
+            fn from_str(text: &str) -> Result<Self, String> {
                 text.strip_prefix($prefix)
                     .and_then(|n| n.parse().ok())
                     .map($name)
-                    .ok_or_else(|| de::Error::custom(concat!("expected `", $prefix, "<n>`")))
+                    .ok_or_else(|| concat!("expected `", $prefix, "<n>`").to_owned())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = Cow::<str>::deserialize(d)?;
+                text.parse().map_err(de::Error::custom)
             }
         }
     };
@@ -214,6 +223,59 @@ impl Event<'_> {
             },
             Event::Markup { span } => Event::Markup { span },
             Event::Diagnostic(d) => Event::Diagnostic(d),
+        }
+    }
+}
+
+impl<'a> Event<'a> {
+    /// The same event with its part and call ids renumbered (a
+    /// diagnostic's call too): for streams joined one after another.
+    pub fn map_ids(
+        self,
+        mut text: impl FnMut(TextId) -> TextId,
+        mut reasoning: impl FnMut(ReasoningId) -> ReasoningId,
+        mut call: impl FnMut(CallId) -> CallId,
+    ) -> Event<'a> {
+        match self {
+            Event::TextStart { id } => Event::TextStart { id: text(id) },
+            Event::TextDelta { id, delta } => Event::TextDelta {
+                id: text(id),
+                delta,
+            },
+            Event::TextEnd { id } => Event::TextEnd { id: text(id) },
+            Event::ReasoningStart { id } => Event::ReasoningStart { id: reasoning(id) },
+            Event::ReasoningDelta { id, delta } => Event::ReasoningDelta {
+                id: reasoning(id),
+                delta,
+            },
+            Event::ReasoningEnd { id } => Event::ReasoningEnd { id: reasoning(id) },
+            Event::ToolInputStart { id, tool_name } => Event::ToolInputStart {
+                id: call(id),
+                tool_name,
+            },
+            Event::ToolInputDelta { id, delta } => Event::ToolInputDelta {
+                id: call(id),
+                delta,
+            },
+            Event::ToolInputEnd { id } => Event::ToolInputEnd { id: call(id) },
+            Event::ToolCall {
+                tool_call_id,
+                tool_name,
+                input,
+                raw_span,
+                model_call_id,
+            } => Event::ToolCall {
+                tool_call_id: call(tool_call_id),
+                tool_name,
+                input,
+                raw_span,
+                model_call_id,
+            },
+            Event::Markup { span } => Event::Markup { span },
+            Event::Diagnostic(mut d) => {
+                d.call = d.call.map(call);
+                Event::Diagnostic(d)
+            }
         }
     }
 }

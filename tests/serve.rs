@@ -214,13 +214,25 @@ fn ask(extra: Value) -> Value {
     body
 }
 
-async fn post_json(url: &str, body: &Value) -> (u16, Value) {
-    let response = reqwest::Client::new()
+/// Posts `body` to the proxy's chat endpoint.
+async fn post_chat(url: &str, body: &Value) -> reqwest::Response {
+    reqwest::Client::new()
         .post(format!("{url}/chat/completions"))
         .json(body)
         .send()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// Posts `body` as a streamed request.
+async fn post_stream(url: &str, body: &Value) -> reqwest::Response {
+    let mut body = body.clone();
+    body["stream"] = json!(true);
+    post_chat(url, &body).await
+}
+
+async fn post_json(url: &str, body: &Value) -> (u16, Value) {
+    let response = post_chat(url, body).await;
     let status = response.status().as_u16();
     (status, response.json().await.unwrap_or(Value::Null))
 }
@@ -239,14 +251,7 @@ struct Accumulated {
 }
 
 async fn stream(url: &str, body: &Value) -> Accumulated {
-    let mut body = body.clone();
-    body["stream"] = json!(true);
-    let response = reqwest::Client::new()
-        .post(format!("{url}/chat/completions"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+    let response = post_stream(url, body).await;
     assert_eq!(response.status(), 200, "stream refused");
     let mut events = response.bytes_stream().eventsource();
     let mut acc = Accumulated::default();
@@ -558,14 +563,7 @@ async fn a_client_that_disconnects_cancels_the_backend_stream() {
         ..Mock::default()
     };
     let (url, mock) = setup(slow, |_| {}).await;
-    let mut body = ask(json!({}));
-    body["stream"] = json!(true);
-    let response = reqwest::Client::new()
-        .post(format!("{url}/chat/completions"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+    let response = post_stream(&url, &ask(json!({}))).await;
     let mut bytes = response.bytes_stream();
     let first = bytes.next().await.unwrap().unwrap();
     assert!(!first.is_empty());
@@ -703,15 +701,9 @@ async fn concurrent_streams_over_the_limit_are_refused_clearly() {
     };
     let (url, _) = setup(slow, |c| c.max_concurrent = 2).await;
     let body = ask(json!({"stream": true}));
-    let client = reqwest::Client::new();
     let mut open = Vec::new();
     for _ in 0..2 {
-        let response = client
-            .post(format!("{url}/chat/completions"))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
+        let response = post_chat(&url, &body).await;
         assert_eq!(response.status(), 200);
         open.push(response);
     }
@@ -748,14 +740,7 @@ async fn shutdown_lets_the_streams_in_flight_finish() {
             let _ = stopped.await;
         },
     ));
-    let mut body = ask(json!({}));
-    body["stream"] = json!(true);
-    let response = reqwest::Client::new()
-        .post(format!("{url}/chat/completions"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+    let response = post_stream(&url, &ask(json!({}))).await;
     stop.send(()).unwrap();
     let text = response.text().await.unwrap();
     assert!(

@@ -261,31 +261,5 @@ fn shift_ids(e: Event<'static>, by: u32) -> Event<'static> {
     if by == 0 {
         return e;
     }
-    let s = |id: CallId| CallId(id.0 + by);
-    match e {
-        Event::ToolInputStart { id, tool_name } => Event::ToolInputStart {
-            id: s(id),
-            tool_name,
-        },
-        Event::ToolInputDelta { id, delta } => Event::ToolInputDelta { id: s(id), delta },
-        Event::ToolInputEnd { id } => Event::ToolInputEnd { id: s(id) },
-        Event::ToolCall {
-            tool_call_id,
-            tool_name,
-            input,
-            raw_span,
-            model_call_id,
-        } => Event::ToolCall {
-            tool_call_id: s(tool_call_id),
-            tool_name,
-            input,
-            raw_span,
-            model_call_id,
-        },
-        Event::Diagnostic(mut d) => {
-            d.call = d.call.map(s);
-            Event::Diagnostic(d)
-        }
-        other => other,
-    }
+    e.map_ids(|t| t, |r| r, |id| CallId(id.0 + by))
 }

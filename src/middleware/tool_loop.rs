@@ -676,12 +676,9 @@ fn is_failed_call(kind: DiagnosticKind) -> bool {
 /// are numbered on (`call_<calls before this step + n>`). An id the model
 /// wrote is kept.
 fn unique_id(id: String, calls_before: usize) -> String {
-    match id
-        .strip_prefix("call_")
-        .and_then(|n| n.parse::<usize>().ok())
-    {
-        Some(n) => format!("call_{}", calls_before + n),
-        None => id,
+    match id.parse::<CallId>() {
+        Ok(n) => format!("call_{}", calls_before + n.0 as usize),
+        Err(_) => id,
     }
 }
 
@@ -762,23 +759,37 @@ impl Step {
 /// step said.
 #[derive(Default)]
 struct Shift {
-    /// Ids used by the steps before.
-    base: [u32; 3],
-    /// One past the largest id of this step.
-    seen: [u32; 3],
+    text: Renumber,
+    reasoning: Renumber,
+    call: Renumber,
 }
 
-impl Shift {
-    fn id(&mut self, kind: usize, id: u32) -> u32 {
-        self.seen[kind] = self.seen[kind].max(id + 1);
-        self.base[kind] + id
+/// One kind of id across steps.
+#[derive(Default)]
+struct Renumber {
+    /// Ids used by the steps before.
+    base: u32,
+    /// One past the largest id of this step.
+    seen: u32,
+}
+
+impl Renumber {
+    fn id(&mut self, id: u32) -> u32 {
+        self.seen = self.seen.max(id + 1);
+        self.base + id
     }
 
     fn step_done(&mut self) {
-        for k in 0..3 {
-            self.base[k] += self.seen[k];
-            self.seen[k] = 0;
-        }
+        self.base += self.seen;
+        self.seen = 0;
+    }
+}
+
+impl Shift {
+    fn step_done(&mut self) {
+        self.text.step_done();
+        self.reasoning.step_done();
+        self.call.step_done();
     }
 
     fn part(&mut self, part: StreamPart, step: &mut Step) -> Option<LoopEvent> {
@@ -798,75 +809,30 @@ impl Shift {
                 return None;
             }
         };
-        let (t, r, c) = (0, 1, 2);
-        let event = match event {
-            Event::TextStart { id } => Event::TextStart {
-                id: TextId(self.id(t, id.0)),
-            },
-            Event::TextDelta { id, delta } => {
-                step.text.push_str(&delta);
-                Event::TextDelta {
-                    id: TextId(self.id(t, id.0)),
-                    delta,
-                }
-            }
-            Event::TextEnd { id } => Event::TextEnd {
-                id: TextId(self.id(t, id.0)),
-            },
-            Event::ReasoningStart { id } => Event::ReasoningStart {
-                id: ReasoningId(self.id(r, id.0)),
-            },
-            Event::ReasoningDelta { id, delta } => {
-                step.reasoning.push_str(&delta);
-                Event::ReasoningDelta {
-                    id: ReasoningId(self.id(r, id.0)),
-                    delta,
-                }
-            }
-            Event::ReasoningEnd { id } => Event::ReasoningEnd {
-                id: ReasoningId(self.id(r, id.0)),
-            },
-            Event::ToolInputStart { id, tool_name } => Event::ToolInputStart {
-                id: CallId(self.id(c, id.0)),
-                tool_name,
-            },
-            Event::ToolInputDelta { id, delta } => Event::ToolInputDelta {
-                id: CallId(self.id(c, id.0)),
-                delta,
-            },
-            Event::ToolInputEnd { id } => Event::ToolInputEnd {
-                id: CallId(self.id(c, id.0)),
-            },
+        let event = event.map_ids(
+            |id| TextId(self.text.id(id.0)),
+            |id| ReasoningId(self.reasoning.id(id.0)),
+            |id| CallId(self.call.id(id.0)),
+        );
+        match &event {
+            Event::TextDelta { delta, .. } => step.text.push_str(delta),
+            Event::ReasoningDelta { delta, .. } => step.reasoning.push_str(delta),
             Event::ToolCall {
                 tool_call_id,
                 tool_name,
                 input,
-                raw_span,
                 model_call_id,
-            } => {
-                let id = CallId(self.id(c, tool_call_id.0));
-                step.calls.push(StepCall {
-                    id: model_call_id
-                        .as_ref()
-                        .map_or_else(|| id.to_string(), |m| m.to_string()),
-                    name: tool_name.to_string(),
-                    input: serde_json::from_str(&input).unwrap_or(Value::Null),
-                });
-                Event::ToolCall {
-                    tool_call_id: id,
-                    tool_name,
-                    input,
-                    raw_span,
-                    model_call_id,
-                }
-            }
-            Event::Diagnostic(mut d) => {
-                d.call = d.call.map(|id| CallId(self.id(c, id.0)));
-                step.diagnostics.push(d.clone());
-                Event::Diagnostic(d)
-            }
-            other => other,
-        };
+                ..
+            } => step.calls.push(StepCall {
+                id: model_call_id
+                    .as_ref()
+                    .map_or_else(|| tool_call_id.to_string(), |m| m.to_string()),
+                name: tool_name.to_string(),
+                input: serde_json::from_str(input).unwrap_or(Value::Null),
+            }),
+            Event::Diagnostic(d) => step.diagnostics.push(d.clone()),
+            _ => {}
+        }
         Some(LoopEvent::Event(event))
     }
 }

@@ -219,7 +219,7 @@ impl ChunkEncoder {
         }
         if out.len() > self.batch_start {
             if let Some(last) = out.last_mut().and_then(|c| c.choices.first_mut()) {
-                if last.finish_reason.is_none() && merge(&mut last.delta, &mut delta) {
+                if last.finish_reason.is_none() && merge(&mut last.delta, &delta) {
                     return;
                 }
             }
@@ -376,49 +376,48 @@ impl ChunkEncoder {
 
 /// Merges `next` into `last` when the result means the same: text after
 /// text, reasoning after reasoning, arguments after arguments of one call.
-fn merge(last: &mut Delta, next: &mut Delta) -> bool {
-    let last_kind = kind(last);
-    if next.role.is_some() || last_kind.is_none() || last_kind != kind(next) {
+fn merge(last: &mut Delta, next: &Delta) -> bool {
+    let holds = holds(last);
+    if next.role.is_some() || holds.is_none() || holds != self::holds(next) {
         return false;
     }
-    match (&mut last.content, &next.content) {
-        (Some(a), Some(b)) => {
-            a.push_str(b);
-            return true;
-        }
-        (None, None) => {}
-        _ => return false,
-    }
-    match (&mut last.reasoning_content, &next.reasoning_content) {
-        (Some(a), Some(b)) => {
-            a.push_str(b);
-            return true;
-        }
-        (None, None) => {}
-        _ => return false,
-    }
-    match (last.tool_calls.last_mut(), next.tool_calls.as_slice()) {
-        (Some(a), [b]) if a.index == b.index && b.id.is_none() => {
-            if let (Some(x), Some(y)) = (&mut a.function.arguments, &b.function.arguments) {
-                x.push_str(y);
-                return true;
+    let (a, b) = match holds {
+        Some(Holds::Content) => (&mut last.content, &next.content),
+        Some(Holds::Reasoning) => (&mut last.reasoning_content, &next.reasoning_content),
+        _ => match (last.tool_calls.last_mut(), next.tool_calls.as_slice()) {
+            (Some(a), [b]) if a.index == b.index && b.id.is_none() => {
+                (&mut a.function.arguments, &b.function.arguments)
             }
-            false
+            _ => return false,
+        },
+    };
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            a.push_str(b);
+            true
         }
         _ => false,
     }
 }
 
+/// The one kind of thing a delta holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    Content,
+    Reasoning,
+    Calls,
+}
+
 /// What a delta holds, when it holds one kind of thing.
-fn kind(delta: &Delta) -> Option<u8> {
+fn holds(delta: &Delta) -> Option<Holds> {
     match (
         delta.content.is_some(),
         delta.reasoning_content.is_some(),
         !delta.tool_calls.is_empty(),
     ) {
-        (true, false, false) => Some(0),
-        (false, true, false) => Some(1),
-        (false, false, true) => Some(2),
+        (true, false, false) => Some(Holds::Content),
+        (false, true, false) => Some(Holds::Reasoning),
+        (false, false, true) => Some(Holds::Calls),
         _ => None,
     }
 }
@@ -426,9 +425,7 @@ fn kind(delta: &Delta) -> Option<u8> {
 /// Ids the engine numbers per stream (`call_0`, `call_1`, …) are replaced
 /// by OpenAI-style ones; an id the model wrote is kept.
 fn wire_call_id(id: &str, source: Option<&CallIdSource>) -> String {
-    let engine_numbered = id
-        .strip_prefix("call_")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let engine_numbered = id.parse::<CallId>().is_ok();
     match (engine_numbered, source) {
         (false, _) => id.to_owned(),
         (true, Some(source)) => source(),
