@@ -82,25 +82,56 @@ pub(crate) struct MarkerSet {
     /// For a set of a few markers (every format but morph-xml): substring
     /// searchers, which skip the first byte's frequent false hits (`<` in
     /// prose) with a SIMD prefilter on rarer bytes — one per marker, or one
-    /// per group of markers sharing a prefix long enough to be rare
-    /// (`<｜tool▁call` of `<｜tool▁calls▁begin｜>` and `<｜tool▁call▁begin｜>`):
-    /// one pass per group instead of one per marker.
+    /// per group of markers that share a rare enough part (see
+    /// [`search_groups`]): one pass per group instead of one per marker.
     finders: Vec<memchr::memmem::Finder<'static>>,
-    /// For each searcher, the markers it finds the start of: one marker,
-    /// or a group that shares its needle (see [`prefix_groups`]).
-    groups: Vec<Vec<usize>>,
+    /// For each searcher, the markers it finds and where its needle stands
+    /// in each.
+    groups: Vec<Group>,
 }
 
-/// The shortest prefix shared by all markers that one searcher looks for
-/// instead of each marker.
+/// Markers that one searcher finds: their shared needle stands at
+/// `offset` in marker `index`, for each `(index, offset)` of `members`.
+#[derive(Debug, Clone)]
+struct Group {
+    members: Vec<(usize, usize)>,
+    /// The smallest and largest offset of the needle in a member.
+    min_offset: usize,
+    max_offset: usize,
+}
+
+impl Group {
+    fn new(members: Vec<(usize, usize)>) -> Group {
+        let offsets = members.iter().map(|&(_, offset)| offset);
+        Group {
+            min_offset: offsets.clone().min().unwrap_or(0),
+            max_offset: offsets.max().unwrap_or(0),
+            members,
+        }
+    }
+}
+
+/// The shortest prefix shared by markers that one searcher looks for
+/// instead of each marker, unless it holds a byte rare in text.
 const MIN_SHARED_PREFIX: usize = 4;
 
-/// The markers in groups that one searcher each can find: markers that
-/// share a prefix of at least [`MIN_SHARED_PREFIX`] bytes go together
-/// (`<｜DSML｜invoke name=` and `<｜DSML｜tool_calls>`), searched for by
-/// that prefix; the others alone, by their own bytes. Each group: its
-/// needle and its markers' indices, in the markers' order.
-fn prefix_groups(markers: &[Marker]) -> Vec<(Vec<u8>, Vec<usize>)> {
+/// A needle rare enough in text that one searcher for it beats a searcher
+/// per marker: [`MIN_SHARED_PREFIX`] bytes, or at least two with one that
+/// prose seldom holds (the `|` of `<|`, unlike the `/` of `</`).
+fn rare_enough(needle: &[u8]) -> bool {
+    let rare_byte = |b: &u8| b.is_ascii_punctuation() && !b"\"'()*,-./:;<>?[]_`{}!#=&+".contains(b);
+    needle.len() >= MIN_SHARED_PREFIX || (needle.len() >= 2 && needle.iter().any(rare_byte))
+}
+
+/// The markers in groups that one searcher each can find, each group as
+/// its needle and its members. Markers that share a prefix of at least
+/// [`MIN_SHARED_PREFIX`] bytes go together (`<｜DSML｜invoke name=` and
+/// `<｜DSML｜tool_calls>`), searched for by that prefix; the others alone,
+/// by their own bytes. When that leaves several groups, a part that all
+/// markers hold and that is [`rare_enough`] makes one group: the `<|` of
+/// gpt-oss's six header tokens, the `tool_call` of `<|tool_call|>` and
+/// `<tool_call>`.
+fn search_groups(markers: &[Marker]) -> Vec<(Vec<u8>, Group)> {
     let mut groups: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
     for (index, marker) in markers.iter().enumerate() {
         let bytes = &marker.bytes[..];
@@ -117,8 +148,58 @@ fn prefix_groups(markers: &[Marker]) -> Vec<(Vec<u8>, Vec<usize>)> {
             None => groups.push((bytes.to_vec(), vec![index])),
         }
     }
+    if groups.len() > 1 {
+        if let Some(needle) = shared_part(markers).filter(|n| rare_enough(n)) {
+            let finder = memchr::memmem::Finder::new(&needle);
+            let members = markers
+                .iter()
+                .enumerate()
+                .filter_map(|(index, m)| Some((index, finder.find(&m.bytes)?)))
+                .collect();
+            return vec![(needle, Group::new(members))];
+        }
+    }
     groups
+        .into_iter()
+        .map(|(needle, members)| {
+            (
+                needle,
+                Group::new(members.into_iter().map(|i| (i, 0)).collect()),
+            )
+        })
+        .collect()
 }
+
+/// The longest run of bytes that every marker holds (the first such run
+/// of the shortest marker), if there are a few markers.
+fn shared_part(markers: &[Marker]) -> Option<Vec<u8>> {
+    // Above this, the set takes the memchr path anyway.
+    const MAX_MARKERS: usize = 8;
+    if markers.len() > MAX_MARKERS {
+        return None;
+    }
+    let shortest = markers
+        .iter()
+        .map(|m| &m.bytes[..])
+        .min_by_key(|b| b.len())?;
+    (1..=shortest.len()).rev().find_map(|len| {
+        shortest.windows(len).find_map(|part| {
+            let everywhere = markers
+                .iter()
+                .all(|m| m.bytes.windows(len).any(|w| w == part));
+            everywhere.then(|| part.to_vec())
+        })
+    })
+}
+
+/// The shortest hay searched with memmem: below it, setting a search up
+/// costs more than it saves.
+const MIN_MEMMEM_HAY: usize = 64;
+
+/// With several searchers, the first bytes of the markers are looked for
+/// as long as at most one in this many bytes is a false hit (a memchr
+/// restart costs about as much as searching this many bytes with memmem).
+const SPARSE_HITS: usize = 256;
 
 /// Most searchers (one memmem pass each) for a set of markers; larger sets
 /// (one marker per tool) take the memchr path.
@@ -214,7 +295,7 @@ impl MarkerSet {
                 None => second_table = [true; 256],
             }
         }
-        let groups = prefix_groups(&markers);
+        let groups = search_groups(&markers);
         let memmem = groups.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2);
         let (finders, groups) = if memmem {
             let finders = groups
@@ -290,25 +371,6 @@ impl MarkerSet {
         }
     }
 
-    /// Compares the markers of `group` with `hay` at its start: the answer
-    /// of [`check_all`](Self::check_all) where the group's needle matched
-    /// (a marker outside the group shares less than the needle with it).
-    fn check_group(&self, group: &[usize], hay: &[u8]) -> Result<usize, Check> {
-        let mut partial = false;
-        for &index in group {
-            match check(&self.markers[index], hay, &[]) {
-                Check::Full if !partial => return Ok(index),
-                Check::Full | Check::Prefix => partial = true,
-                Check::Mismatch => {}
-            }
-        }
-        Err(if partial {
-            Check::Prefix
-        } else {
-            Check::Mismatch
-        })
-    }
-
     /// Compares every marker with `head ++ tail` at its start.
     fn check_all(&self, head: &[u8], tail: &[u8]) -> Result<usize, Check> {
         let mut partial = false;
@@ -344,43 +406,101 @@ impl MarkerSet {
     /// searched for that marker before (see [`Misses`]).
     #[inline]
     pub(crate) fn find(&self, hay: &[u8], base: u64, misses: &mut Misses) -> Found {
-        if !self.finders.is_empty() && hay.len() >= 64 {
+        let memmem = !self.finders.is_empty() && hay.len() >= MIN_MEMMEM_HAY;
+        if memmem && self.finders.len() == 1 {
             return self.find_with_memmem(hay, base, misses);
         }
-        let mut from = 0;
-        while let Some(rel) = self.next_candidate(&hay[from..]) {
-            let at = from + rel;
-            if hay
-                .get(at + 1)
-                .is_some_and(|&b| !self.second_table[b as usize])
-            {
-                from = at + 1;
-                continue;
+        // Several searchers cost a pass each, the first bytes one pass: they
+        // are looked for first, while they are rare in this text.
+        let switch = if memmem { SPARSE_HITS } else { 0 };
+        if hay.len() < 16 {
+            let table = hay
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| self.first_table[b as usize])
+                .map(|(at, _)| at);
+            return self.find_among(hay, table, base, misses, switch);
+        }
+        match *self.firsts.as_slice() {
+            [] => Found::None,
+            [a] => self.find_among(hay, memchr::memchr_iter(a, hay), base, misses, switch),
+            [a, b] => self.find_among(hay, memchr::memchr2_iter(a, b, hay), base, misses, switch),
+            [a, b, c] => {
+                let candidates = memchr::memchr3_iter(a, b, c, hay);
+                self.find_among(hay, candidates, base, misses, switch)
             }
-            match self.check_all(&hay[at..], &[]) {
-                Ok(index) => return Found::Marker { at, index },
-                Err(Check::Prefix) => return Found::Partial { at },
-                Err(_) => from = at + 1,
+            _ => {
+                let table = hay
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &b)| self.first_table[b as usize])
+                    .map(|(at, _)| at);
+                self.find_among(hay, table, base, misses, switch)
+            }
+        }
+    }
+
+    /// [`find`](Self::find) over the `candidates`, the positions of bytes
+    /// that start a marker. Once false hits outnumber one in `switch`
+    /// bytes (0: never), the rest of the hay goes to memmem.
+    #[inline]
+    fn find_among(
+        &self,
+        hay: &[u8],
+        candidates: impl Iterator<Item = usize>,
+        base: u64,
+        misses: &mut Misses,
+        switch: usize,
+    ) -> Found {
+        for (false_hits, at) in candidates.enumerate() {
+            let second_fits = hay
+                .get(at + 1)
+                .is_none_or(|&b| self.second_table[b as usize]);
+            if second_fits {
+                match self.check_all(&hay[at..], &[]) {
+                    Ok(index) => return Found::Marker { at, index },
+                    Err(Check::Prefix) => return Found::Partial { at },
+                    Err(_) => {}
+                }
+            }
+            let from = at + 1;
+            if (false_hits + 1) * switch > from && hay.len() - from >= MIN_MEMMEM_HAY {
+                let base = base + from as u64;
+                return match self.find_with_memmem(&hay[from..], base, misses) {
+                    Found::Marker { at, index } => Found::Marker {
+                        at: from + at,
+                        index,
+                    },
+                    Found::Partial { at } => Found::Partial { at: from + at },
+                    Found::None => Found::None,
+                };
             }
         }
         Found::None
     }
 
-    /// [`find`](Self::find) with one memmem pass per marker: the same
+    /// [`find`](Self::find) with one memmem pass per group: the same
     /// answer. The first full match wins; a partial one can only lie in the
     /// last `longest - 1` bytes, and counts if it comes first.
     fn find_with_memmem(&self, hay: &[u8], base: u64, misses: &mut Misses) -> Found {
         let mut first: Option<(usize, usize)> = None;
-        for (index, finder) in self.finders.iter().enumerate() {
+        for (index, (finder, group)) in self.finders.iter().zip(&self.groups).enumerate() {
             let needle_len = finder.needle().len();
-            // Only a match before the best so far matters.
-            let limit = first.map_or(hay.len(), |(at, _)| at);
-            // Where this marker is known not to start (a call attempt that
-            // failed hands its bytes back to be searched again).
-            let mut from = misses.skip(index, base).min(limit);
-            let searched_from = from;
-            let mut searched_to = from;
-            while from < limit {
+            let first_start = |first: Option<(usize, usize)>| first.map_or(hay.len(), |(at, _)| at);
+            // Where this group's markers are known not to start (a call
+            // attempt that failed hands its bytes back to be searched again).
+            let skip = misses.skip(index, base).min(first_start(first));
+            // Needle positions are searched from `from`; the ones before
+            // `scanned` held no marker start at or after `skip`.
+            let mut from = skip + group.min_offset;
+            let mut scanned = from;
+            loop {
+                // Only a start before the best so far matters.
+                let limit = (first_start(first) + group.max_offset).min(hay.len());
+                if from >= limit {
+                    scanned = scanned.max(limit);
+                    break;
+                }
                 let end = hay.len().min(limit + needle_len);
                 let found = finder.find(&hay[from..end]);
                 #[cfg(test)]
@@ -389,24 +509,43 @@ impl MarkerSet {
                     n.set(n.get() + (upto - from));
                 });
                 let Some(rel) = found else {
-                    searched_to = (end + 1).saturating_sub(needle_len);
+                    scanned = (end + 1).saturating_sub(needle_len).max(from);
                     break;
                 };
-                let at = from + rel;
-                searched_to = at;
-                let check = self.check_group(&self.groups[index], &hay[at..]);
-                match check {
-                    Ok(found) => {
-                        first = Some((at, found));
-                        break;
-                    }
-                    // Its boundary byte is still to come: a partial match
-                    // (found below).
-                    Err(Check::Prefix) => break,
-                    Err(_) => from = at + 1,
+                let hit = from + rel;
+                scanned = hit;
+                if hit >= limit {
+                    break;
                 }
+                let mut undecided = false;
+                for &(_, offset) in &group.members {
+                    let Some(at) = hit.checked_sub(offset) else {
+                        continue;
+                    };
+                    if at < skip || at >= first_start(first) {
+                        continue;
+                    }
+                    match self.check_all(&hay[at..], &[]) {
+                        Ok(found) => first = Some((at, found)),
+                        // Its bytes run to the end of the hay: a partial
+                        // match (found below).
+                        Err(Check::Prefix) => undecided = true,
+                        Err(Check::Mismatch | Check::Full) => {}
+                    }
+                }
+                if undecided {
+                    break;
+                }
+                from = hit + 1;
+                scanned = from;
             }
-            misses.note(index, base, (searched_from, searched_to));
+            // A start `at` has its needle in `at + min_offset ..= at +
+            // max_offset`: those before `scanned` were all looked at.
+            let known = scanned.saturating_sub(group.max_offset);
+            let known = known.min(first_start(first));
+            if known > skip {
+                misses.note(index, base, (skip, known));
+            }
         }
         let limit = first.map_or(hay.len(), |(at, _)| at);
         let mut k = hay.len().saturating_sub(self.longest);
@@ -515,7 +654,7 @@ mod tests {
 
     #[test]
     fn memmem_path_agrees_with_the_byte_path() {
-        let sets: [&[(&str, Boundary)]; 5] = [
+        let sets: [&[(&str, Boundary)]; 8] = [
             &[("<tool_call>", Boundary::None)],
             &[("```tool_call", Boundary::Whitespace)],
             &[
@@ -531,6 +670,23 @@ mod tests {
             &[
                 ("<|tool_calls_section_begin|>", Boundary::None),
                 ("<|tool_call_begin|>", Boundary::None),
+            ],
+            // A shared part at different offsets: one searcher for both.
+            &[
+                ("<|tool_call|>", Boundary::None),
+                ("<tool_call>", Boundary::None),
+            ],
+            // A shared rare prefix: one searcher for all.
+            &[
+                ("<|start|>", Boundary::None),
+                ("<|channel|>commentary", Boundary::None),
+                ("<|channel|>final", Boundary::None),
+                ("<|end|>", Boundary::None),
+                ("<|call|>", Boundary::None),
+            ],
+            &[
+                ("```json", Boundary::Whitespace),
+                ("[TOOL_CALLS]", Boundary::None),
             ],
         ];
         for markers in sets {
@@ -558,17 +714,37 @@ mod tests {
                 "<|tool_calls_sec",
                 "<|tool_call_b",
                 "<|tool_",
+                "<|tool_call|>",
+                "<|tool_call|",
+                "<tool_call",
+                "<|start|>",
+                "<|channel|>final",
+                "<|channel|>fin",
+                "<|end|",
+                "<|",
+                "```json",
+                "```json\n",
+                "[TOOL_CALLS]",
+                "[TOOL_CAL",
+                "tool_call",
             ];
-            // Every concatenation of three pieces, padded past the memmem threshold.
+            // Every concatenation of three pieces, padded past the memmem
+            // threshold: behind prose, or behind false hits dense enough to
+            // leave the first-byte search for memmem; at the end of the hay
+            // (partial markers) or before more prose.
+            let (sparse, dense, tail) = ("p".repeat(64), "<`[ ".repeat(32), "p".repeat(64));
+            let settings = [(&sparse, ""), (&dense, ""), (&dense, tail.as_str())];
             for a in pieces {
                 for b2 in pieces {
                     for c in pieces {
-                        let hay = format!("{}{a}{b2}{c}", "p".repeat(64));
-                        assert_eq!(
-                            fast.find_fresh(hay.as_bytes()),
-                            slow.find_fresh(hay.as_bytes()),
-                            "{hay:?}"
-                        );
+                        for (prose, after) in settings {
+                            let hay = format!("{prose}{a}{b2}{c}{after}");
+                            let hay = hay.as_bytes();
+                            let expected = slow.find_fresh(hay);
+                            assert_eq!(fast.find_fresh(hay), expected, "{hay:?}");
+                            let memmem = fast.find_with_memmem(hay, 0, &mut Misses::default());
+                            assert_eq!(memmem, expected, "{hay:?}");
+                        }
                     }
                 }
             }
@@ -586,22 +762,38 @@ mod tests {
     /// over the rest of the chunk per attempt (quadratic time).
     #[test]
     fn an_absent_marker_is_searched_for_once() {
-        let s = set(&[
-            ("<tool_call>", Boundary::None),
-            ("<function=", Boundary::None),
-        ]);
-        let hay = "<function=f> ".repeat(20_000);
-        let hay = hay.as_bytes();
-        let mut misses = Misses::default();
-        SEARCHED.with(|n| n.set(0));
-        let (mut from, mut found) = (0, 0);
-        while let Found::Marker { at, index } = s.find(&hay[from..], from as u64, &mut misses) {
-            from += at + s.marker(index).bytes.len();
-            found += 1;
+        let cases: [(&[(&str, Boundary)], &str); 2] = [
+            (
+                &[
+                    ("<tool_call>", Boundary::None),
+                    ("<function=", Boundary::None),
+                ],
+                "<function=f> ",
+            ),
+            // One searcher, for a part at different offsets.
+            (
+                &[
+                    ("<|tool_call|>", Boundary::None),
+                    ("<tool_call>", Boundary::None),
+                ],
+                "<tool_call>f ",
+            ),
+        ];
+        for (markers, unit) in cases {
+            let s = set(markers);
+            let hay = unit.repeat(20_000);
+            let hay = hay.as_bytes();
+            let mut misses = Misses::default();
+            SEARCHED.with(|n| n.set(0));
+            let (mut from, mut found) = (0, 0);
+            while let Found::Marker { at, index } = s.find(&hay[from..], from as u64, &mut misses) {
+                from += at + s.marker(index).bytes.len();
+                found += 1;
+            }
+            assert_eq!(found, 20_000);
+            let searched = SEARCHED.with(std::cell::Cell::get);
+            assert!(searched < 3 * hay.len(), "{searched} bytes searched");
         }
-        assert_eq!(found, 20_000);
-        let searched = SEARCHED.with(std::cell::Cell::get);
-        assert!(searched < 3 * hay.len(), "{searched} bytes searched");
     }
 
     impl MarkerSet {
@@ -612,26 +804,75 @@ mod tests {
 
     #[test]
     fn remembered_misses_change_no_answer() {
-        let s = set(&[
-            ("<tool_call>", Boundary::None),
-            ("<function=", Boundary::None),
-        ]);
-        let unit = "<function=f> x <tool_cal <functio ";
-        let hay = format!("{}<tool_call>{}", unit.repeat(8), unit.repeat(4));
-        let hay = hay.as_bytes();
-        // Forward, and back again as given-back bytes are.
-        let mut starts: Vec<usize> = (0..hay.len()).step_by(3).collect();
-        starts.extend((0..hay.len()).rev().step_by(7));
-        starts.extend((0..hay.len()).step_by(5));
-        let mut misses = Misses::default();
-        for from in starts {
-            let rest = &hay[from..];
-            assert_eq!(
-                s.find(rest, from as u64, &mut misses),
-                s.find_fresh(rest),
-                "from {from}"
+        let sets: [&[(&str, Boundary)]; 3] = [
+            &[
+                ("<tool_call>", Boundary::None),
+                ("<function=", Boundary::None),
+            ],
+            &[
+                ("<|tool_call|>", Boundary::None),
+                ("<tool_call>", Boundary::None),
+            ],
+            &[("<|start|>", Boundary::None), ("<|end|>", Boundary::None)],
+        ];
+        let unit = "<function=f> x <tool_cal <functio tool_call <|tool_cal <|star <|en ";
+        for markers in sets {
+            let s = set(markers);
+            let hay = format!(
+                "{}<tool_call>{}<|tool_call|><|end|>{}",
+                unit.repeat(8),
+                unit.repeat(3),
+                unit.repeat(2)
             );
+            let hay = hay.as_bytes();
+            // Forward, and back again as given-back bytes are.
+            let mut starts: Vec<usize> = (0..hay.len()).step_by(3).collect();
+            starts.extend((0..hay.len()).rev().step_by(7));
+            starts.extend((0..hay.len()).step_by(5));
+            let mut misses = Misses::default();
+            for from in starts {
+                let rest = &hay[from..];
+                assert_eq!(
+                    s.find(rest, from as u64, &mut misses),
+                    s.find_fresh(rest),
+                    "from {from} in {markers:?}"
+                );
+            }
         }
+    }
+
+    /// Which markers one searcher finds: a shared prefix of four bytes, or
+    /// a shared part with a byte rare in text; never a common pair (`</`).
+    #[test]
+    fn searchers_share_rare_parts() {
+        let needles = |markers: &[&'static str]| -> Vec<String> {
+            let markers: Vec<Marker> = markers
+                .iter()
+                .map(|m| Marker {
+                    bytes: Cow::Borrowed(m.as_bytes()),
+                    boundary: Boundary::None,
+                })
+                .collect();
+            search_groups(&markers)
+                .into_iter()
+                .map(|(needle, _)| String::from_utf8(needle).unwrap())
+                .collect()
+        };
+        assert_eq!(needles(&["<|tool_call|>", "<tool_call>"]), ["tool_call"]);
+        assert_eq!(needles(&["<|start|>", "<|end|>", "<|call|>"]), ["<|"]);
+        assert_eq!(
+            needles(&["<|tool_calls_section_begin|>", "<|tool_call_begin|>"]),
+            ["<|tool_call"]
+        );
+        assert_eq!(needles(&["</a>", "</b>"]), ["</a>", "</b>"]);
+        assert_eq!(
+            needles(&["<tool_call>", "<function="]),
+            ["<tool_call>", "<function="]
+        );
+        assert_eq!(
+            needles(&["```json", "[TOOL_CALLS]"]),
+            ["```json", "[TOOL_CALLS]"]
+        );
     }
 
     #[test]
