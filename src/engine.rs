@@ -640,7 +640,7 @@ impl Parser {
                 debug_assert!(core.call.is_some());
                 if let Some(id) = core.call {
                     let mut delta = String::new();
-                    crate::protocol::xml::escape_json_into(&mut delta, text);
+                    crate::scan::json::escape_json_into(&mut delta, text);
                     core.note_built(&delta, (chunk, self.offset));
                     sink(Event::ToolInputDelta {
                         id,

@@ -15,7 +15,8 @@ use super::{CallAutomaton, Failure, Outcome};
 use crate::cx::CallCx;
 use crate::error::DiagnosticKind;
 use crate::scan::is_ws;
-use crate::scan::literal::{is_word, to_json, Syntax, GEMMA_QUOTE};
+use crate::scan::json::escape_json_into;
+use crate::scan::literal::{is_word, to_json_into, Syntax, GEMMA_QUOTE};
 
 /// Llama 4's end of a call list.
 const PYTHON_END: &[u8] = b"<|python_end|>";
@@ -59,6 +60,8 @@ pub(crate) struct LiteralCall {
     word: Vec<u8>,
     /// The current key.
     key: Vec<u8>,
+    /// A member's JSON, built to go out as one delta.
+    piece: String,
     /// Stream offset of the name's first byte.
     word_at: u64,
     /// Bytes of a literal token matched.
@@ -87,6 +90,7 @@ impl LiteralCall {
             after_marker: true,
             word: Vec::new(),
             key: Vec::new(),
+            piece: String::new(),
             word_at: 0,
             matched: 0,
             has_member: false,
@@ -138,13 +142,16 @@ impl LiteralCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Result<(), Failure> {
         let bad = |m: &str| Failure::new(DiagnosticKind::InvalidArguments, at, m.to_owned());
-        let value = to_json(self.syntax, &self.word, self.max_depth)
-            .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?;
         let key = std::str::from_utf8(&self.key).map_err(|_| bad("a key is not UTF-8"))?;
-        let sep = if self.has_member { ", " } else { "{" };
+        let piece = &mut self.piece;
+        piece.clear();
+        piece.push_str(if self.has_member { ", \"" } else { "{\"" });
+        escape_json_into(piece, key.trim());
+        piece.push_str("\": ");
+        to_json_into(self.syntax, &self.word, self.max_depth, piece)
+            .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?;
         self.has_member = true;
-        let piece = format!("{sep}{}: {value}", serde_json::Value::from(key.trim()));
-        let _ = cx.delta_owned(piece.as_bytes(), at);
+        cx.delta_text(piece);
         Ok(())
     }
 

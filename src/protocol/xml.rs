@@ -9,6 +9,7 @@ use crate::cx::CallCx;
 use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::{Failure, Outcome};
+use crate::scan::json::{escape_json_into, needs_json_escape};
 use crate::scan::same_bytes;
 use crate::tool::Tool;
 
@@ -368,59 +369,6 @@ pub(crate) fn param_schema<'t>(tool: &'t Tool, key: &str) -> Option<&'t Value> {
         return None;
     };
     properties.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
-}
-
-/// Bytes that JSON strings escape: `"`, `\\` and the controls.
-static NEEDS_ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        t[i] = true;
-        i += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
-
-/// Whether [`escape_json_into`] would change `text`.
-#[inline]
-pub(crate) fn needs_json_escape(text: &[u8]) -> bool {
-    text.iter().any(|&b| NEEDS_ESCAPE[b as usize])
-}
-
-/// Appends `text` JSON-escaped (without quotes), as serde_json writes it.
-pub(crate) fn escape_json_into(out: &mut String, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let bytes = text.as_bytes();
-    out.reserve(bytes.len());
-    let mut plain = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if !NEEDS_ESCAPE[b as usize] {
-            i += 1;
-            continue;
-        }
-        out.push_str(&text[plain..i]);
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            _ => {
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 15)]));
-            }
-        }
-        i += 1;
-        plain = i;
-    }
-    out.push_str(&text[plain..]);
 }
 
 /// Writes the arguments object one parameter at a time: `{"a": 1`, then

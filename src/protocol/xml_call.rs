@@ -30,11 +30,12 @@ use crate::error::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::json_call::JsonCall;
 use crate::protocol::xml::{
-    attr_text_into, attr_value, find_tag, need_until, needs_json_escape, skip_ws,
-    strip_one_newline, tag_at, ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
+    attr_text_into, attr_value, find_tag, need_until, skip_ws, strip_one_newline, tag_at,
+    ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
 };
 use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
+use crate::scan::json::needs_json_escape;
 use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::utf8::validate;
 

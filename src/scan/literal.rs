@@ -3,6 +3,8 @@
 //! (`<|"|>text<|"|>`, bare keys `{a:1}`). Numbers keep their digits (a
 //! big integer stays exact). Recursion is bounded by the nesting limit.
 
+use super::json::escape_json_into;
+
 /// Which literal syntax a value is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Syntax {
@@ -21,31 +23,53 @@ pub(crate) type Invalid = &'static str;
 /// # Complexity
 ///
 /// O(`text.len()`); nesting deeper than `max_depth` is refused.
+#[cfg(test)]
 pub(crate) fn to_json(syntax: Syntax, text: &[u8], max_depth: usize) -> Result<String, Invalid> {
+    let mut out = String::new();
+    to_json_into(syntax, text, max_depth, &mut out)?;
+    Ok(out)
+}
+
+/// [`to_json`], appended to `out` (which holds a prefix of the value's
+/// JSON when it fails).
+pub(crate) fn to_json_into(
+    syntax: Syntax,
+    text: &[u8],
+    max_depth: usize,
+    out: &mut String,
+) -> Result<(), Invalid> {
+    out.reserve(text.len() + 2);
     let mut reader = Reader {
         syntax,
         text,
         at: 0,
         max_depth,
-        out: String::with_capacity(text.len() + 2),
+        out,
     };
     reader.value(0)?;
     reader.skip_ws();
     if reader.at != text.len() {
         return Err("unexpected characters after the value");
     }
-    Ok(reader.out)
+    Ok(())
 }
 
-struct Reader<'t> {
+struct Reader<'t, 'o> {
     syntax: Syntax,
     text: &'t [u8],
     at: usize,
     max_depth: usize,
-    out: String,
+    out: &'o mut String,
 }
 
-impl Reader<'_> {
+/// Appends `text` as a JSON string.
+fn push_json_string(out: &mut String, text: &str) {
+    out.push('"');
+    escape_json_into(out, text);
+    out.push('"');
+}
+
+impl<'t> Reader<'t, '_> {
     fn peek(&self) -> Option<u8> {
         self.text.get(self.at).copied()
     }
@@ -56,7 +80,7 @@ impl Reader<'_> {
         }
     }
 
-    fn rest(&self) -> &[u8] {
+    fn rest(&self) -> &'t [u8] {
         &self.text[self.at..]
     }
 
@@ -159,8 +183,7 @@ impl Reader<'_> {
             return Err("expected a key");
         }
         let word = std::str::from_utf8(&self.rest()[..n]).map_err(|_| "invalid UTF-8")?;
-        self.out
-            .push_str(&serde_json::Value::from(word).to_string());
+        push_json_string(self.out, word);
         self.at += n;
         Ok(())
     }
@@ -171,8 +194,7 @@ impl Reader<'_> {
             return Err("a string is not closed");
         };
         let text = std::str::from_utf8(&self.rest()[..n]).map_err(|_| "invalid UTF-8")?;
-        self.out
-            .push_str(&serde_json::Value::from(text).to_string());
+        push_json_string(self.out, text);
         self.at += n + GEMMA_QUOTE.len();
         Ok(())
     }
@@ -182,53 +204,58 @@ impl Reader<'_> {
         let triple = [quote; 3];
         let long = self.rest().starts_with(&triple);
         self.at += if long { 3 } else { 1 };
-        let mut s: Vec<u8> = Vec::new();
+        self.out.push('"');
         loop {
-            // Plain bytes up to the next quote or backslash go in at once.
+            // Plain bytes up to the next quote or backslash go in at once
+            // (whole characters: both are ASCII).
             let run = memchr::memchr2(quote, b'\\', self.rest()).unwrap_or(self.rest().len());
-            s.extend_from_slice(&self.rest()[..run]);
+            let text = std::str::from_utf8(&self.rest()[..run]).map_err(|_| "invalid UTF-8")?;
+            escape_json_into(self.out, text);
             self.at += run;
             let Some(b) = self.peek() else {
                 return Err("a string is not closed");
             };
-            if b == quote && (!long || self.rest().starts_with(&triple)) {
-                self.at += if long { 3 } else { 1 };
-                break;
-            }
             self.at += 1;
-            if b != b'\\' {
-                s.push(b);
+            if b == quote {
+                if !long || self.rest().starts_with(&triple[1..]) {
+                    self.at += if long { 2 } else { 0 };
+                    break;
+                }
+                escape_json_into(self.out, char::from(quote).encode_utf8(&mut [0; 4]));
                 continue;
             }
             let Some(e) = self.peek() else {
                 return Err("a string is not closed");
             };
             self.at += 1;
-            match e {
-                b'n' => s.push(b'\n'),
-                b't' => s.push(b'\t'),
-                b'r' => s.push(b'\r'),
-                b'0' => s.push(0),
-                b'a' => s.push(7),
-                b'b' => s.push(8),
-                b'f' => s.push(12),
-                b'v' => s.push(11),
-                b'\n' => {}
-                b'x' => self.code_point(2, &mut s)?,
-                b'u' => self.code_point(4, &mut s)?,
-                b'U' => self.code_point(8, &mut s)?,
-                b'\\' | b'\'' | b'"' => s.push(e),
-                // Python keeps an unknown escape as written.
-                other => s.extend_from_slice(&[b'\\', other]),
-            }
+            let c = match e {
+                b'n' => '\n',
+                b't' => '\t',
+                b'r' => '\r',
+                b'0' => '\0',
+                b'a' => '\x07',
+                b'b' => '\x08',
+                b'f' => '\x0c',
+                b'v' => '\x0b',
+                b'\n' => continue,
+                b'x' => self.code_point(2)?,
+                b'u' => self.code_point(4)?,
+                b'U' => self.code_point(8)?,
+                b'\\' | b'\'' | b'"' => char::from(e),
+                // Python keeps an unknown escape as written: the backslash
+                // here, what follows with the next run.
+                _ => {
+                    self.at -= 1;
+                    '\\'
+                }
+            };
+            escape_json_into(self.out, c.encode_utf8(&mut [0; 4]));
         }
-        let text = String::from_utf8(s).map_err(|_| "invalid UTF-8")?;
-        self.out
-            .push_str(&serde_json::Value::from(text).to_string());
+        self.out.push('"');
         Ok(())
     }
 
-    fn code_point(&mut self, digits: usize, s: &mut Vec<u8>) -> Result<(), Invalid> {
+    fn code_point(&mut self, digits: usize) -> Result<char, Invalid> {
         let hex = self.rest().get(..digits).ok_or("a short escape")?;
         let hex = std::str::from_utf8(hex).map_err(|_| "a bad escape")?;
         let c = u32::from_str_radix(hex, 16)
@@ -236,9 +263,7 @@ impl Reader<'_> {
             .and_then(char::from_u32)
             .ok_or("a bad escape")?;
         self.at += digits;
-        let mut buf = [0; 4];
-        s.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-        Ok(())
+        Ok(c)
     }
 
     /// A number, its digits kept: `+` and `_` dropped, `.5` and `5.` given
@@ -250,7 +275,18 @@ impl Reader<'_> {
             .iter()
             .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+' | b'_'))
             .count();
-        let raw: String = std::str::from_utf8(&self.rest()[..n])
+        let written = &self.rest()[..n];
+        // Most numbers are JSON already.
+        let plain = written
+            .iter()
+            .all(|&b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
+        if plain && crate::scan::json::is_complete_value(written, 1) {
+            self.out
+                .push_str(std::str::from_utf8(written).map_err(|_| "invalid UTF-8")?);
+            self.at += n;
+            return Ok(());
+        }
+        let raw: String = std::str::from_utf8(written)
             .map_err(|_| "invalid UTF-8")?
             .chars()
             .filter(|&c| c != '_')
@@ -268,7 +304,8 @@ impl Reader<'_> {
         };
         if let Some(radix) = radix {
             let v = u128::from_str_radix(&digits[2..], radix).map_err(|_| "a bad number")?;
-            self.out.push_str(&format!("{sign}{v}"));
+            self.out.push_str(sign);
+            self.out.push_str(&v.to_string());
             return Ok(());
         }
         let mut json = String::with_capacity(digits.len() + 2);
@@ -335,6 +372,21 @@ mod tests {
         );
         assert_eq!(py("{1: 'x'}").unwrap(), r#"{"1": "x"}"#);
         assert_eq!(py("'''tri'ple'''").unwrap(), r#""tri'ple""#);
+        assert_eq!(py(r#"'''a "b" ''c'''"#).unwrap(), r#""a \"b\" ''c""#);
+        // Unknown escapes stay as written, whatever character follows.
+        assert_eq!(py(r"'\é\q'").unwrap(), r#""\\é\\q""#);
+        assert_eq!(
+            py(r"'a\0b\x01\U0001F600'").unwrap(),
+            r#""a\u0000b\u0001😀""#
+        );
+        assert_eq!(py("'tab\\tquote\\''").unwrap(), r#""tab\tquote'""#);
+        assert_eq!(py("1e+5").unwrap(), "1e+5");
+        assert_eq!(py("-0x10").unwrap(), "-16");
+        // Bytes that are not UTF-8, plain or after a backslash.
+        let raw = |bytes: &[u8]| to_json(Syntax::Python, bytes, 8);
+        assert!(raw(b"'\xc3'").is_err());
+        assert!(raw(b"'a\\\xc3'").is_err());
+        assert_eq!(raw(b"'\\\xc3\xa9'").unwrap(), r#""\\é""#);
         assert!(py("[[[[[[[[[1]]]]]]]]]").is_err());
         assert!(py("nan").is_err());
         assert!(py("'open").is_err());
