@@ -812,7 +812,47 @@ static NEEDS_ESCAPE: [bool; 256] = {
 /// Whether [`escape_json_into`] would change `text`.
 #[inline]
 pub(crate) fn needs_json_escape(text: &[u8]) -> bool {
-    text.iter().any(|&b| NEEDS_ESCAPE[b as usize])
+    first_to_escape(text, 0) < text.len()
+}
+
+/// The position of the first byte at or after `from` that JSON strings
+/// escape (`text.len()` if none): eight bytes at a time, then one.
+#[inline]
+fn first_to_escape(text: &[u8], mut from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A byte of `x` is zero (or less than `n`): the classic bit tricks,
+    // exact about whether any byte is.
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let has_less = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
+    while let Some(word) = text.get(from..from + 8) {
+        let mut eight = [0; 8];
+        eight.copy_from_slice(word);
+        let x = u64::from_le_bytes(eight);
+        let special = has_less(x, 0x20)
+            | has_zero(x ^ (ONES * u64::from(b'"')))
+            | has_zero(x ^ (ONES * u64::from(b'\\')));
+        if special != 0 {
+            break;
+        }
+        from += 8;
+    }
+    text[from..]
+        .iter()
+        .position(|&b| NEEDS_ESCAPE[b as usize])
+        .map_or(text.len(), |p| from + p)
+}
+
+/// Appends `c` JSON-escaped, as serde_json writes it.
+#[inline]
+pub(crate) fn escape_json_char_into(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\0'..='\u{1f}' => escape_json_into(out, c.encode_utf8(&mut [0; 4])),
+        _ => out.push(c),
+    }
 }
 
 /// Appends `text` JSON-escaped (without quotes), as serde_json writes it.
@@ -821,13 +861,11 @@ pub(crate) fn escape_json_into(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len());
     let mut plain = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if !NEEDS_ESCAPE[b as usize] {
-            i += 1;
-            continue;
-        }
+    loop {
+        let i = first_to_escape(bytes, plain);
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
         out.push_str(&text[plain..i]);
         match b {
             b'"' => out.push_str("\\\""),
@@ -843,8 +881,7 @@ pub(crate) fn escape_json_into(out: &mut String, text: &str) {
                 out.push(char::from(HEX[usize::from(b & 15)]));
             }
         }
-        i += 1;
-        plain = i;
+        plain = i + 1;
     }
     out.push_str(&text[plain..]);
 }
@@ -852,6 +889,33 @@ pub(crate) fn escape_json_into(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The escaper writes what serde_json writes, with the special byte
+    /// at every position of the eight-byte words and after them.
+    #[test]
+    fn escapes_as_serde_json_does() {
+        let specials = [
+            "\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", "é", "世", " ", "~",
+        ];
+        for len in 0..20 {
+            for at in 0..len {
+                for special in specials {
+                    let mut text = "a".repeat(len);
+                    text.replace_range(at..=at, special);
+                    let mut ours = String::new();
+                    escape_json_into(&mut ours, &text);
+                    let theirs = serde_json::to_string(&text).unwrap();
+                    assert_eq!(format!("\"{ours}\""), theirs, "{text:?}");
+                    let changed = theirs[1..theirs.len() - 1] != text;
+                    assert_eq!(needs_json_escape(text.as_bytes()), changed, "{text:?}");
+                    let mut by_char = String::new();
+                    text.chars()
+                        .for_each(|c| escape_json_char_into(&mut by_char, c));
+                    assert_eq!(by_char, ours, "{text:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn agrees_with_serde_json_on_validity() {

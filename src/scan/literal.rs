@@ -3,7 +3,7 @@
 //! (`<|"|>text<|"|>`, bare keys `{a:1}`). Numbers keep their digits (a
 //! big integer stays exact). Recursion is bounded by the nesting limit.
 
-use super::json::escape_json_into;
+use super::json::{escape_json_char_into, escape_json_into};
 
 /// Which literal syntax a value is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +39,11 @@ pub(crate) fn to_json_into(
     out: &mut String,
 ) -> Result<(), Invalid> {
     out.reserve(text.len() + 2);
+    // Once for the whole value: the pieces are then cut at ASCII bytes.
+    let source = crate::scan::utf8::validate(text).map_err(|()| "invalid UTF-8")?;
     let mut reader = Reader {
         syntax,
+        source,
         text,
         at: 0,
         max_depth,
@@ -56,6 +59,8 @@ pub(crate) fn to_json_into(
 
 struct Reader<'t, 'o> {
     syntax: Syntax,
+    /// The value's text, and the same as bytes.
+    source: &'t str,
     text: &'t [u8],
     at: usize,
     max_depth: usize,
@@ -82,6 +87,12 @@ impl<'t> Reader<'t, '_> {
 
     fn rest(&self) -> &'t [u8] {
         &self.text[self.at..]
+    }
+
+    /// The next `n` bytes as text: they end before an ASCII byte (or at
+    /// the end), so on a character boundary.
+    fn piece(&self, n: usize) -> &'t str {
+        &self.source[self.at..self.at + n]
     }
 
     fn value(&mut self, depth: usize) -> Result<(), Invalid> {
@@ -182,7 +193,7 @@ impl<'t> Reader<'t, '_> {
         if n == 0 {
             return Err("expected a key");
         }
-        let word = std::str::from_utf8(&self.rest()[..n]).map_err(|_| "invalid UTF-8")?;
+        let word = self.piece(n);
         push_json_string(self.out, word);
         self.at += n;
         Ok(())
@@ -193,7 +204,7 @@ impl<'t> Reader<'t, '_> {
         let Some(n) = memchr::memmem::find(self.rest(), GEMMA_QUOTE) else {
             return Err("a string is not closed");
         };
-        let text = std::str::from_utf8(&self.rest()[..n]).map_err(|_| "invalid UTF-8")?;
+        let text = self.piece(n);
         push_json_string(self.out, text);
         self.at += n + GEMMA_QUOTE.len();
         Ok(())
@@ -209,7 +220,7 @@ impl<'t> Reader<'t, '_> {
             // Plain bytes up to the next quote or backslash go in at once
             // (whole characters: both are ASCII).
             let run = memchr::memchr2(quote, b'\\', self.rest()).unwrap_or(self.rest().len());
-            let text = std::str::from_utf8(&self.rest()[..run]).map_err(|_| "invalid UTF-8")?;
+            let text = self.piece(run);
             escape_json_into(self.out, text);
             self.at += run;
             let Some(b) = self.peek() else {
@@ -221,7 +232,7 @@ impl<'t> Reader<'t, '_> {
                     self.at += if long { 2 } else { 0 };
                     break;
                 }
-                escape_json_into(self.out, char::from(quote).encode_utf8(&mut [0; 4]));
+                escape_json_char_into(self.out, char::from(quote));
                 continue;
             }
             let Some(e) = self.peek() else {
@@ -249,7 +260,7 @@ impl<'t> Reader<'t, '_> {
                     '\\'
                 }
             };
-            escape_json_into(self.out, c.encode_utf8(&mut [0; 4]));
+            escape_json_char_into(self.out, c);
         }
         self.out.push('"');
         Ok(())
@@ -281,16 +292,11 @@ impl<'t> Reader<'t, '_> {
             .iter()
             .all(|&b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
         if plain && crate::scan::json::is_complete_value(written, 1) {
-            self.out
-                .push_str(std::str::from_utf8(written).map_err(|_| "invalid UTF-8")?);
+            self.out.push_str(self.piece(n));
             self.at += n;
             return Ok(());
         }
-        let raw: String = std::str::from_utf8(written)
-            .map_err(|_| "invalid UTF-8")?
-            .chars()
-            .filter(|&c| c != '_')
-            .collect();
+        let raw: String = self.piece(n).chars().filter(|&c| c != '_').collect();
         self.at += n;
         let (sign, digits) = match raw.strip_prefix('-') {
             Some(d) => ("-", d),
