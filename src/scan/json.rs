@@ -821,8 +821,7 @@ pub(crate) fn needs_json_escape(text: &[u8]) -> bool {
 fn first_to_escape(text: &[u8], mut from: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // A byte of `x` is zero (or less than `n`): the classic bit tricks,
-    // exact about whether any byte is.
+    // A byte of `x` is zero (or less than `n`): the classic bit tricks.
     let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
     let has_less = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
     while let Some(word) = text.get(from..from + 8) {
@@ -833,7 +832,9 @@ fn first_to_escape(text: &[u8], mut from: usize) -> usize {
             | has_zero(x ^ (ONES * u64::from(b'"')))
             | has_zero(x ^ (ONES * u64::from(b'\\')));
         if special != 0 {
-            break;
+            // The lowest flagged byte is a special one (the tricks' false
+            // flags only stand above a true one).
+            return from + (special.trailing_zeros() / 8) as usize;
         }
         from += 8;
     }
@@ -890,8 +891,8 @@ pub(crate) fn escape_json_into(out: &mut String, text: &str) {
 mod tests {
     use super::*;
 
-    /// The escaper writes what serde_json writes, with the special byte
-    /// at every position of the eight-byte words and after them.
+    /// The escaper writes what serde_json writes, with special bytes at
+    /// every position of the eight-byte words and after them.
     #[test]
     fn escapes_as_serde_json_does() {
         let specials = [
@@ -900,7 +901,12 @@ mod tests {
         for len in 0..20 {
             for at in 0..len {
                 for special in specials {
+                    // With a second special byte after it, in the same
+                    // word or the next.
                     let mut text = "a".repeat(len);
+                    if at + 3 < len {
+                        text.replace_range(at + 3..at + 4, "\u{8}");
+                    }
                     text.replace_range(at..=at, special);
                     let mut ours = String::new();
                     escape_json_into(&mut ours, &text);
