@@ -181,19 +181,26 @@ impl LiteralCall {
     /// in such a string).
     #[inline]
     fn string_run(&self, rest: &[u8]) -> Option<usize> {
-        // A search costs more than it saves on a few bytes.
-        if rest.len() < 16 {
-            return None;
-        }
+        // Tokens are short: below this a loop beats memchr's setup.
+        let short = rest.len() < 16;
         let n = match (self.syntax, self.quote) {
             (Syntax::Python, Some(q)) if !self.escaped => {
-                memchr::memchr2(q, b'\\', rest).unwrap_or(rest.len())
+                if short {
+                    rest.iter().position(|&b| b == q || b == b'\\')
+                } else {
+                    memchr::memchr2(q, b'\\', rest)
+                }
             }
             (Syntax::Gemma4, Some(_)) if self.matched == 0 => {
-                memchr::memchr(GEMMA_QUOTE[0], rest).unwrap_or(rest.len())
+                if short {
+                    rest.iter().position(|&b| b == GEMMA_QUOTE[0])
+                } else {
+                    memchr::memchr(GEMMA_QUOTE[0], rest)
+                }
             }
-            _ => 0,
+            _ => Some(0),
         };
+        let n = n.unwrap_or(rest.len());
         (n > 0).then_some(n)
     }
 
