@@ -90,24 +90,27 @@ pub(crate) struct MarkerSet {
     groups: Vec<Group>,
 }
 
-/// Markers that one searcher finds: their shared needle stands at
-/// `offset` in marker `index`, for each `(index, offset)` of `members`.
+/// Where a searcher's needle stands in the markers it finds: the distinct
+/// offsets, ascending (`[0]` for a shared prefix). A hit at `p` may be a
+/// marker starting at `p - offset` for each.
 #[derive(Debug, Clone)]
 struct Group {
-    members: Vec<(usize, usize)>,
-    /// The smallest and largest offset of the needle in a member.
-    min_offset: usize,
-    max_offset: usize,
+    offsets: Vec<usize>,
 }
 
 impl Group {
-    fn new(members: Vec<(usize, usize)>) -> Group {
-        let offsets = members.iter().map(|&(_, offset)| offset);
-        Group {
-            min_offset: offsets.clone().min().unwrap_or(0),
-            max_offset: offsets.max().unwrap_or(0),
-            members,
-        }
+    fn new(mut offsets: Vec<usize>) -> Group {
+        offsets.sort_unstable();
+        offsets.dedup();
+        Group { offsets }
+    }
+
+    fn min_offset(&self) -> usize {
+        self.offsets.first().copied().unwrap_or(0)
+    }
+
+    fn max_offset(&self) -> usize {
+        self.offsets.last().copied().unwrap_or(0)
     }
 }
 
@@ -123,50 +126,40 @@ fn rare_enough(needle: &[u8]) -> bool {
     needle.len() >= MIN_SHARED_PREFIX || (needle.len() >= 2 && needle.iter().any(rare_byte))
 }
 
-/// The markers in groups that one searcher each can find, each group as
-/// its needle and its members. Markers that share a prefix of at least
-/// [`MIN_SHARED_PREFIX`] bytes go together (`<｜DSML｜invoke name=` and
-/// `<｜DSML｜tool_calls>`), searched for by that prefix; the others alone,
-/// by their own bytes. When that leaves several groups, a part that all
-/// markers hold and that is [`rare_enough`] makes one group: the `<|` of
-/// gpt-oss's six header tokens, the `tool_call` of `<|tool_call|>` and
-/// `<tool_call>`.
+/// The needles of the searchers that together find every marker, each
+/// with where it stands in the markers it finds. Markers that share a
+/// prefix of at least [`MIN_SHARED_PREFIX`] bytes go together
+/// (`<｜DSML｜invoke name=` and `<｜DSML｜tool_calls>`), searched for by
+/// that prefix; the others alone, by their own bytes. When that leaves
+/// several needles, a part that all markers hold and that is
+/// [`rare_enough`] makes one: the `<|` of gpt-oss's six header tokens, the
+/// `tool_call` of `<|tool_call|>` and `<tool_call>`.
 fn search_groups(markers: &[Marker]) -> Vec<(Vec<u8>, Group)> {
-    let mut groups: Vec<(Vec<u8>, Vec<usize>)> = Vec::new();
-    for (index, marker) in markers.iter().enumerate() {
+    let mut needles: Vec<Vec<u8>> = Vec::new();
+    for marker in markers {
         let bytes = &marker.bytes[..];
         let common = |needle: &[u8]| needle.iter().zip(bytes).take_while(|(a, b)| a == b).count();
-        match groups
+        match needles
             .iter_mut()
-            .find(|(needle, _)| common(needle) >= MIN_SHARED_PREFIX)
+            .find(|needle| common(needle) >= MIN_SHARED_PREFIX)
         {
-            Some((needle, group)) => {
-                let keep = common(needle);
-                needle.truncate(keep);
-                group.push(index);
-            }
-            None => groups.push((bytes.to_vec(), vec![index])),
+            Some(needle) => needle.truncate(common(needle)),
+            None => needles.push(bytes.to_vec()),
         }
     }
-    if groups.len() > 1 {
+    if needles.len() > 1 {
         if let Some(needle) = shared_part(markers).filter(|n| rare_enough(n)) {
             let finder = memchr::memmem::Finder::new(&needle);
-            let members = markers
+            let offsets = markers
                 .iter()
-                .enumerate()
-                .filter_map(|(index, m)| Some((index, finder.find(&m.bytes)?)))
+                .filter_map(|m| finder.find(&m.bytes))
                 .collect();
-            return vec![(needle, Group::new(members))];
+            return vec![(needle, Group::new(offsets))];
         }
     }
-    groups
+    needles
         .into_iter()
-        .map(|(needle, members)| {
-            (
-                needle,
-                Group::new(members.into_iter().map(|i| (i, 0)).collect()),
-            )
-        })
+        .map(|needle| (needle, Group::new(vec![0])))
         .collect()
 }
 
@@ -413,29 +406,27 @@ impl MarkerSet {
         // Several searchers cost a pass each, the first bytes one pass: they
         // are looked for first, while they are rare in this text.
         let switch = if memmem { SPARSE_HITS } else { 0 };
-        if hay.len() < 16 {
-            let table = hay
-                .iter()
-                .enumerate()
-                .filter(|&(_, &b)| self.first_table[b as usize])
-                .map(|(at, _)| at);
-            return self.find_among(hay, table, base, misses, switch);
-        }
+        // Tokens are short: below 16 bytes a table loop beats memchr's
+        // setup (and one call site keeps `find_among` inlined).
+        let long = hay.len() >= 16;
         match *self.firsts.as_slice() {
             [] => Found::None,
-            [a] => self.find_among(hay, memchr::memchr_iter(a, hay), base, misses, switch),
-            [a, b] => self.find_among(hay, memchr::memchr2_iter(a, b, hay), base, misses, switch),
-            [a, b, c] => {
+            [a] if long => self.find_among(hay, memchr::memchr_iter(a, hay), base, misses, switch),
+            [a, b] if long => {
+                let candidates = memchr::memchr2_iter(a, b, hay);
+                self.find_among(hay, candidates, base, misses, switch)
+            }
+            [a, b, c] if long => {
                 let candidates = memchr::memchr3_iter(a, b, c, hay);
                 self.find_among(hay, candidates, base, misses, switch)
             }
             _ => {
-                let table = hay
+                let candidates = hay
                     .iter()
                     .enumerate()
                     .filter(|&(_, &b)| self.first_table[b as usize])
                     .map(|(at, _)| at);
-                self.find_among(hay, table, base, misses, switch)
+                self.find_among(hay, candidates, base, misses, switch)
             }
         }
     }
@@ -492,11 +483,11 @@ impl MarkerSet {
             let skip = misses.skip(index, base).min(first_start(first));
             // Needle positions are searched from `from`; the ones before
             // `scanned` held no marker start at or after `skip`.
-            let mut from = skip + group.min_offset;
+            let mut from = skip + group.min_offset();
             let mut scanned = from;
             loop {
                 // Only a start before the best so far matters.
-                let limit = (first_start(first) + group.max_offset).min(hay.len());
+                let limit = (first_start(first) + group.max_offset()).min(hay.len());
                 if from >= limit {
                     scanned = scanned.max(limit);
                     break;
@@ -518,7 +509,7 @@ impl MarkerSet {
                     break;
                 }
                 let mut undecided = false;
-                for &(_, offset) in &group.members {
+                for &offset in &group.offsets {
                     let Some(at) = hit.checked_sub(offset) else {
                         continue;
                     };
@@ -530,7 +521,7 @@ impl MarkerSet {
                         // Its bytes run to the end of the hay: a partial
                         // match (found below).
                         Err(Check::Prefix) => undecided = true,
-                        Err(Check::Mismatch | Check::Full) => {}
+                        Err(_) => {}
                     }
                 }
                 if undecided {
@@ -541,7 +532,7 @@ impl MarkerSet {
             }
             // A start `at` has its needle in `at + min_offset ..= at +
             // max_offset`: those before `scanned` were all looked at.
-            let known = scanned.saturating_sub(group.max_offset);
+            let known = scanned.saturating_sub(group.max_offset());
             let known = known.min(first_start(first));
             if known > skip {
                 misses.note(index, base, (skip, known));
