@@ -78,7 +78,16 @@ pub(crate) struct TextOut {
     /// Whether the stream is inside reasoning.
     pub(crate) reasoning: bool,
     pub(crate) carry: Utf8Carry,
+    /// Invalid UTF-8 that starts before this stream offset continues the
+    /// last reported run: it is replaced without a diagnostic of its own.
+    pub(crate) quiet_until: u64,
 }
+
+/// Invalid sequences closer than this many bytes to the last one are
+/// one run: one diagnostic, one text delta per chunk, so the events of
+/// random bytes stay within a constant factor of the input. By stream
+/// offset, so the same at every chunking.
+pub(crate) const INVALID_RUN_GAP: u64 = 64;
 
 impl TextOut {
     #[inline]
@@ -120,12 +129,43 @@ impl TextOut {
 
     #[inline]
     pub(crate) fn piece<'c>(&mut self, piece: Utf8Piece<'c>, sink: &mut impl FnMut(Event<'c>)) {
+        let mut run = None;
+        self.merged_piece(piece, &mut run, sink);
+        self.flush_run(run, sink);
+    }
+
+    /// As [`TextOut::piece`], but text after an invalid sequence that
+    /// continues a run is collected in `run` (one delta instead of one per
+    /// sequence) until the next diagnostic or [`TextOut::flush_run`].
+    fn merged_piece<'c>(
+        &mut self,
+        piece: Utf8Piece<'c>,
+        run: &mut Option<String>,
+        sink: &mut impl FnMut(Event<'c>),
+    ) {
         match piece {
-            Utf8Piece::Text(t) => self.delta(t, sink),
+            Utf8Piece::Text(t) => match run {
+                Some(run) => run.push_str(&t),
+                None => self.delta(t, sink),
+            },
             Utf8Piece::Invalid(offset) => {
-                self.delta(Cow::Borrowed("\u{FFFD}"), sink);
-                sink(invalid_utf8(offset));
+                let reported = offset >= self.quiet_until;
+                self.quiet_until = offset.saturating_add(INVALID_RUN_GAP);
+                if reported {
+                    let before = run.take();
+                    self.flush_run(before, sink);
+                    self.delta(Cow::Borrowed("\u{FFFD}"), sink);
+                    sink(invalid_utf8(offset));
+                } else {
+                    run.get_or_insert_with(String::new).push('\u{FFFD}');
+                }
             }
+        }
+    }
+
+    fn flush_run<'c>(&mut self, run: Option<String>, sink: &mut impl FnMut(Event<'c>)) {
+        if let Some(run) = run.filter(|r| !r.is_empty()) {
+            self.delta(Cow::Owned(run), sink);
         }
     }
 
@@ -141,7 +181,9 @@ impl TextOut {
             return;
         }
         let mut carry = self.carry;
-        carry.push(bytes, base, &mut |p| self.piece(p, sink));
+        let mut run = None;
+        carry.push(bytes, base, &mut |p| self.merged_piece(p, &mut run, sink));
+        self.flush_run(run, sink);
         self.carry = carry;
     }
 
@@ -156,13 +198,15 @@ impl TextOut {
             return;
         }
         let mut carry = self.carry;
+        let mut run = None;
         carry.push(bytes, base, &mut |p| {
             let p = match p {
                 Utf8Piece::Text(t) => Utf8Piece::Text(Cow::Owned(t.into_owned())),
                 Utf8Piece::Invalid(o) => Utf8Piece::Invalid(o),
             };
-            self.piece(p, sink)
+            self.merged_piece(p, &mut run, sink)
         });
+        self.flush_run(run, sink);
         self.carry = carry;
     }
 
@@ -232,7 +276,9 @@ fn invalid_utf8(offset: u64) -> Event<'static> {
         offset,
         call: None,
         tool_name: None,
-        message: "invalid UTF-8 in text, replaced by U+FFFD".into(),
+        message: format!(
+            "invalid UTF-8 in text, replaced by U+FFFD (invalid bytes within {INVALID_RUN_GAP} bytes of this one are replaced without a diagnostic of their own)"
+        ),
         span: None,
     })
 }

@@ -159,3 +159,33 @@ fn hostile_schemas_are_errors_or_harmless_never_panics() {
     assert!(problems[0].contains("/kids/0/kids/0/kids"), "{problems:?}");
     assert!(problems[1].contains("/a/a"), "{problems:?}");
 }
+
+#[test]
+fn the_required_response_schema_accepts_exactly_the_calls_of_the_tool_list() {
+    use toolsieve::middleware::{response_schema, ToolChoice, ToolSpec};
+    let time = Tool::new("get_time").with_parameters(json!({
+        "type": "object", "properties": {"tz": {"type": "string"}}, "required": ["tz"]
+    }));
+    let tools = [ToolSpec::Function(weather()), ToolSpec::Function(time)];
+    let schema = response_schema(&ToolChoice::Required, &tools)
+        .unwrap()
+        .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let accepted = [
+        json!({"name": "get_weather", "arguments": {"city": "Paris"}}),
+        json!({"name": "get_time", "arguments": {"tz": "UTC"}}),
+    ];
+    let refused = [
+        json!({"name": "get_weather", "arguments": {"tz": "UTC"}}),
+        json!({"name": "get_time", "arguments": {"city": "Paris"}}),
+        json!({"name": "get_news", "arguments": {}}),
+        json!({"name": "get_time"}),
+        json!({"name": "get_time", "arguments": {"tz": "UTC"}, "extra": 1}),
+    ];
+    for call in &accepted {
+        assert!(validator.is_valid(call), "{call}");
+    }
+    for call in &refused {
+        assert!(!validator.is_valid(call), "{call}");
+    }
+}

@@ -104,9 +104,38 @@ struct ServeArgs {
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = 8 << 20)]
     max_body_bytes: usize,
-    /// Most requests served at once.
+    /// Most requests served at once (503 with Retry-After beyond).
     #[arg(long, default_value_t = 256)]
     max_concurrent: usize,
+    /// Most tools one request may carry (400 beyond).
+    #[arg(long, default_value_t = 256)]
+    max_tools: usize,
+    /// Most client connections open at once (more wait to be accepted).
+    #[arg(long, default_value_t = 4096)]
+    max_connections: usize,
+    /// Seconds a client may take to send its request headers.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    header_timeout: f64,
+    /// Seconds a client may take to send its request body (408 beyond).
+    #[arg(long, default_value_t = 30.0, value_parser = seconds)]
+    body_timeout: f64,
+    /// Seconds to connect to the backend.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    backend_connect_timeout: f64,
+    /// Longest silence from the backend, in seconds, before the request
+    /// fails (504, or an error event on a stream).
+    #[arg(long, default_value_t = 300.0, value_parser = seconds)]
+    backend_read_timeout: f64,
+    /// Environment variable holding the keys clients must send as
+    /// `Authorization: Bearer` (separated by commas, spaces or newlines).
+    #[arg(long)]
+    client_keys_env: Option<String>,
+    /// File with the keys clients must send, one per line (# comments).
+    #[arg(long)]
+    client_keys_file: Option<PathBuf>,
+    /// Listen on a non-loopback address without client keys.
+    #[arg(long)]
+    allow_unauthenticated: bool,
     /// Log requests and errors to stderr.
     #[arg(long)]
     verbose: bool,
@@ -563,6 +592,7 @@ fn write_event(out: &mut impl Write, event: &Event<'_>) -> io::Result<()> {
 
 #[cfg(feature = "server")]
 fn serve(args: ServeArgs) -> io::Result<()> {
+    use std::time::Duration;
     use toolsieve::openai::StreamPolicy;
     use toolsieve::server::{FormatChoice, ServeConfig};
 
@@ -594,6 +624,32 @@ fn serve(args: ServeArgs) -> io::Result<()> {
     };
     config.max_body_bytes = args.max_body_bytes;
     config.max_concurrent = args.max_concurrent.max(1);
+    config.max_tools = args.max_tools;
+    config.max_connections = args.max_connections.max(1);
+    config.header_read_timeout = Duration::from_secs_f64(args.header_timeout);
+    config.body_read_timeout = Duration::from_secs_f64(args.body_timeout);
+    config.backend_connect_timeout = Duration::from_secs_f64(args.backend_connect_timeout);
+    config.backend_read_timeout = Duration::from_secs_f64(args.backend_read_timeout);
+    config.allow_unauthenticated = args.allow_unauthenticated;
+    if let Some(var) = &args.client_keys_env {
+        let keys = std::env::var(var)
+            .map_err(|_| invalid(format!("--client-keys-env: ${var} is not set")))?;
+        config
+            .client_keys
+            .extend(toolsieve::server::parse_keys(&keys));
+    }
+    if let Some(path) = &args.client_keys_file {
+        let keys = std::fs::read_to_string(path)
+            .map_err(|e| invalid(format!("--client-keys-file {}: {e}", path.display())))?;
+        config
+            .client_keys
+            .extend(toolsieve::server::parse_keys(&keys));
+    }
+    if (args.client_keys_env.is_some() || args.client_keys_file.is_some())
+        && config.client_keys.is_empty()
+    {
+        return Err(invalid("the client keys given are empty"));
+    }
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.listen).await?;
@@ -609,6 +665,15 @@ fn serve(args: ServeArgs) -> io::Result<()> {
         }
         toolsieve::server::run(listener, config, shutdown_signal()).await
     })
+}
+
+/// A number of seconds: positive and finite.
+#[cfg(feature = "server")]
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(s),
+        _ => Err(format!("{text:?} is not a number of seconds above 0")),
+    }
 }
 
 /// Ctrl-C, or SIGTERM on Unix.

@@ -231,8 +231,9 @@ fn function_tools(tools: &[ToolSpec]) -> Vec<&Tool> {
 ///
 /// For `tool`: `name` is the const tool name and `arguments` that tool's
 /// schema; the tool's name and description are the schema's `title` and
-/// `description`. For `required`: `name` is an enum of the tool names and an
-/// `if`/`then`/`else` chain picks the arguments schema of the named tool.
+/// `description`. For `required`: an `anyOf` with one such branch per
+/// function tool, built in time linear in the tool list, nesting no
+/// deeper than the tools' own schemas.
 ///
 /// # Errors
 ///
@@ -248,21 +249,7 @@ pub fn response_schema(choice: &ToolChoice, tools: &[ToolSpec]) -> Result<Option
                 .iter()
                 .find(|t| t.name == *name)
                 .ok_or_else(|| Error::InvalidRequest(format!("no function tool {name:?}")))?;
-            let mut schema = json!({
-                "title": tool.name,
-                "type": "object",
-                "properties": {
-                    "name": {"const": tool.name},
-                    "arguments": tool.parameters,
-                },
-                "required": ["name", "arguments"],
-                "additionalProperties": false,
-            });
-            // Hints for providers whose response format has room for them.
-            if !tool.description.is_empty() {
-                schema["description"] = json!(tool.description);
-            }
-            Ok(Some(schema))
+            Ok(Some(call_schema(tool)))
         }
         ToolChoice::Required => {
             if functions.is_empty() {
@@ -270,29 +257,36 @@ pub fn response_schema(choice: &ToolChoice, tools: &[ToolSpec]) -> Result<Option
                     "tool_choice \"required\" needs at least one function tool; provider-defined tools cannot be required here".into(),
                 ));
             }
-            // Innermost `else` rejects any other name.
-            let mut chain = json!(false);
-            for tool in functions.iter().rev() {
-                chain = json!({
-                    "if": {"properties": {"name": {"const": tool.name}}},
-                    "then": {"properties": {"arguments": tool.parameters}},
-                    "else": chain,
-                });
-            }
-            let names: Vec<&str> = functions.iter().map(|t| t.name.as_str()).collect();
+            // One flat branch per tool: built in linear time, no nesting
+            // that grows with the tool list, and the shape validators and
+            // grammar converters (llama.cpp's, xgrammar's) handle best.
+            let branches: Vec<Value> = functions.iter().map(|tool| call_schema(tool)).collect();
             let mut schema = Map::new();
             schema.insert("type".into(), json!("object"));
-            schema.insert(
-                "properties".into(),
-                json!({"name": {"type": "string", "enum": names}, "arguments": {"type": "object"}}),
-            );
-            schema.insert("required".into(), json!(["name", "arguments"]));
-            if let Value::Object(chain) = chain {
-                schema.extend(chain);
-            }
+            schema.insert("anyOf".into(), Value::Array(branches));
             Ok(Some(Value::Object(schema)))
         }
     }
+}
+
+/// `{"name": <the tool>, "arguments": <its schema>}`, with the tool's name
+/// and description as hints for providers whose response format has room
+/// for them.
+fn call_schema(tool: &Tool) -> Value {
+    let mut schema = json!({
+        "title": tool.name,
+        "type": "object",
+        "properties": {
+            "name": {"const": tool.name},
+            "arguments": tool.parameters,
+        },
+        "required": ["name", "arguments"],
+        "additionalProperties": false,
+    });
+    if !tool.description.is_empty() {
+        schema["description"] = json!(tool.description);
+    }
+    schema
 }
 
 /// A provider with a native tool-calling API.

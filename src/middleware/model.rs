@@ -413,19 +413,26 @@ impl<M: LanguageModel> ToolCallingModel<M> {
             tracing::debug!(target: "toolsieve::parse", "tool_choice fast path");
         }
         let inner = self.model.stream(&transformed.request);
-        let mut state = StreamState {
+        let state = StreamState {
             parser,
             reporter: Reporter::new(self.on_error.clone(), self.include_raw_text),
             finished: false,
+            failed: false,
         };
         let warnings = transformed
             .warnings
             .into_iter()
             .map(|w| Ok(StreamPart::Warning(w)));
+        // After a model error nothing more is read: a backend that broke
+        // off is not polled again.
         let parts = inner
             .map(Some)
             .chain(stream::iter([None]))
-            .flat_map(move |item| stream::iter(state.step(item)));
+            .scan(state, |state, item| {
+                let out = (!state.failed).then(|| state.step(item));
+                futures::future::ready(out)
+            })
+            .flat_map(stream::iter);
         Ok(stream::iter(warnings).chain(parts).boxed())
     }
 }
@@ -434,6 +441,8 @@ struct StreamState {
     parser: ResponseParser,
     reporter: Reporter,
     finished: bool,
+    /// The model's stream failed.
+    failed: bool,
 }
 
 impl StreamState {
@@ -463,6 +472,7 @@ impl StreamState {
             Some(Ok(ModelPart::Usage(usage))) => return vec![Ok(StreamPart::Usage(usage))],
             Some(Err(e)) => {
                 self.finished = true;
+                self.failed = true;
                 return vec![Err(e)];
             }
             // The model's stream ended without saying why.

@@ -1,13 +1,15 @@
 //! An OpenAI-compatible HTTP backend as a [`LanguageModel`]: reqwest for
-//! HTTP, eventsource-stream for the server-sent events.
+//! HTTP, a linear bounded decoder for the server-sent events.
 
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
+use std::collections::VecDeque;
+
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 
 use super::request::to_backend;
+use super::sse::SseDecoder;
 use super::wire::{ChatCompletion, ChatCompletionChunk, ErrorBody};
 use crate::middleware::{FinishReason, Generation, LanguageModel, ModelError, ModelPart, Request};
 
@@ -15,9 +17,13 @@ use crate::middleware::{FinishReason, Generation, LanguageModel, ModelError, Mod
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BackendError {
-    /// No connection, or it broke, or it timed out.
+    /// No connection could be made, or the request could not be sent.
     #[error("backend unreachable: {0}")]
     Unreachable(#[source] reqwest::Error),
+    /// The connection broke, or went silent past the read timeout, while
+    /// the answer was coming.
+    #[error("{}", interrupted_message(.0))]
+    Interrupted(#[source] reqwest::Error),
     /// The backend answered with an error status.
     #[error("backend answered {status}: {message}")]
     Status {
@@ -26,10 +32,70 @@ pub enum BackendError {
         /// The backend's error message (its OpenAI error body's message,
         /// or the start of its body).
         message: String,
+        /// The error body's `type`, if it had one.
+        kind: Option<String>,
+        /// The error body's `code` (e.g. `context_length_exceeded`).
+        code: Option<String>,
+        /// The error body's `param`.
+        param: Option<String>,
+        /// The backend's `Retry-After` header, as it sent it.
+        retry_after: Option<String>,
     },
     /// The backend's answer is not what the wire says it should be.
     #[error("backend sent an answer that is not OpenAI's: {0}")]
     Protocol(String),
+    /// The answer stream ended with neither `[DONE]` nor a finish reason:
+    /// what came before it may be cut anywhere.
+    #[error("the backend's answer stream ended before its end (no [DONE] and no finish reason)")]
+    Truncated,
+}
+
+fn interrupted_message(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "the backend went silent past the read timeout".into()
+    } else {
+        format!("the backend's answer broke off: {e}")
+    }
+}
+
+impl BackendError {
+    /// The machine-readable code a client gets for this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            BackendError::Unreachable(_) => "backend_unreachable",
+            BackendError::Interrupted(e) if e.is_timeout() => "backend_timeout",
+            BackendError::Interrupted(_) => "backend_interrupted",
+            BackendError::Status { .. } => "backend_error",
+            BackendError::Protocol(_) => "backend_protocol_error",
+            BackendError::Truncated => "backend_truncated",
+        }
+    }
+}
+
+/// Bounds on what is read from a backend, beyond the HTTP client's own
+/// timeouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BackendLimits {
+    /// Longest server-sent-event line (and event data), in bytes.
+    pub max_line_bytes: usize,
+    /// Longest whole (non-streamed) answer body, in bytes.
+    pub max_body_bytes: usize,
+    /// How much of an error body is read, in bytes.
+    pub max_error_body_bytes: usize,
+    /// How long reading an error body may take in all.
+    pub error_body_timeout: Duration,
+}
+
+impl Default for BackendLimits {
+    fn default() -> BackendLimits {
+        BackendLimits {
+            max_line_bytes: 4 << 20,
+            max_body_bytes: 64 << 20,
+            max_error_body_bytes: 64 << 10,
+            error_body_timeout: Duration::from_secs(10),
+        }
+    }
 }
 
 /// An OpenAI-compatible chat-completions endpoint (a llama.cpp server,
@@ -43,6 +109,7 @@ pub struct HttpModel {
     base_url: String,
     api_key: Option<String>,
     model: Option<String>,
+    limits: BackendLimits,
 }
 
 impl HttpModel {
@@ -54,9 +121,23 @@ impl HttpModel {
     ///
     /// When the HTTP client cannot be built (no TLS roots).
     pub fn new(base_url: impl Into<String>) -> Result<HttpModel, BackendError> {
+        HttpModel::with_timeouts(base_url, Duration::from_secs(10), Duration::from_secs(300))
+    }
+
+    /// A backend at `base_url` with these connect and read timeouts (the
+    /// read timeout bounds the silence between two reads, not the answer).
+    ///
+    /// # Errors
+    ///
+    /// When the HTTP client cannot be built (no TLS roots).
+    pub fn with_timeouts(
+        base_url: impl Into<String>,
+        connect: Duration,
+        read: Duration,
+    ) -> Result<HttpModel, BackendError> {
         let client = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .read_timeout(Duration::from_secs(300))
+            .connect_timeout(connect)
+            .read_timeout(read)
             .build()
             .map_err(BackendError::Unreachable)?;
         Ok(HttpModel::with_client(client, base_url))
@@ -69,7 +150,14 @@ impl HttpModel {
             base_url: base_url.into().trim_end_matches('/').to_owned(),
             api_key: None,
             model: None,
+            limits: BackendLimits::default(),
         }
+    }
+
+    /// Bounds on lines, bodies and error bodies read from the backend.
+    pub fn limits(mut self, limits: BackendLimits) -> HttpModel {
+        self.limits = limits;
+        self
     }
 
     /// Sends `Authorization: Bearer key`.
@@ -113,31 +201,71 @@ impl HttpModel {
             .request(reqwest::Method::POST, "/chat/completions")
             .json(&body)
             .send();
+        let limits = self.limits;
         Box::pin(async move {
             let response = pending.await.map_err(BackendError::Unreachable)?;
-            check_status(response).await
+            check_status(response, &limits).await
         })
     }
 }
 
 /// Passes a success through; an error status becomes
-/// [`BackendError::Status`] with the backend's message.
+/// [`BackendError::Status`] with the backend's message, code and
+/// `Retry-After`. At most `limits.max_error_body_bytes` of the body are
+/// read, within `limits.error_body_timeout`.
 pub(crate) async fn check_status(
     response: reqwest::Response,
+    limits: &BackendLimits,
 ) -> Result<reqwest::Response, BackendError> {
     let status = response.status();
     if status.is_success() {
         return Ok(response);
     }
-    let body = response.text().await.unwrap_or_default();
-    let message = match serde_json::from_str::<ErrorBody>(&body) {
-        Ok(error) => error.error.message,
-        Err(_) => body.chars().take(500).collect(),
+    let retry_after = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let read = read_capped(response, limits.max_error_body_bytes);
+    // A body that does not come in time is left: the status says enough.
+    let body = match tokio::time::timeout(limits.error_body_timeout, read).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) | Err(_) => Vec::new(),
+    };
+    let (message, kind, code, param) = match serde_json::from_slice::<ErrorBody>(&body) {
+        Ok(ErrorBody { error }) => (error.message, Some(error.kind), error.code, error.param),
+        Err(_) => {
+            let text = String::from_utf8_lossy(&body);
+            let message: String = text.chars().take(500).collect();
+            let message = if message.trim().is_empty() {
+                status.canonical_reason().unwrap_or("error").to_owned()
+            } else {
+                message
+            };
+            (message, None, None, None)
+        }
     };
     Err(BackendError::Status {
         status: status.as_u16(),
         message,
+        kind,
+        code,
+        param,
+        retry_after,
     })
+}
+
+/// The body, up to `cap` bytes (the rest is not read).
+async fn read_capped(mut response: reqwest::Response, cap: usize) -> reqwest::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    while body.len() < cap {
+        let Some(chunk) = response.chunk().await? else {
+            break;
+        };
+        let room = cap - body.len();
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+    }
+    Ok(body)
 }
 
 fn finish(reason: Option<&str>) -> FinishReason {
@@ -153,9 +281,18 @@ fn finish(reason: Option<&str>) -> FinishReason {
 impl LanguageModel for HttpModel {
     fn generate(&self, request: &Request) -> BoxFuture<'static, Result<Generation, ModelError>> {
         let sent = self.send(request, false);
+        let cap = self.limits.max_body_bytes;
         Box::pin(async move {
             let response = sent.await?;
-            let body = response.bytes().await.map_err(BackendError::Unreachable)?;
+            if response.content_length().is_some_and(|n| n > cap as u64) {
+                return Err(too_big(cap).into());
+            }
+            let body = read_capped(response, cap.saturating_add(1))
+                .await
+                .map_err(BackendError::Interrupted)?;
+            if body.len() > cap {
+                return Err(too_big(cap).into());
+            }
             let completion: ChatCompletion =
                 serde_json::from_slice(&body).map_err(|e| BackendError::Protocol(e.to_string()))?;
             let Some(choice) = completion.choices.into_iter().next() else {
@@ -172,73 +309,132 @@ impl LanguageModel for HttpModel {
 
     fn stream(&self, request: &Request) -> BoxStream<'static, Result<ModelPart, ModelError>> {
         let sent = self.send(request, true);
+        let max_line = self.limits.max_line_bytes;
         stream::once(sent)
-            .flat_map(|response| match response {
+            .flat_map(move |response| match response {
                 Err(e) => stream::iter([Err(ModelError::from(e))]).boxed(),
-                Ok(response) => events(response),
+                Ok(response) => events(response, max_line),
             })
             .boxed()
     }
 }
 
-/// The parts of one streamed answer; ends after `[DONE]`, at the end of
-/// the body, or after the first error.
-fn events(response: reqwest::Response) -> BoxStream<'static, Result<ModelPart, ModelError>> {
-    let mut finished = false;
-    response
-        .bytes_stream()
-        .eventsource()
-        .map(move |event| -> Vec<Result<ModelPart, ModelError>> {
-            if finished {
-                return Vec::new();
+fn too_big(cap: usize) -> BackendError {
+    BackendError::Protocol(format!("the answer is over the limit of {cap} bytes"))
+}
+
+/// One streamed answer being read.
+struct Reading {
+    body: BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    decoder: SseDecoder,
+    ready: VecDeque<Result<ModelPart, ModelError>>,
+    /// `[DONE]`, an error or the end of the body was seen: nothing more is
+    /// read.
+    ended: bool,
+    /// A finish reason was seen.
+    finished: bool,
+}
+
+/// The parts of one streamed answer. The stream ends after `[DONE]`, at
+/// the end of the body, or right after its first error (a body that ends
+/// with neither `[DONE]` nor a finish reason ends with
+/// [`BackendError::Truncated`]); it never polls the body again after that.
+fn events(
+    response: reqwest::Response,
+    max_line: usize,
+) -> BoxStream<'static, Result<ModelPart, ModelError>> {
+    let reading = Reading {
+        body: response.bytes_stream().boxed(),
+        decoder: SseDecoder::new(max_line),
+        ready: VecDeque::new(),
+        ended: false,
+        finished: false,
+    };
+    stream::unfold(reading, |mut reading| async move {
+        loop {
+            if let Some(part) = reading.ready.pop_front() {
+                return Some((part, reading));
             }
-            let event = match event {
-                Ok(event) => event,
-                Err(e) => {
-                    finished = true;
-                    return vec![Err(BackendError::Protocol(e.to_string()).into())];
-                }
-            };
-            if event.data.trim() == "[DONE]" {
-                finished = true;
-                return Vec::new();
+            if reading.ended {
+                return None;
             }
-            if let Ok(error) = serde_json::from_str::<ErrorBody>(&event.data) {
-                finished = true;
-                return vec![Err(BackendError::Status {
-                    status: 200,
-                    message: error.error.message,
+            reading.read().await;
+        }
+    })
+    .boxed()
+}
+
+impl Reading {
+    async fn read(&mut self) {
+        match self.body.next().await {
+            Some(Ok(bytes)) => {
+                let mut data = Vec::new();
+                let decoded = self.decoder.push(&bytes, &mut data);
+                for data in data {
+                    self.event(&data);
+                    if self.ended {
+                        return;
+                    }
                 }
-                .into())];
-            }
-            let chunk: ChatCompletionChunk = match serde_json::from_str(&event.data) {
-                Ok(chunk) => chunk,
-                Err(e) => {
-                    finished = true;
-                    return vec![Err(BackendError::Protocol(format!(
-                        "{e} in {:?}",
-                        event.data
-                    ))
-                    .into())];
-                }
-            };
-            let mut parts = Vec::new();
-            for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
-                if let Some(reasoning) = choice.delta.reasoning_content.filter(|r| !r.is_empty()) {
-                    parts.push(Ok(ModelPart::ReasoningDelta(reasoning)));
-                }
-                if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
-                    parts.push(Ok(ModelPart::TextDelta(text)));
-                }
-                if let Some(reason) = choice.finish_reason {
-                    parts.push(Ok(ModelPart::Finish(finish(Some(&reason)))));
+                if let Err(e) = decoded {
+                    self.fail(BackendError::Protocol(e.to_string()));
                 }
             }
-            if let Some(usage) = chunk.usage {
-                parts.push(Ok(ModelPart::Usage(usage)));
+            Some(Err(e)) => self.fail(BackendError::Interrupted(e)),
+            None if self.finished => self.ended = true,
+            None => self.fail(BackendError::Truncated),
+        }
+    }
+
+    fn fail(&mut self, e: BackendError) {
+        self.ended = true;
+        self.ready.push_back(Err(e.into()));
+    }
+
+    fn event(&mut self, data: &str) {
+        let data = data.trim();
+        // An empty `data:` is valid and says nothing.
+        if data.is_empty() {
+            return;
+        }
+        if data == "[DONE]" {
+            self.ended = true;
+            return;
+        }
+        if let Ok(error) = serde_json::from_str::<ErrorBody>(data) {
+            let error = error.error;
+            return self.fail(BackendError::Status {
+                status: 200,
+                message: error.message,
+                kind: Some(error.kind),
+                code: error.code,
+                param: error.param,
+                retry_after: None,
+            });
+        }
+        let chunk: ChatCompletionChunk = match serde_json::from_str(data) {
+            Ok(chunk) => chunk,
+            Err(e) => {
+                let start: String = data.chars().take(200).collect();
+                return self.fail(BackendError::Protocol(format!("{e} in {start:?}")));
             }
-            parts
-        })
-        .flat_map(stream::iter)
-        .boxed()
+        };
+        for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+            if let Some(reasoning) = choice.delta.reasoning_content.filter(|r| !r.is_empty()) {
+                self.ready
+                    .push_back(Ok(ModelPart::ReasoningDelta(reasoning)));
+            }
+            if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
+                self.ready.push_back(Ok(ModelPart::TextDelta(text)));
+            }
+            if let Some(reason) = choice.finish_reason {
+                self.finished = true;
+                self.ready
+                    .push_back(Ok(ModelPart::Finish(finish(Some(&reason)))));
+            }
+        }
+        if let Some(usage) = chunk.usage {
+            self.ready.push_back(Ok(ModelPart::Usage(usage)));
+        }
+    }
 }

@@ -41,6 +41,8 @@ mod chunks;
 #[cfg(feature = "server")]
 mod http;
 mod request;
+#[cfg(feature = "server")]
+mod sse;
 mod wire;
 
 pub use chunks::{
@@ -50,7 +52,7 @@ pub use chunks::{
 #[cfg(feature = "server")]
 pub(crate) use http::check_status;
 #[cfg(feature = "server")]
-pub use http::{BackendError, HttpModel};
+pub use http::{BackendError, BackendLimits, HttpModel};
 pub use request::{request_error, to_backend, to_middleware, transform};
 pub use wire::{
     tool_choice_value, AssistantMessage, ChatCompletion, ChatCompletionChunk, ChatMessage,

@@ -1,0 +1,352 @@
+//! The routes: chat completions (rewritten, passed through), models,
+//! health.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use futures::future::BoxFuture;
+use futures::stream::{self, BoxStream, StreamExt};
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::errors::{backend_error, busy, error, stream_error, with_retry_after};
+use super::{AppState, FormatChoice};
+use crate::middleware::{GenerateResult, ModelError, StreamPart, ToolCallingModel, ToolChoice};
+use crate::openai::{self, BackendError, ChatMessage, ChatRequest, ChunkEncoder, ErrorBody};
+use crate::Format;
+
+pub(super) async fn health() -> Json<serde_json::Value> {
+    Json(serde_json::json!({"status": "ok"}))
+}
+
+pub(super) async fn models(State(state): State<Arc<AppState>>) -> Response {
+    let sent = state
+        .backend
+        .request(reqwest::Method::GET, "/models")
+        .send()
+        .await;
+    match sent {
+        Ok(response) => relay(response),
+        Err(e) => backend_error(&ModelError::from(BackendError::Unreachable(e))),
+    }
+}
+
+/// A backend answer passed on as it comes: status, content type,
+/// `Retry-After`, body.
+fn relay(response: reqwest::Response) -> Response {
+    let status =
+        StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let header_of = |name| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let content_type =
+        header_of(reqwest::header::CONTENT_TYPE).unwrap_or_else(|| "application/json".into());
+    let retry_after = header_of(reqwest::header::RETRY_AFTER);
+    let body = Body::from_stream(response.bytes_stream());
+    let mut out = Response::new(body);
+    *out.status_mut() = status;
+    if let Ok(value) = header::HeaderValue::from_str(&content_type) {
+        out.headers_mut().insert(header::CONTENT_TYPE, value);
+    }
+    with_retry_after(out, retry_after.as_deref())
+}
+
+/// A request the backend can take as it is: no tools, no call history.
+fn needs_no_rewrite(chat: &ChatRequest) -> bool {
+    chat.tools.is_empty()
+        && matches!(
+            chat.tool_choice,
+            None | Some(ToolChoice::Auto | ToolChoice::None)
+        )
+        && chat.messages.iter().all(|m| match m {
+            ChatMessage::Assistant { tool_calls, .. } => tool_calls.is_empty(),
+            ChatMessage::Tool { .. } => false,
+            _ => true,
+        })
+}
+
+/// What a request became once read and checked.
+enum Prepared {
+    /// Sent on to the backend untouched.
+    Passthrough(Bytes),
+    Whole {
+        model: String,
+        answer: BoxFuture<'static, Result<GenerateResult, ModelError>>,
+    },
+    Streamed {
+        model: String,
+        parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+    },
+}
+
+pub(super) async fn chat(State(state): State<Arc<AppState>>, body: Body) -> Response {
+    let config = &state.config;
+    // The body first, under a deadline: a slow client holds no slot.
+    let read = axum::body::to_bytes(body, config.max_body_bytes);
+    let body = match tokio::time::timeout(config.body_read_timeout, read).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) => return too_large(config.max_body_bytes),
+        Err(_) => return too_slow(config.body_read_timeout),
+    };
+    let Ok(slot) = state.slots.clone().try_acquire_owned() else {
+        return busy(config.max_concurrent, config.retry_after);
+    };
+    // Parsing, checking and rendering the prompt are CPU work that grows
+    // with the request: off the async workers.
+    let preparing = state.clone();
+    let prepared = tokio::task::spawn_blocking(move || prepare(&preparing, &body)).await;
+    let prepared = match prepared {
+        Ok(Ok(prepared)) => prepared,
+        Ok(Err(response)) => return response,
+        Err(e) => {
+            let body = ErrorBody::new("server_error", format!("request preparation failed: {e}"));
+            return error(StatusCode::INTERNAL_SERVER_ERROR, body);
+        }
+    };
+    match prepared {
+        Prepared::Passthrough(body) => passthrough(&state, body).await,
+        Prepared::Whole { model, answer } => match answer.await {
+            Ok(result) => {
+                for warning in &result.warnings {
+                    tracing::warn!(target: "toolsieve::serve", "{warning}");
+                }
+                let (id, created) = (openai::completion_id(), openai::unix_now());
+                Json(openai::completion(id, model, created, &result, None)).into_response()
+            }
+            Err(e) => backend_error(&e),
+        },
+        Prepared::Streamed { model, parts } => streamed(&state, parts, model, slot).await,
+    }
+}
+
+fn too_large(limit: usize) -> Response {
+    let mut body = ErrorBody::invalid_request(
+        format!("the request body is over the limit of {limit} bytes"),
+        None,
+    );
+    body.error.code = Some("request_too_large".into());
+    error(StatusCode::PAYLOAD_TOO_LARGE, body)
+}
+
+fn too_slow(limit: std::time::Duration) -> Response {
+    let mut body = ErrorBody::invalid_request(
+        format!(
+            "the request body did not arrive within {} s",
+            limit.as_secs_f64()
+        ),
+        None,
+    );
+    body.error.code = Some("request_timeout".into());
+    error(StatusCode::REQUEST_TIMEOUT, body)
+}
+
+/// Reads and checks the request, and starts the backend request; an
+/// error answer if the request is refused.
+fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Response> {
+    let chat = read_chat(body).map_err(|body| error(StatusCode::BAD_REQUEST, body))?;
+    if needs_no_rewrite(&chat) {
+        return Ok(Prepared::Passthrough(body.clone()));
+    }
+    let config = &state.config;
+    if chat.tools.len() > config.max_tools {
+        let mut body = ErrorBody::invalid_request(
+            format!(
+                "the request has {} tools; this server takes at most {}",
+                chat.tools.len(),
+                config.max_tools
+            ),
+            Some("tools".into()),
+        );
+        body.error.code = Some("too_many_tools".into());
+        return Err(error(StatusCode::BAD_REQUEST, body));
+    }
+    let (format, reasoning) = match config.format {
+        FormatChoice::Fixed(format) => (format, format.default_reasoning()),
+        FormatChoice::Auto => match Format::for_model(&chat.model) {
+            Ok(setup) => (setup.format, setup.reasoning),
+            Err(e) => {
+                let message = format!(
+                    "{e}; this server picks the tool-call format from the model id, and knows no format for this one (its operator can fix one with --format)"
+                );
+                let body = ErrorBody::invalid_request(message, Some("model".into()));
+                return Err(error(StatusCode::BAD_REQUEST, body));
+            }
+        },
+    };
+    let request =
+        openai::to_middleware(&chat).map_err(|body| error(StatusCode::BAD_REQUEST, body))?;
+    tracing::debug!(target: "toolsieve::serve", model = %chat.model, format = format.name(), stream = chat.stream, tools = chat.tools.len(), "chat request");
+    let wrapped = ToolCallingModel::new(state.backend.clone(), format)
+        .reasoning(reasoning)
+        .limits(config.limits);
+    let refused = |e| error(StatusCode::BAD_REQUEST, openai::request_error(e));
+    Ok(if chat.stream {
+        Prepared::Streamed {
+            parts: wrapped.stream(&request).map_err(refused)?,
+            model: chat.model,
+        }
+    } else {
+        Prepared::Whole {
+            answer: wrapped.generate(&request).map_err(refused)?,
+            model: chat.model,
+        }
+    })
+}
+
+/// The body as a chat request, or an error naming the field at fault.
+fn read_chat(body: &[u8]) -> Result<ChatRequest, ErrorBody> {
+    let mut json = serde_json::Deserializer::from_slice(body);
+    let chat: ChatRequest = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+        let path = e.path().to_string();
+        field_error(&path, &e.into_inner())
+    })?;
+    json.end().map_err(|e| {
+        ErrorBody::invalid_request(format!("the body is not a chat request: {e}"), None)
+    })?;
+    Ok(chat)
+}
+
+fn field_error(path: &str, inner: &serde_json::Error) -> ErrorBody {
+    if path == "tool_choice" || path.starts_with("tool_choice.") {
+        return ErrorBody::invalid_request(
+            "tool_choice must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": \"…\"}}",
+            Some("tool_choice".into()),
+        );
+    }
+    let param = (path != ".").then(|| path.to_owned());
+    ErrorBody::invalid_request(format!("the body is not a chat request: {inner}"), param)
+}
+
+async fn passthrough(state: &AppState, body: Bytes) -> Response {
+    let sent = state
+        .backend
+        .request(reqwest::Method::POST, "/chat/completions")
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(body)
+        .send()
+        .await;
+    match sent {
+        Ok(response) if response.status().is_server_error() => {
+            let limits = state.config.backend_limits;
+            match openai::check_status(response, &limits).await {
+                Err(e) => backend_error(&ModelError::from(e)),
+                Ok(response) => relay(response),
+            }
+        }
+        Ok(response) => relay(response),
+        Err(e) => backend_error(&ModelError::from(BackendError::Unreachable(e))),
+    }
+}
+
+/// The stream's state: the encoder, and whether it ended on an error (then
+/// nothing more is read from the backend).
+struct Encoding {
+    encoder: ChunkEncoder,
+    failed: bool,
+    /// Held as long as the stream lives.
+    _slot: OwnedSemaphorePermit,
+}
+
+async fn streamed(
+    state: &AppState,
+    mut parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+    model: String,
+    slot: OwnedSemaphorePermit,
+) -> Response {
+    // The first part says whether the backend took the request: an error
+    // there is still an HTTP status, not an event.
+    let first = parts.next().await;
+    if let Some(Err(e)) = &first {
+        return backend_error(e);
+    }
+    let (id, created) = (openai::completion_id(), openai::unix_now());
+    let encoding = Encoding {
+        encoder: ChunkEncoder::new(id, model, created, state.config.stream_policy),
+        failed: false,
+        _slot: slot,
+    };
+    let events = stream::iter(first)
+        .chain(parts)
+        .ready_chunks(64)
+        .scan(encoding, |encoding, batch| {
+            let out = (!encoding.failed).then(|| encoding.batch(batch));
+            futures::future::ready(out)
+        })
+        .flat_map(stream::iter)
+        .chain(stream::once(async {
+            Ok(SseEvent::default().data("[DONE]"))
+        }));
+    Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
+impl Encoding {
+    /// The events of a batch of parts; after an error, the error event.
+    fn batch(
+        &mut self,
+        batch: Vec<Result<StreamPart, ModelError>>,
+    ) -> Vec<Result<SseEvent, Infallible>> {
+        let mut ok: Vec<StreamPart> = Vec::with_capacity(batch.len());
+        let mut failed = None;
+        for part in batch {
+            match part {
+                Ok(part) => ok.push(part),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let mut chunks = Vec::new();
+        self.encoder.push_all(&ok, &mut chunks);
+        let mut out: Vec<Result<SseEvent, Infallible>> = chunks
+            .iter()
+            .filter_map(|chunk| serde_json::to_string(chunk).ok())
+            .map(|json| Ok(SseEvent::default().data(json)))
+            .collect();
+        if let Some(e) = failed {
+            self.failed = true;
+            tracing::warn!(target: "toolsieve::serve", error = %e, "backend failed mid-stream");
+            if let Ok(json) = serde_json::to_string(&stream_error(&e)) {
+                out.push(Ok(SseEvent::default().data(json)));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_errors_name_the_field() {
+        let bad_choice = br#"{"model": "m", "messages": [], "tool_choice": "sometimes"}"#;
+        let e = read_chat(bad_choice).unwrap_err();
+        assert_eq!(e.error.param.as_deref(), Some("tool_choice"));
+        assert!(e.error.message.contains("\"required\""), "{e}");
+        let bad_message = br#"{"model": "m", "messages": [{"role": "user", "content": 3}]}"#;
+        let e = read_chat(bad_message).unwrap_err();
+        assert!(
+            e.error
+                .param
+                .as_deref()
+                .unwrap_or("")
+                .starts_with("messages[0]"),
+            "{e}"
+        );
+        let trailing = br#"{"model": "m", "messages": []} x"#;
+        assert!(read_chat(trailing).is_err());
+        assert!(read_chat(br#"{"model": "m", "messages": []}"#).is_ok());
+    }
+}
