@@ -7,6 +7,10 @@
 //! time from the backend sending a call's first byte to the client seeing
 //! the call, for the eager and validated stream policies.
 //!
+//! Then the load: 1000 streams at once through the `toolsieve serve`
+//! binary in a process of its own, each answer with a call; reported:
+//! per-chunk latency p50/p99, calls delivered, and the server's peak RSS.
+//!
 //! `cargo bench --bench proxy`
 
 use std::sync::{Arc, Mutex};
@@ -191,6 +195,82 @@ fn report(name: &str, direct: &[f64], proxied: &[f64]) {
     );
 }
 
+/// The `toolsieve serve` binary on a free port; its URL.
+fn spawn_server(backend: &str) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolsieve"))
+        .args(["serve", "--backend", backend, "--format", "hermes"])
+        .args(["--listen", "127.0.0.1:0", "--max-concurrent", "4096"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the toolsieve binary");
+    let mut line = String::new();
+    let stdout = child.stdout.take().unwrap();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .trim_end_matches(',')
+        .to_owned();
+    (child, url)
+}
+
+/// Peak resident memory of a process, in MiB (Linux).
+fn peak_rss_mib(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// Many streams at once through the binary: latency, calls, peak RSS.
+async fn load(streams: u64, words: usize) {
+    let mut pieces: Vec<String> = (0..words).map(|i| format!("w{i} ")).collect();
+    pieces.push(
+        "<tool_call>\n{\"name\": \"lookup\", \"arguments\": {\"q\": \"x\"}}\n</tool_call>".into(),
+    );
+    let script = Arc::new(Script {
+        pieces,
+        pace: Duration::from_millis(5),
+        sent: Mutex::new(Vec::new()),
+    });
+    let backend = start_backend(script.clone()).await;
+    let (mut server, url) = spawn_server(&backend);
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..streams)
+        .map(|id| {
+            let (http, url) = (http.clone(), url.clone());
+            tokio::spawn(async move { (id, client(&http, &url, id, true).await) })
+        })
+        .collect();
+    let mut arrivals = Vec::new();
+    let mut calls = 0;
+    for task in tasks {
+        let (id, (seen, call_at)) = task.await.unwrap();
+        calls += usize::from(call_at.is_some());
+        arrivals.push((id, seen));
+    }
+    let took = started.elapsed();
+    let latencies = latencies(&script, &arrivals);
+    let rss = peak_rss_mib(server.id()).unwrap_or(f64::NAN);
+    let _ = server.kill();
+    let _ = server.wait();
+    println!(
+        "{streams} streams at once through the binary: p50 {:.0} µs p99 {:.0} µs per chunk ({} chunks), {calls}/{streams} calls, {:.1} s, server peak RSS {rss:.0} MiB",
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+        latencies.len(),
+        took.as_secs_f64()
+    );
+}
+
 fn main() {
     // `cargo test --benches` runs this too: keep that short.
     let quick =
@@ -246,6 +326,11 @@ fn main() {
                 "call seen after its first byte, {policy:?}: p50 {:.1} ms (arguments take 100 pieces at 2 ms)",
                 percentile(&waits, 0.5)
             );
+        }
+        if quick {
+            load(20, 10).await;
+        } else {
+            load(1000, 100).await;
         }
     });
 }

@@ -277,7 +277,7 @@ fn invalid_utf8(offset: u64) -> Event<'static> {
         call: None,
         tool_name: None,
         message: format!(
-            "invalid UTF-8 in text, replaced by U+FFFD (invalid bytes within {INVALID_RUN_GAP} bytes of this one are replaced without a diagnostic of their own)"
+            "invalid UTF-8 in text, replaced by U+FFFD (as is any within the next {INVALID_RUN_GAP} bytes)"
         ),
         span: None,
     })

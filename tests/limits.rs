@@ -196,3 +196,60 @@ fn relaxed_read_ahead_is_linear() {
         assert_eq!(run_whole(&mut parser, input), events);
     }
 }
+
+#[test]
+fn events_of_random_bytes_stay_within_a_constant_factor_of_the_input() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let input: Vec<u8> = (0..256 << 10)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    let tools: std::sync::Arc<[toolsieve::Tool]> = vec![toolsieve::Tool::new("get_weather")].into();
+    for &format in Format::ALL {
+        let mut p = Parser::builder(format)
+            .tools(tools.clone())
+            .build()
+            .unwrap();
+        let mut written = 0usize;
+        let mut diagnostics = 0usize;
+        let mut count = |event: Event<'_>| {
+            diagnostics += usize::from(matches!(event, Event::Diagnostic(_)));
+            written += serde_json::to_vec(&event).unwrap().len() + 1;
+        };
+        for chunk in input.chunks(4096) {
+            p.feed(chunk, &mut count);
+        }
+        p.finish(&mut count);
+        // Every invalid byte becomes U+FFFD (3 bytes) and control bytes
+        // \u00XX escapes (6): a small constant, not an event per byte.
+        assert!(
+            written <= 8 * input.len(),
+            "{format:?}: {written} bytes of JSON for {} input bytes",
+            input.len()
+        );
+        assert!(diagnostics < input.len() / 64, "{format:?}: {diagnostics}");
+    }
+}
+
+#[test]
+fn runs_of_invalid_utf8_report_once_at_every_chunking() {
+    let mut input = b"ok \xff\xfe\xfd then ".to_vec();
+    input.extend_from_slice(&[b'a'; 70]);
+    input.extend_from_slice(b"\xc3(\xff and \xe2\x82 end");
+    let mut p = Parser::new(Format::Hermes);
+    let whole = run_whole(&mut p, &input);
+    check_contract(&input, &whole, true);
+    // Two runs: the second starts more than the gap after the first.
+    let kinds = diagnostic_kinds(&whole);
+    assert_eq!(kinds, [DiagnosticKind::InvalidUtf8; 2], "{whole:?}");
+    for size in [1, 2, 3, 5, 16] {
+        assert_eq!(run_chunked(&mut p, &input, size), whole, "{size}");
+    }
+    for cut in split_points(&input) {
+        assert_eq!(run_cuts(&mut p, &input, &[cut]), whole, "{cut}");
+    }
+}

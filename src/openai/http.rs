@@ -203,7 +203,15 @@ impl HttpModel {
             .send();
         let limits = self.limits;
         Box::pin(async move {
-            let response = pending.await.map_err(BackendError::Unreachable)?;
+            let response = pending.await.map_err(|e| {
+                // A backend that took the request and went silent is not
+                // unreachable.
+                if e.is_timeout() && !e.is_connect() {
+                    BackendError::Interrupted(e)
+                } else {
+                    BackendError::Unreachable(e)
+                }
+            })?;
             check_status(response, &limits).await
         })
     }

@@ -168,7 +168,7 @@ mod tests {
                 "{cut}"
             );
         }
-        let many = b"data: 0123456789012345678901234\ndata: 0123456789012345678901234\ndata: 0123456789\n\n";
+        let many = b"data: 0123456789012345678901234\ndata: 0123456789012345678901234\ndata: 01234567890123456789\n\n";
         assert_eq!(decode_in_pieces(many, &[]), Err(SseError::TooLong(64)));
         assert_eq!(
             decode_in_pieces(b"data: \xff\n\n", &[]),

@@ -106,7 +106,7 @@ pub(super) async fn chat(State(state): State<Arc<AppState>>, body: Body) -> Resp
     let prepared = tokio::task::spawn_blocking(move || prepare(&preparing, &body)).await;
     let prepared = match prepared {
         Ok(Ok(prepared)) => prepared,
-        Ok(Err(response)) => return response,
+        Ok(Err(response)) => return *response,
         Err(e) => {
             let body = ErrorBody::new("server_error", format!("request preparation failed: {e}"));
             return error(StatusCode::INTERNAL_SERVER_ERROR, body);
@@ -151,8 +151,8 @@ fn too_slow(limit: std::time::Duration) -> Response {
 
 /// Reads and checks the request, and starts the backend request; an
 /// error answer if the request is refused.
-fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Response> {
-    let chat = read_chat(body).map_err(|body| error(StatusCode::BAD_REQUEST, body))?;
+fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
+    let chat = read_chat(body).map_err(refuse)?;
     if needs_no_rewrite(&chat) {
         return Ok(Prepared::Passthrough(body.clone()));
     }
@@ -167,7 +167,7 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Response> {
             Some("tools".into()),
         );
         body.error.code = Some("too_many_tools".into());
-        return Err(error(StatusCode::BAD_REQUEST, body));
+        return Err(refuse(body));
     }
     let (format, reasoning) = match config.format {
         FormatChoice::Fixed(format) => (format, format.default_reasoning()),
@@ -178,17 +178,16 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Response> {
                     "{e}; this server picks the tool-call format from the model id, and knows no format for this one (its operator can fix one with --format)"
                 );
                 let body = ErrorBody::invalid_request(message, Some("model".into()));
-                return Err(error(StatusCode::BAD_REQUEST, body));
+                return Err(refuse(body));
             }
         },
     };
-    let request =
-        openai::to_middleware(&chat).map_err(|body| error(StatusCode::BAD_REQUEST, body))?;
+    let request = openai::to_middleware(&chat).map_err(refuse)?;
     tracing::debug!(target: "toolsieve::serve", model = %chat.model, format = format.name(), stream = chat.stream, tools = chat.tools.len(), "chat request");
     let wrapped = ToolCallingModel::new(state.backend.clone(), format)
         .reasoning(reasoning)
         .limits(config.limits);
-    let refused = |e| error(StatusCode::BAD_REQUEST, openai::request_error(e));
+    let refused = |e| refuse(openai::request_error(e));
     Ok(if chat.stream {
         Prepared::Streamed {
             parts: wrapped.stream(&request).map_err(refused)?,
@@ -200,6 +199,11 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Response> {
             model: chat.model,
         }
     })
+}
+
+/// A `400` for a request refused before the backend is called.
+fn refuse(body: ErrorBody) -> Box<Response> {
+    Box::new(error(StatusCode::BAD_REQUEST, body))
 }
 
 /// The body as a chat request, or an error naming the field at fault.
