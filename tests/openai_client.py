@@ -12,6 +12,7 @@ the same tool calls.
 Every request has a timeout and no retries; the servers stop at the end.
 """
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -122,12 +123,14 @@ def main():
     for policy in ["eager", "validated"]:
         proxy = subprocess.Popen(
             [binary, "serve", "--backend", backend_url, "--listen", "127.0.0.1:0",
-             "--format", "hermes", "--stream-policy", policy],
-            stdout=subprocess.PIPE, text=True)
+             "--format", "hermes", "--stream-policy", policy,
+             "--client-keys-env", "TOOLSIEVE_TEST_KEYS"],
+            stdout=subprocess.PIPE, text=True,
+            env=dict(os.environ, TOOLSIEVE_TEST_KEYS="sk-test-1, sk-test-2"))
         try:
             line = proxy.stdout.readline()
             url = line.split("listening on ")[1].split(",")[0]
-            client = openai.OpenAI(base_url=url, api_key="unused", timeout=10, max_retries=0)
+            client = openai.OpenAI(base_url=url, api_key="sk-test-2", timeout=10, max_retries=0)
             ask = dict(model="any", tools=TOOLS,
                        messages=[{"role": "user", "content": "Weather in Paris, time in Tokyo?"}])
             checks = []
@@ -149,6 +152,19 @@ def main():
                 checks.append(("unknown tool rejected", False))
             except openai.BadRequestError as e:
                 checks.append(("unknown tool rejected", e.body["param"] == "tool_choice"))
+            stranger = openai.OpenAI(base_url=url, api_key="sk-wrong", timeout=10, max_retries=0)
+            try:
+                stranger.chat.completions.create(**ask)
+                checks.append(("wrong key refused", False))
+            except openai.AuthenticationError as e:
+                checks.append(("wrong key refused", e.body["code"] == "invalid_api_key"))
+            many = [{"type": "function", "function": {"name": f"t{i}", "parameters": {"type": "object"}}}
+                    for i in range(300)]
+            try:
+                client.chat.completions.create(**dict(ask, tools=many, tool_choice="required"))
+                checks.append(("too many tools refused", False))
+            except openai.BadRequestError as e:
+                checks.append(("too many tools refused", e.body["param"] == "tools"))
             for name, ok in checks:
                 print(f"{'ok' if ok else 'FAILED'}: {policy}: {name}")
                 passed += ok
