@@ -6,12 +6,13 @@
 
 use std::time::{Duration, Instant};
 
-use eventsource_stream::Eventsource;
-use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use toolsieve::server::ServeConfig;
+
+mod serve_common;
+use serve_common::*;
 
 // ------------------------------------------------------------ the backend
 
@@ -219,70 +220,8 @@ fn ask(stream: bool) -> Value {
            "messages": [{"role": "user", "content": "Weather in Paris?"}]})
 }
 
-async fn post(url: &str, body: &Value) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("{url}/chat/completions"))
-        .json(body)
-        .timeout(Duration::from_secs(15))
-        .send()
-        .await
-        .unwrap()
-}
-
-/// What a streaming client saw.
-#[derive(Debug, Default)]
-struct Seen {
-    content: String,
-    /// (name, arguments) by index.
-    calls: Vec<(String, String)>,
-    finish_reason: Option<String>,
-    errors: Vec<Value>,
-    done: bool,
-}
-
-async fn stream(url: &str) -> Seen {
-    let response = post(url, &ask(true)).await;
-    assert_eq!(response.status(), 200);
-    let mut events = response.bytes_stream().eventsource();
-    let mut seen = Seen::default();
-    while let Some(event) = events.next().await {
-        let event = event.expect("well-formed frames");
-        if event.data == "[DONE]" {
-            seen.done = true;
-            continue;
-        }
-        let chunk: Value = serde_json::from_str(&event.data).unwrap();
-        if chunk.get("error").is_some() {
-            seen.errors.push(chunk);
-            continue;
-        }
-        for choice in chunk["choices"].as_array().unwrap() {
-            let delta = &choice["delta"];
-            if let Some(t) = delta["content"].as_str() {
-                seen.content.push_str(t);
-            }
-            for call in delta["tool_calls"].as_array().into_iter().flatten() {
-                let index = call["index"].as_u64().unwrap() as usize;
-                if index == seen.calls.len() {
-                    seen.calls.push(Default::default());
-                }
-                if let Some(name) = call["function"]["name"].as_str() {
-                    seen.calls[index].0 = name.into();
-                }
-                if let Some(args) = call["function"]["arguments"].as_str() {
-                    seen.calls[index].1.push_str(args);
-                }
-            }
-            if let Some(reason) = choice["finish_reason"].as_str() {
-                seen.finish_reason = Some(reason.into());
-            }
-        }
-    }
-    seen
-}
-
 async fn whole(url: &str) -> (u16, reqwest::header::HeaderMap, Value) {
-    let response = post(url, &ask(false)).await;
+    let response = post_chat(url, &ask(false)).await;
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     (
@@ -306,7 +245,7 @@ fn half_a_call() -> Vec<String> {
 async fn a_backend_silent_mid_stream_ends_the_stream_at_the_read_timeout() {
     let url = proxy_for(Fault::StallMidStream(half_a_call())).await;
     let started = Instant::now();
-    let seen = stream(&url).await;
+    let seen = stream(&url, &ask(true)).await;
     let took = started.elapsed();
     // 600 ms of silence, then the error and [DONE]; not the backend's 20 s.
     assert!(took < Duration::from_secs(5), "took {took:?}");
@@ -324,7 +263,7 @@ async fn a_backend_silent_before_its_headers_is_a_504() {
     let (status, _, body) = whole(&url).await;
     assert_eq!(status, 504, "{body}");
     assert_eq!(body["error"]["code"], "backend_timeout");
-    let response = post(&url, &ask(true)).await;
+    let response = post_chat(&url, &ask(true)).await;
     assert_eq!(response.status(), 504);
     assert!(started.elapsed() < Duration::from_secs(5));
 }
@@ -340,13 +279,13 @@ async fn a_torn_body_is_an_interrupted_answer_not_a_protocol_error() {
 #[tokio::test]
 async fn a_stream_closed_mid_call_is_reported_and_the_call_not_finished() {
     let url = proxy_for(Fault::CloseMidStream(half_a_call())).await;
-    let seen = stream(&url).await;
+    let seen = stream(&url, &ask(true)).await;
     assert!(seen.done, "{seen:?}");
     assert_eq!(seen.errors.len(), 1, "{seen:?}");
     assert_eq!(seen.errors[0]["error"]["code"], "backend_truncated");
     assert_eq!(seen.finish_reason, None, "{seen:?}");
     // The eager policy showed the call's start; it is never completed.
-    for (name, arguments) in &seen.calls {
+    for (_, name, arguments) in &seen.calls {
         assert_eq!(name, "get_weather");
         assert!(
             serde_json::from_str::<Value>(arguments).is_err(),
@@ -359,7 +298,7 @@ async fn a_stream_closed_mid_call_is_reported_and_the_call_not_finished() {
 async fn an_endless_line_is_cut_at_the_limit() {
     let url = proxy_for(Fault::EndlessLine).await;
     let started = Instant::now();
-    let seen = stream(&url).await;
+    let seen = stream(&url, &ask(true)).await;
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(seen.errors.len(), 1, "{seen:?}");
     assert_eq!(seen.errors[0]["error"]["code"], "backend_protocol_error");
@@ -409,7 +348,7 @@ async fn backend_client_errors_keep_their_status_code_and_retry_after() {
         let fault = Fault::Status(sent, headers, body(code, "the backend says no"));
         let url = proxy_for(fault).await;
         for streamed in [false, true] {
-            let response = post(&url, &ask(streamed)).await;
+            let response = post_chat(&url, &ask(streamed)).await;
             assert_eq!(response.status().as_u16(), expected, "{sent} {streamed}");
             let relayed = response
                 .headers()
@@ -455,7 +394,7 @@ async fn empty_data_lines_are_valid_sse() {
         chunk(json!({}), Some("stop")),
     ];
     let url = proxy_for(Fault::Stream(frames)).await;
-    let seen = stream(&url).await;
+    let seen = stream(&url, &ask(true)).await;
     assert!(seen.errors.is_empty(), "{seen:?}");
     assert_eq!(seen.content, "Hello there.");
     assert_eq!(seen.finish_reason.as_deref(), Some("stop"));
@@ -560,7 +499,7 @@ async fn thousands_of_tools_are_refused_or_handled_in_linear_time() {
     body["tools"] = many(3500);
     body["tool_choice"] = json!("required");
     let url = start_proxy(config(healthy().await)).await;
-    let response = post(&url, &body).await;
+    let response = post_chat(&url, &body).await;
     assert_eq!(response.status(), 400);
     let error: Value = response.json().await.unwrap();
     assert_eq!(error["error"]["param"], "tools");
@@ -572,7 +511,7 @@ async fn thousands_of_tools_are_refused_or_handled_in_linear_time() {
     let url = start_proxy(roomy).await;
     let started = Instant::now();
     let (status, _, answer) = {
-        let response = post(&url, &body).await;
+        let response = post_chat(&url, &body).await;
         let status = response.status().as_u16();
         (status, (), response.json::<Value>().await.unwrap())
     };
@@ -589,7 +528,7 @@ async fn malformed_requests_and_unknown_routes_get_openai_errors() {
     let url = start_proxy(config(healthy().await)).await;
     let mut bad_choice = ask(false);
     bad_choice["tool_choice"] = json!("sometimes");
-    let response = post(&url, &bad_choice).await;
+    let response = post_chat(&url, &bad_choice).await;
     assert_eq!(response.status(), 400);
     let error: Value = response.json().await.unwrap();
     assert_eq!(error["error"]["param"], "tool_choice");
