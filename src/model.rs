@@ -18,9 +18,45 @@ pub struct ModelSetup {
     pub format: Format,
     /// How the family delimits its reasoning, if it reasons in text.
     pub reasoning: Option<Reasoning>,
+    /// The reasoning when the request turns thinking on, for families
+    /// whose chat template has a switch for it (`None`: no switch).
+    #[serde(skip)]
+    thinking_on: Option<Option<Reasoning>>,
 }
 
 impl ModelSetup {
+    /// The setup for a request that turns the family's thinking on or off
+    /// (the `thinking` / `enable_thinking` switch of its chat template, as
+    /// vLLM and SGLang take it in `chat_template_kwargs`). DeepSeek-V3.1
+    /// and V3.2 with thinking on end the prompt with `<think>`, so the
+    /// output starts inside reasoning; Qwen3, GLM-4.5+, Hermes 4 and
+    /// Gemma 4 write their tags themselves; off, none of them reasons in
+    /// text. Families without a switch are left as they are.
+    ///
+    /// ```
+    /// use toolsieve::Format;
+    ///
+    /// let v31 = Format::for_model("deepseek-ai/DeepSeek-V3.1")?;
+    /// assert!(v31.clone().thinking(true).reasoning.is_some_and(|r| r.starts_open));
+    /// assert!(v31.thinking(false).reasoning.is_none());
+    /// let qwen = Format::for_model("Qwen/Qwen3-8B")?.thinking(false);
+    /// assert!(qwen.reasoning.is_none());
+    /// # Ok::<(), toolsieve::ModelError>(())
+    /// ```
+    #[must_use]
+    pub fn thinking(mut self, on: bool) -> ModelSetup {
+        if let Some(when_on) = &self.thinking_on {
+            self.reasoning = if on { when_on.clone() } else { None };
+        }
+        self
+    }
+
+    /// Whether the family's chat template switches thinking on and off
+    /// (see [`ModelSetup::thinking`]).
+    pub fn has_thinking_switch(&self) -> bool {
+        self.thinking_on.is_some()
+    }
+
     /// A parser builder for the model: its format and reasoning tags.
     pub fn parser_builder(&self) -> crate::ParserBuilder {
         let builder = crate::Parser::builder(self.format);
@@ -71,6 +107,17 @@ enum Think {
     Tagged(&'static str, &'static str),
 }
 
+impl Think {
+    fn reasoning(self) -> Option<Reasoning> {
+        match self {
+            Think::No => None,
+            Think::Tags => Some(Reasoning::think()),
+            Think::Open => Some(Reasoning::think().starting_open(true)),
+            Think::Tagged(start, end) => Some(Reasoning::tags(start, end)),
+        }
+    }
+}
+
 /// One family: the id fragments that name it (any of them, matched in the
 /// normalized id).
 struct Family {
@@ -78,6 +125,8 @@ struct Family {
     any: &'static [&'static str],
     format: Format,
     think: Think,
+    /// The reasoning with the template's thinking switch on, if it has one.
+    switch: Option<Think>,
 }
 
 const fn family(
@@ -91,6 +140,15 @@ const fn family(
         any,
         format,
         think,
+        switch: None,
+    }
+}
+
+impl Family {
+    /// The family's template switches thinking; `on` is the reasoning then.
+    const fn switched(mut self, on: Think) -> Family {
+        self.switch = Some(on);
+        self
     }
 }
 
@@ -100,7 +158,7 @@ const fn family(
 const FAMILIES: &[Family] = &[
     family("xLAM", &["xlam"], Format::Xlam, Think::No),
     family("ToolACE", &["toolace"], Format::Pythonic, Think::No),
-    family("Hermes 4", &["hermes-4"], Format::Hermes, Think::Tags),
+    family("Hermes 4", &["hermes-4"], Format::Hermes, Think::Tags).switched(Think::Tags),
     family(
         "Hermes",
         &["hermes-2", "hermes-3", "hermes"],
@@ -125,7 +183,8 @@ const FAMILIES: &[Family] = &[
         &["qwen3.5", "qwen3.6", "qwen3-5", "qwen35"],
         Format::Qwen3Coder,
         Think::Open,
-    ),
+    )
+    .switched(Think::Open),
     family(
         "Qwen3 Thinking",
         &["qwen3-next-80b-a3b-thinking", "thinking-2507"],
@@ -133,7 +192,7 @@ const FAMILIES: &[Family] = &[
         Think::Open,
     ),
     family("QwQ", &["qwq"], Format::Hermes, Think::Open),
-    family("Qwen3", &["qwen3"], Format::Hermes, Think::Tags),
+    family("Qwen3", &["qwen3"], Format::Hermes, Think::Tags).switched(Think::Tags),
     family(
         "Qwen 2.5",
         &["qwen2.5", "qwen2", "qwen-2.5", "qwen"],
@@ -150,13 +209,15 @@ const FAMILIES: &[Family] = &[
         ],
         Format::DeepSeekDsml,
         Think::Tags,
-    ),
+    )
+    .switched(Think::Open),
     family(
         "DeepSeek-V3.1",
         &["deepseek-v3.1", "deepseek-v3-1", "deepseek-v31"],
         Format::DeepSeek,
         Think::Tags,
-    ),
+    )
+    .switched(Think::Open),
     family(
         "DeepSeek-V3",
         &["deepseek-v3", "deepseek-chat"],
@@ -182,7 +243,8 @@ const FAMILIES: &[Family] = &[
         ],
         Format::Glm,
         Think::Tags,
-    ),
+    )
+    .switched(Think::Tags),
     family(
         "MiniMax-M2",
         &["minimax-m2"],
@@ -216,7 +278,12 @@ const FAMILIES: &[Family] = &[
     family("Olmo 3", &["olmo-3", "olmo3"], Format::Pythonic, Think::No),
     family(
         "Magistral",
-        &["magistral"],
+        &[
+            "magistral",
+            "ministral-3-3b-reasoning",
+            "ministral-3-8b-reasoning",
+            "ministral-3-14b-reasoning",
+        ],
         Format::Mistral,
         Think::Tagged("[THINK]", "[/THINK]"),
     ),
@@ -226,7 +293,13 @@ const FAMILIES: &[Family] = &[
         Format::Mistral,
         Think::No,
     ),
-    family("Gemma 4", &["gemma-4", "gemma4"], Format::Gemma4, Think::No),
+    family(
+        "Gemma 4",
+        &["gemma-4", "gemma4"],
+        Format::Gemma4,
+        Think::Tagged("<|channel>thought", "<channel|>"),
+    )
+    .switched(Think::Tagged("<|channel>thought", "<channel|>")),
     family(
         "Gemma 3",
         &["gemma-3", "gemma3", "gemma"],
@@ -292,17 +365,13 @@ impl Format {
             });
         };
         let format = family.format;
-        let reasoning = match family.think {
-            Think::No => None,
-            Think::Tags => Some(Reasoning::think()),
-            Think::Open => Some(Reasoning::think().starting_open(true)),
-            Think::Tagged(start, end) => Some(Reasoning::tags(start, end)),
-        };
+        let reasoning = family.think.reasoning();
         Ok(ModelSetup {
             model: id.to_owned(),
             family: family.name,
             format,
             reasoning,
+            thinking_on: family.switch.map(Think::reasoning),
         })
     }
 }

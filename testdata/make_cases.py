@@ -951,6 +951,27 @@ for fmt, call in PARIS.items():
     wr(fmt, "reasoning_two_parts", "<think>first</think>text<think>second, with a partial </thi tag</think>" + call)
     wr(fmt, "reasoning_open_call_inside_delivered", "Call first: " + call + " and keep thinking</think>Answer.", open_=True, calls_inside=True)
 
+# What real models write, beyond the peers' suites.
+FC = '<function_call> {"name": "%s", "arguments": %s}'
+w("granite", "fc20b_one_call", FC % ("get_weather", '{"city": "Tokyo"}'))
+w("granite", "fc20b_calls_in_a_row", FC % ("get_weather", '{"city": "Tokyo"}') + "\n" + FC % ("get_time", "{}") + " " + FC % ("get_weather", '{"city": "Lima", "days": 2}'))
+w("granite", "fc20b_prose_then_calls", "I will look both up.\n\n" + FC % ("get_weather", '{"city": "Tokyo"}') + "\n" + FC % ("get_time", "{}"))
+w("granite", "fc20b_marker_in_prose", "Write <function_call> before a call, like <function_call>{\"name\": \"get_time\", \"arguments\": {}} and that is all.")
+w("granite", "fc20b_eof_inside_arguments", FC % ("get_weather", '{"city": "To'))
+w("gemma4", "thinking_then_call", "<|channel>thought\nThe user wants Paris; call get_weather.<channel|>" + g4("city:" + Q + "Paris" + Q))
+w("gemma4", "thinking_unclosed", "<|channel>thought\nStill weighing Paris against 東京")
+w("gemma4", "thinking_lookalikes", "<|channel> and <channel|> alone, or <channel>thought, are prose.")
+
+L3 = '{"name": "%s", "parameters": %s}'
+w("llama3-json", "lines_two_calls", L3 % ("get_weather", '{"city": "Paris"}') + "\n" + L3 % ("get_time", "{}"))
+w("llama3-json", "lines_three_calls_crlf_blank", L3 % ("get_weather", '{"city": "Paris"}') + "\r\n\r\n" + L3 % ("get_time", "{}") + "\n" + L3 % ("get_weather", '{"city": "Rome"}') + "<|eot_id|>")
+w("llama3-json", "lines_then_prose", L3 % ("get_weather", '{"city": "Paris"}') + "\n" + L3 % ("get_time", "{}") + "\nBoth asked.")
+w("llama3-json", "semicolon_newline", L3 % ("get_weather", '{"city": "Paris"}') + ";\n" + L3 % ("get_time", "{}"))
+w("llama3-json", "example_then_prose_same_line", L3 % ("get_time", '{"tz": "UTC"}') + " is the JSON I would send — shall I?")
+w("llama3-json", "example_then_punctuation", L3 % ("get_time", '{"tz": "UTC"}') + ", for example.")
+w("llama3-json", "call_then_eom", L3 % ("get_time", '{"tz": "UTC"}') + "<|eom_id|>")
+w("llama3-json", "second_line_not_a_call", L3 % ("get_time", "{}") + '\n{"note": "not a call"}')
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()

@@ -143,7 +143,13 @@ fn model_ids_resolve_to_their_family() {
         ("meta-llama/Llama-4-Scout-17B-16E-Instruct", Pythonic, None),
         ("meta-llama/Llama-3.2-3B-Instruct", Pythonic, None),
         ("allenai/Olmo-3-7B-Instruct", Pythonic, None),
-        ("google/gemma-4-31b-it", Gemma4, None),
+        ("google/gemma-4-31b-it", Gemma4, Some(false)),
+        (
+            "mistralai/Ministral-3-14B-Reasoning-2512",
+            Mistral,
+            Some(false),
+        ),
+        ("mistralai/Ministral-3-14B-Instruct-2512", Mistral, None),
     ];
     for &(id, format, open) in cases {
         let setup = Format::for_model(id).unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -156,6 +162,39 @@ fn model_ids_resolve_to_their_family() {
         assert_eq!(setup.model, id);
         // The setup builds a parser.
         setup.parser_builder().build().unwrap();
+    }
+}
+
+/// `(id, reasoning starts open with thinking on)` for the families whose
+/// template switches thinking; off, none reads reasoning.
+#[test]
+fn the_thinking_switch_sets_each_familys_reasoning() {
+    let switched: &[(&str, bool, &str)] = &[
+        ("deepseek-ai/DeepSeek-V3.1", true, "<think>"),
+        ("deepseek-ai/DeepSeek-V3.1-Terminus", true, "<think>"),
+        ("deepseek-ai/DeepSeek-V3.2-Exp", true, "<think>"),
+        ("Qwen/Qwen3-8B", false, "<think>"),
+        ("Qwen/Qwen3.5-27B", true, "<think>"),
+        ("zai-org/GLM-4.6", false, "<think>"),
+        ("NousResearch/Hermes-4-70B", false, "<think>"),
+        ("google/gemma-4-31b-it", false, "<|channel>thought"),
+    ];
+    for &(id, open, start) in switched {
+        let setup = Format::for_model(id).unwrap();
+        assert!(setup.has_thinking_switch(), "{id}");
+        let on = setup.clone().thinking(true).reasoning.unwrap();
+        assert_eq!((on.starts_open, on.start.as_str()), (open, start), "{id}");
+        assert!(setup.thinking(false).reasoning.is_none(), "{id}");
+    }
+    // No switch: the setting changes nothing.
+    for id in [
+        "deepseek-ai/DeepSeek-R1",
+        "openai/gpt-oss-20b",
+        "Qwen/Qwen2.5-7B",
+    ] {
+        let setup = Format::for_model(id).unwrap();
+        assert!(!setup.has_thinking_switch(), "{id}");
+        assert_eq!(setup.clone().thinking(false), setup, "{id}");
     }
 }
 

@@ -734,3 +734,36 @@ async fn the_tool_loop_runs_against_an_http_backend() {
         last_of(2)
     );
 }
+
+#[tokio::test]
+async fn the_thinking_switch_of_the_request_sets_how_reasoning_is_read() {
+    // DeepSeek-V3.1 in thinking mode: the template opened `<think>`.
+    let opened = "Paris, so get_weather.</think>It is sunny.";
+    let (url, backend) = setup(mock(opened), |_| {}).await;
+    let body = ask(json!({"model": "deepseek-ai/DeepSeek-V3.1",
+        "chat_template_kwargs": {"thinking": true}}));
+    let streamed = stream(&url, &body).await;
+    assert_eq!(streamed.reasoning, "Paris, so get_weather.");
+    assert_eq!(streamed.content, "It is sunny.");
+    // The switch reaches the backend too.
+    let sent = backend.requests.lock().unwrap()[0].clone();
+    assert_eq!(sent["chat_template_kwargs"], json!({"thinking": true}));
+    // Off: no reasoning is read.
+    let body = ask(json!({"model": "deepseek-ai/DeepSeek-V3.1",
+        "chat_template_kwargs": {"thinking": false}}));
+    assert_eq!(stream(&url, &body).await.content, opened);
+
+    // Qwen3 with thinking off writes no tags: any it writes are text.
+    let tagged = "<think>not reasoning</think>Hi.";
+    let (url, _) = setup(mock(tagged), |_| {}).await;
+    let off =
+        ask(json!({"model": "Qwen/Qwen3-8B", "chat_template_kwargs": {"enable_thinking": false}}));
+    let (_, whole) = post_json(&url, &off).await;
+    assert_eq!(whole["choices"][0]["message"]["content"], tagged);
+    let on = ask(json!({"model": "Qwen/Qwen3-8B"}));
+    let (_, whole) = post_json(&url, &on).await;
+    assert_eq!(
+        whole["choices"][0]["message"]["reasoning_content"],
+        "not reasoning"
+    );
+}

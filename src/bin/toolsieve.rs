@@ -183,6 +183,11 @@ struct ParseArgs {
     /// The output starts inside reasoning (the template opened the tag).
     #[arg(long)]
     reasoning_open: bool,
+    /// The chat template's thinking switch was on or off (with --model:
+    /// DeepSeek-V3.1/V3.2 thinking starts inside reasoning; off, no
+    /// reasoning is read).
+    #[arg(long, value_enum, requires = "model")]
+    thinking: Option<Switch>,
     /// Deliver calls written inside reasoning (by default they are reasoning text).
     #[arg(long)]
     calls_in_reasoning: bool,
@@ -222,6 +227,12 @@ struct ParseArgs {
     /// Input file, or - for standard input.
     #[arg(default_value = "-")]
     file: PathBuf,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Switch {
+    On,
+    Off,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -317,7 +328,10 @@ fn parse_setup(args: &ParseArgs) -> io::Result<(Format, Option<Reasoning>)> {
     let (format, mut reasoning) = match (&args.format, &args.model) {
         (Some(name), _) => (name.parse().map_err(invalid)?, None),
         (None, Some(id)) => {
-            let setup = Format::for_model(id).map_err(invalid)?;
+            let mut setup = Format::for_model(id).map_err(invalid)?;
+            if let Some(switch) = args.thinking {
+                setup = setup.thinking(switch == Switch::On);
+            }
             (setup.format, setup.reasoning)
         }
         (None, None) => return Err(invalid("give --format or --model")),

@@ -18,7 +18,8 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<|START_ACTION|>", "<|END_ACTION|>"),
     reader,
     bare_calls_at_start: false,
-    reasoning: None,
+    // Command A Reasoning: on by default, as harmony's analysis channel.
+    reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
     template: "## Available Tools
 Here is a list of tools that you have available to you:
 

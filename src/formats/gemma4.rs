@@ -1,7 +1,8 @@
 //! `gemma4`: Gemma 4,
 //! `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3,flag:true,xs:[…],o:{…}}<tool_call|>`:
 //! bare keys, strings between `<|"|>` tokens, bare numbers, booleans and
-//! null, nesting; the arguments become JSON.
+//! null, nesting; the arguments become JSON. Its thinking stands between
+//! `<|channel>thought` and `<channel|>` (special tokens: on by default).
 
 use serde_json::Value;
 
@@ -16,7 +17,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<|tool_call>", "<tool_call|>"),
     reader,
     bare_calls_at_start: false,
-    reasoning: None,
+    reasoning: Some(("<|channel>thought", "<channel|>")),
     template: "You can call the following tools, described in JSON Schema:
 {tools}
 

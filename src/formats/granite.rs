@@ -1,7 +1,9 @@
 //! `granite`: IBM Granite. Granite 3.x writes `<|tool_call|>` and a JSON
 //! list of calls, closed by nothing but the list's end:
 //! `<|tool_call|>[{"name": …, "arguments": {…}}]`; Granite 4 writes
-//! Hermes' `<tool_call>{…}</tool_call>` blocks. Both are read.
+//! Hermes' `<tool_call>{…}</tool_call>` blocks; Granite 20B
+//! function-calling writes `<function_call> {"name": …, "arguments": {…}}`,
+//! one marker per call, several in a row, no closing tag. All are read.
 
 use serde_json::Value;
 
@@ -10,7 +12,7 @@ use super::*;
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "granite",
     aliases: &["granite3", "granite-20b-fc", "granite4"],
-    summary: r#"<|tool_call|>[{"name": "f", "arguments": {...}}] (3.x); <tool_call>{...}</tool_call> (4)"#,
+    summary: r#"<|tool_call|>[{"name": "f", "arguments": {...}}] (3.x); <tool_call>{...}</tool_call> (4); <function_call> {...} (20B FC)"#,
     fuzz_id: 11,
     delimiters: ("<|tool_call|>", ""),
     reader,
@@ -29,12 +31,15 @@ Available tools:
 /// Granite 4's start and end markers, beside 3.x's `<|tool_call|>`.
 const BLOCK: (&str, &str) = ("<tool_call>", "</tool_call>");
 
+/// Granite 20B function-calling: one call after it, ended by its JSON.
+const FUNCTION_CALL: &str = "<function_call>";
+
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
     no_delimiters(delimiters)?;
     let automaton =
-        JsonCall::new(b"", limits.max_depth).ending_by_marker(&[b"", BLOCK.1.as_bytes()]);
+        JsonCall::new(b"", limits.max_depth).ending_by_marker(&[b"", BLOCK.1.as_bytes(), b""]);
     Ok((
-        markers(&[SPEC.delimiters.0, BLOCK.0]),
+        markers(&[SPEC.delimiters.0, BLOCK.0, FUNCTION_CALL]),
         Automaton::Json(automaton),
     ))
 }

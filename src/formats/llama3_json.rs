@@ -1,7 +1,9 @@
 //! `llama3-json`: Llama 3.1–3.3 calling custom tools. The model writes a
 //! JSON object `{"name": …, "parameters": {…}}` as its whole output (several
-//! separated by `;`), or after `<|python_tag|>`; `<|eom_id|>` or
-//! `<|eot_id|>` right after the JSON closes the call. `<|python_tag|>`
+//! separated by `;` or line breaks), or after `<|python_tag|>`;
+//! `<|eom_id|>` or `<|eot_id|>` right after the JSON closes the call. JSON
+//! at the start followed by prose on the same line is an example the model
+//! shows, not a call (text, with a diagnostic). `<|python_tag|>`
 //! followed by code is a call to a built-in tool (`brave_search.call(…)`),
 //! which is kept as text.
 
@@ -34,7 +36,9 @@ const CLOSERS: &[&[u8]] = &[b"<|eom_id|>", b"<|eot_id|>"];
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
     let (start, end) = json_markers(delimiters, SPEC.delimiters);
-    let mut automaton = JsonCall::new(end.as_bytes(), limits.max_depth).closed_by_tokens(CLOSERS);
+    let mut automaton = JsonCall::new(end.as_bytes(), limits.max_depth)
+        .closed_by_tokens(CLOSERS)
+        .separated_by_lines();
     if delimiters.is_none() {
         automaton = automaton.code_after_marker();
     }

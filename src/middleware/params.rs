@@ -163,6 +163,22 @@ pub struct Request {
     pub extra: serde_json::Map<String, Value>,
 }
 
+impl Request {
+    /// The thinking switch the caller set for the model's chat template:
+    /// `chat_template_kwargs.thinking` or `chat_template_kwargs.enable_thinking`
+    /// (as vLLM and SGLang take them), or a top-level `enable_thinking`.
+    /// `None` when none is set. See
+    /// [`ModelSetup::thinking`](crate::ModelSetup::thinking) for what it does
+    /// to the reading of the output.
+    pub fn thinking(&self) -> Option<bool> {
+        let kwargs = self.extra.get("chat_template_kwargs");
+        let switch = |v: Option<&Value>| v.and_then(Value::as_bool);
+        switch(kwargs.and_then(|k| k.get("thinking")))
+            .or_else(|| switch(kwargs.and_then(|k| k.get("enable_thinking"))))
+            .or_else(|| switch(self.extra.get("enable_thinking")))
+    }
+}
+
 /// Where the tool prompt goes in the system message.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Placement {

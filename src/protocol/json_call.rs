@@ -294,6 +294,10 @@ pub(crate) struct JsonCall {
     closers: &'static [&'static [u8]],
     /// See [`JsonCall::code_after_marker`].
     code_after_marker: bool,
+    /// See [`JsonCall::separated_by_lines`].
+    lines_separate: bool,
+    /// A line break came after the last call object.
+    line_broke: bool,
 }
 
 impl JsonCall {
@@ -340,6 +344,8 @@ impl JsonCall {
             list_has_object: false,
             closers: &[],
             code_after_marker: false,
+            lines_separate: false,
+            line_broke: false,
         }
     }
 
@@ -367,7 +373,15 @@ impl JsonCall {
     pub(crate) fn bare_lead(&self, max_depth: usize) -> JsonCall {
         let mut lead = JsonCall::new(b"", max_depth).needing_arguments();
         lead.closers = self.closers;
+        lead.lines_separate = self.lines_separate;
         lead
+    }
+
+    /// Without an end marker, a line break after a call object separates
+    /// it from the next, as `;` does (Llama 3 writes one call per line).
+    pub(crate) fn separated_by_lines(mut self) -> JsonCall {
+        self.lines_separate = true;
+        self
     }
 
     /// Each start marker has an end marker of its own (`ends[i]` for marker
@@ -432,6 +446,7 @@ impl JsonCall {
         self.dropped_comma = false;
         self.trail = 0;
         self.comma = false;
+        self.line_broke = false;
         self.prescanned = None;
         self.relaxed = None;
         self.extra_closer = None;
@@ -1216,6 +1231,9 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
         let ws = skip_ws(&bytes[cur.at..]);
+        if self.lines_separate && !self.line_broke {
+            self.line_broke = memchr::memchr(b'\n', &bytes[cur.at..cur.at + ws]).is_some();
+        }
         cur.at += ws;
         self.trail += ws;
         match bytes.get(cur.at) {
@@ -1223,7 +1241,7 @@ impl JsonCall {
             // The next call object of the block; without an end marker,
             // only after a separator (`{…}; {…}`): JSON right after the
             // call is text.
-            Some(b'{') if !self.end.is_empty() || self.comma => {
+            Some(b'{') if !self.end.is_empty() || self.comma || self.line_broke => {
                 self.next_object(cx);
                 self.open_object(cx.offset(cur.at));
             }
@@ -1250,6 +1268,21 @@ impl JsonCall {
                     which: 0,
                     matched: 0,
                 }
+            }
+            // Unmarked JSON at the start with prose after it on its line
+            // is an example the model shows, not a call.
+            Some(_)
+                if self.lines_separate
+                    && self.needs_args
+                    && self.args_key
+                    && self.end.is_empty()
+                    && !self.line_broke =>
+            {
+                return Some(Outcome::failed(Failure::new(
+                    DiagnosticKind::MalformedCall,
+                    cx.offset(cur.at),
+                    "JSON at the start of the output with prose after it on its line is an example, not a call",
+                )));
             }
             // Without an end marker, the call ends with its JSON.
             Some(_) if self.end.is_empty() => return Some(self.conclude(cx, None)),

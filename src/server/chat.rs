@@ -169,10 +169,17 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
         body.error.code = Some("too_many_tools".into());
         return Err(refuse(body));
     }
+    let request = openai::to_middleware(&chat).map_err(refuse)?;
     let (format, reasoning) = match config.format {
         FormatChoice::Fixed(format) => (format, format.default_reasoning()),
         FormatChoice::Auto => match Format::for_model(&chat.model) {
-            Ok(setup) => (setup.format, setup.reasoning),
+            Ok(setup) => {
+                let setup = match request.thinking() {
+                    Some(on) => setup.thinking(on),
+                    None => setup,
+                };
+                (setup.format, setup.reasoning)
+            }
             Err(e) => {
                 let message = format!(
                     "{e}; this server picks the tool-call format from the model id, and knows no format for this one (its operator can fix one with --format)"
@@ -182,7 +189,6 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
             }
         },
     };
-    let request = openai::to_middleware(&chat).map_err(refuse)?;
     tracing::debug!(target: "toolsieve::serve", model = %chat.model, format = format.name(), stream = chat.stream, tools = chat.tools.len(), "chat request");
     let wrapped = ToolCallingModel::new(state.backend.clone(), format)
         .reasoning(reasoning)
