@@ -972,6 +972,11 @@ w("llama3-json", "example_then_punctuation", L3 % ("get_time", '{"tz": "UTC"}') 
 w("llama3-json", "call_then_eom", L3 % ("get_time", '{"tz": "UTC"}') + "<|eom_id|>")
 w("llama3-json", "second_line_not_a_call", L3 % ("get_time", "{}") + '\n{"note": "not a call"}')
 
+w("gemma4", "bare_string_by_schema", g4("city:Paris,days:3") + " after", WEATHER_TOOLS)
+w("gemma4", "bare_string_with_spaces_and_dashes", g4("city:New York-12 ,days:2"), WEATHER_TOOLS)
+w("gemma4", "bare_number_where_string", g4("city:75001"), WEATHER_TOOLS)
+w("gemma4", "bare_word_where_integer_fails", g4("city:" + Q + "Paris" + Q + ",days:three"), WEATHER_TOOLS)
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()

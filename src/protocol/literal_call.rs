@@ -148,8 +148,20 @@ impl LiteralCall {
         piece.push_str(if self.has_member { ", \"" } else { "{\"" });
         escape_json_into(piece, key.trim());
         piece.push_str("\": ");
-        to_json_into(self.syntax, &self.word, self.max_depth, piece)
-            .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?;
+        match bare_string(self.syntax, &self.word, cx.param_schema(key.trim())) {
+            Some(text) => {
+                piece.push('"');
+                escape_json_into(piece, text);
+                piece.push('"');
+                let message = format!(
+                    "parameter {:?}: a bare value where the schema says string, read as that string",
+                    key.trim()
+                );
+                cx.recovered(DiagnosticKind::Coercion, at, message);
+            }
+            None => to_json_into(self.syntax, &self.word, self.max_depth, piece)
+                .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?,
+        }
         self.has_member = true;
         cx.delta_text(piece);
         Ok(())
@@ -263,6 +275,26 @@ impl LiteralCall {
         }
         false
     }
+}
+
+/// Gemma 4 writes a string argument now and then without its `<|"|>`
+/// quotes (`serial:AB-12`): where the tool's schema says string, such a
+/// bare value (not a list, an object or a quoted string) is read as the
+/// string it spells, trimmed.
+fn bare_string<'w>(
+    syntax: Syntax,
+    value: &'w [u8],
+    schema: Option<&serde_json::Value>,
+) -> Option<&'w str> {
+    if syntax != Syntax::Gemma4 {
+        return None;
+    }
+    let string_typed = crate::coerce::keyword(schema?, "type").is_some_and(|t| t == "string");
+    let text = std::str::from_utf8(value).ok()?.trim();
+    let bare = !text.is_empty()
+        && !text.as_bytes().starts_with(GEMMA_QUOTE)
+        && !text.starts_with(['[', '{']);
+    (string_typed && bare).then_some(text)
 }
 
 impl CallAutomaton for LiteralCall {
