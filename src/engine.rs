@@ -386,17 +386,16 @@ impl ParserBuilder {
         };
         let reasoning_longest = think.as_ref().map_or(0, |t| t.other.longest());
         let held = Vec::with_capacity(markers.longest().max(reasoning_longest));
-        let lead = match automaton {
-            Automaton::Json(ref json) if self.bare_call_at_start => Some(Box::new(
-                Automaton::Json(json.bare_lead(self.limits.max_depth)),
-            )),
-            Automaton::Literal(ref code) if self.bare_call_at_start => {
-                Some(Box::new(Automaton::Literal(code.bare_lead())))
-            }
-            _ if self.bare_call_at_start => return Err(crate::Error::InvalidMarker(
-                "only the JSON formats and pythonic read a call at the start without its marker",
-            )),
-            _ => None,
+        let lead = match self.bare_call_at_start {
+            false => None,
+            true => match automaton.bare_lead(self.limits.max_depth) {
+                Some(lead) => Some(Box::new(lead)),
+                None => {
+                    return Err(crate::Error::InvalidMarker(
+                        "only the JSON formats, pythonic and harmony read a call at the start without its marker",
+                    ))
+                }
+            },
         };
         let starts_open = think.as_ref().is_some_and(|t| t.reasoning.starts_open);
         let initial = if starts_open {
@@ -1189,18 +1188,27 @@ impl Parser {
     }
 
     /// The stream's first bytes (see [`State::Lead`]): whitespace is text
-    /// whatever follows; then `{` or `[` opens a call read by the `lead`
-    /// automaton, anything else is text.
+    /// whatever follows (unless the lead automaton keeps it); then a byte
+    /// that opens a bare call (`{` or `[`; for gpt-oss, its header going
+    /// on from the prompt) starts one, read by the `lead` automaton;
+    /// anything else is text.
     #[cold]
     #[inline(never)]
     fn lead<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], i: usize, sink: &mut S) -> usize {
         let rest = &chunk[i..];
-        let ws = rest.iter().take_while(|&&b| crate::scan::is_ws(b)).count();
+        let keeps_ws = self
+            .lead
+            .as_deref()
+            .is_some_and(Automaton::lead_keeps_whitespace);
+        let ws = match keeps_ws {
+            true => 0,
+            false => rest.iter().take_while(|&&b| crate::scan::is_ws(b)).count(),
+        };
         let base = self.offset + i as u64;
         self.core.text.push(&rest[..ws], base, sink);
         match (rest.get(ws), self.lead.as_deref_mut()) {
             (None, _) => return chunk.len(),
-            (Some(b'{' | b'['), Some(lead)) => {
+            (Some(&b), Some(lead)) if lead.opens_lead(b) => {
                 std::mem::swap(&mut self.automaton, lead);
                 self.lead_call = true;
                 self.core.call_start = base + ws as u64;

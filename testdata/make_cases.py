@@ -977,6 +977,31 @@ w("gemma4", "bare_string_with_spaces_and_dashes", g4("city:New York-12 ,days:2")
 w("gemma4", "bare_number_where_string", g4("city:75001"), WEATHER_TOOLS)
 w("gemma4", "bare_word_where_integer_fails", g4("city:" + Q + "Paris" + Q + ",days:three"), WEATHER_TOOLS)
 
+P = "pythonic"
+w(P, "olmo3_calls_per_line", "<function_calls>get_weather(city='Paris')\nget_time(tz=\"UTC\")</function_calls>")
+w(P, "olmo3_one_call_newlines", "I'll check.\n<function_calls>\nget_weather(city=\"東京\", days=2)\n</function_calls>\nDone.")
+w(P, "olmo3_missing_end", "<function_calls>get_weather(city='Paris')\nget_time()")
+w(P, "olmo3_comma_separated", "<function_calls>get_weather(city='Paris'), get_time()</function_calls>")
+w(P, "olmo3_not_a_call", "<function_calls>is how the block starts</function_calls>")
+w(P, "after_prose_known_tools", "Checking both for you. [get_weather(city=\"Paris\"), get_time(timezone='Europe/Paris')]", WEATHER_TOOLS)
+w(P, "after_prose_bracketed_prose_stays", "See [see (1), (2)] and [note(s)] or [get_news(x=1)]; no calls here.", WEATHER_TOOLS)
+w(P, "after_prose_known_tool_then_text", "Sure: [get_time()] — one moment.", WEATHER_TOOLS)
+w(P, "after_prose_cut_off", "Checking. [get_weather(city=\"Par", WEATHER_TOOLS)
+w(P, "after_prose_cut_at_marker", "Checking. [get_weather(", WEATHER_TOOLS)
+w(P, "after_prose_without_tools_is_prose", "Checking both for you. [get_weather(city=\"Paris\")]")
+w(P, "after_prose_not_python", "Call it as [get_weather(Paris)] yourself.", WEATHER_TOOLS)
+
+HA = "harmony"
+w(HA, "opening_recipient_in_role", ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>')
+w(HA, "opening_recipient_no_space", 'to=functions.get_time<|channel|>commentary <|constrain|>json<|message|>{}<|call|>')
+w(HA, "opening_recipient_then_more", ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|><|start|>assistant<|channel|>final<|message|>Done.')
+w(HA, "opening_analysis_recipient", '<|channel|>analysis to=functions.get_weather<|message|>{"city": "Lima"}<|call|>')
+w(HA, "analysis_recipient_after_reasoning", '<|channel|>analysis<|message|>Need Lima.<|end|><|channel|>analysis to=functions.get_weather <|constrain|>json<|message|>{"city": "Lima"}<|call|>')
+w(HA, "opening_text_starting_with_t", 'to be precise: it is sunny.')
+w(HA, "opening_text_starting_with_space", '  two spaces, then prose')
+w(HA, "opening_to_without_header_end", ' to=functions.get_weather and nothing else')
+w(HA, "opening_cut_in_to", ' to')
+
 def write_index():
     """Rewrites the case tables of testdata/README.md from the files."""
     readme = open("testdata/README.md").read()

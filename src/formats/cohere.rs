@@ -48,7 +48,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     let (start, end) = SPEC.delimiters;
     let automaton = JsonCall::new(end.as_bytes(), limits.max_depth);
     let markers = markers(&[start, RESPONSE[0], RESPONSE[1]]);
-    let automaton = WithMarkup::new(Automaton::Json(automaton), 1);
+    let automaton = WithMarkup::new(Automaton::Json(automaton), 1..usize::MAX);
     Ok((markers, Automaton::WithMarkup(Box::new(automaton))))
 }
 

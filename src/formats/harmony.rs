@@ -5,12 +5,16 @@
 //! is a call (the recipient may stand in the `<|start|>` header instead);
 //! `<|start|>assistant<|channel|>final<|message|>…` and commentary without
 //! a recipient are text. Headers, `<|end|>`, `<|return|>` and `<|call|>`
-//! are markup.
+//! are markup. The first message of a turn goes on from the prompt's
+//! `<|start|>assistant`, so an output that opens ` to=functions.NAME…` is
+//! a call; so is `<|channel|>analysis to=functions.NAME<|message|>…`
+//! (gpt-oss calls tools from the analysis channel too).
 
 use serde_json::Value;
 
 use super::*;
 use crate::protocol::markup::WithMarkup;
+use crate::protocol::token_call::{ANALYSIS_TO, ANALYSIS_TO_MARKER};
 
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "harmony",
@@ -19,7 +23,9 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 16,
     delimiters: ("<|channel|>commentary", "<|call|>"),
     reader,
-    bare_calls_at_start: false,
+    // The prompt ends with `<|start|>assistant`: an output may go on with
+    // the header (` to=functions.NAME<|channel|>commentary json<|message|>…`).
+    bare_calls_at_start: true,
     reasoning: Some(("<|channel|>analysis<|message|>", "<|end|>")),
     template: "# Tools
 
@@ -40,14 +46,16 @@ To call a function, write a message on the commentary channel addressed to it, w
 };
 
 /// The message headers that may name a recipient, then the markup that
-/// ends messages.
-const MARKERS: [&str; 6] = [
+/// ends messages, then a call from the analysis channel (marker
+/// [`ANALYSIS_TO_MARKER`]).
+const MARKERS: [&str; 7] = [
     "<|start|>",
     "<|channel|>commentary",
     "<|channel|>final",
     "<|end|>",
     "<|return|>",
     "<|call|>",
+    ANALYSIS_TO,
 ];
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
@@ -55,7 +63,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     let automaton = Automaton::Token(TokenCall::new(Vendor::Harmony, limits.max_depth));
     Ok((
         markers(&MARKERS),
-        Automaton::WithMarkup(Box::new(WithMarkup::new(automaton, 3))),
+        Automaton::WithMarkup(Box::new(WithMarkup::new(automaton, 3..ANALYSIS_TO_MARKER))),
     ))
 }
 

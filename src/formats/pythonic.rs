@@ -1,12 +1,17 @@
 //! `pythonic`: a Python list of calls, `[get_weather(city="Paris"),
-//! get_time()]`, as the whole output (Llama 3.2 and 4, Olmo 3, ToolACE)
-//! or after Llama 4's `<|python_start|>` (closed by `<|python_end|>`).
+//! get_time()]`, as the whole output (Llama 3.2 and 4, ToolACE) or after
+//! Llama 4's `<|python_start|>` (closed by `<|python_end|>`); Olmo 3's
+//! calls one per line between `<function_calls>` and `</function_calls>`.
 //! Values are Python literals, turned into JSON. A bracketed list at the
-//! start that is not a call list is prose.
+//! start that is not a call list is prose. With a tool list, a list that
+//! opens with a known tool's name and `(` is read anywhere in the text
+//! (Llama writes a sentence, then the list); brackets with other names
+//! stay prose.
 
 use serde_json::Value;
 
 use super::*;
+use crate::protocol::literal_call::{LiteralCall, FUNCTION_CALLS};
 use crate::scan::literal::Syntax;
 
 pub(crate) const SPEC: FormatSpec = FormatSpec {
@@ -30,8 +35,21 @@ You SHOULD NOT include any other text in the response if you call a function.",
     render_result,
 };
 
-fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    literal_reading(Syntax::Python, SPEC.delimiters.0, delimiters, limits)
+fn reader(delimiters: Delimiters<'_>, tools: &[Tool], limits: &Limits) -> Reading {
+    no_delimiters(delimiters)?;
+    let mut names: Vec<String> = Vec::with_capacity(tools.len());
+    for tool in tools {
+        if !tool.name.is_empty() && !names.contains(&tool.name) {
+            names.push(tool.name.clone());
+        }
+    }
+    let mut all = markers(&[SPEC.delimiters.0, FUNCTION_CALLS.0]);
+    all.extend(names.iter().map(|name| Marker {
+        bytes: Cow::Owned(format!("[{name}(").into_bytes()),
+        boundary: Boundary::None,
+    }));
+    let automaton = LiteralCall::new(Syntax::Python, limits.max_depth).knowing(names);
+    Ok((all, Automaton::Literal(automaton)))
 }
 
 /// A JSON value as a Python literal.

@@ -1270,9 +1270,11 @@ impl JsonCall {
                 }
             }
             // Unmarked JSON at the start with prose after it on its line
-            // is an example the model shows, not a call.
-            Some(_)
+            // is an example the model shows, not a call (JSON right after
+            // it is not prose: the call ends with its JSON).
+            Some(&b)
                 if self.lines_separate
+                    && !matches!(b, b'{' | b'[')
                     && self.needs_args
                     && self.args_key
                     && self.end.is_empty()

@@ -3,7 +3,10 @@
 //!
 //! - `pythonic`: a Python list of calls, `[get_weather(city="Paris",
 //!   days=3), get_time()]`, as the whole output or after Llama 4's
-//!   `<|python_start|>` (closed by `<|python_end|>`).
+//!   `<|python_start|>` (closed by `<|python_end|>`); with a tool list,
+//!   anywhere in the text where it opens with a known tool (`[NAME(`);
+//!   Olmo 3's calls one per line between `<function_calls>` and
+//!   `</function_calls>`.
 //! - `gemma4`: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`.
 //!
 //! The call starts when its name is read; its arguments stream as JSON
@@ -20,16 +23,32 @@ use crate::scan::literal::{is_word, to_json_into, Syntax, GEMMA_QUOTE};
 
 /// Llama 4's end of a call list.
 const PYTHON_END: &[u8] = b"<|python_end|>";
+/// Olmo 3's block of calls, one per line.
+pub(crate) const FUNCTION_CALLS: (&str, &str) = ("<function_calls>", "</function_calls>");
 /// Gemma 4's words before the name, and the end of its call.
 const GEMMA_CALL: &[u8] = b"call:";
 const GEMMA_END: &[u8] = b"<tool_call|>";
 /// The longest name or key read.
 const MAX_WORD: usize = 256;
 
+/// What a block of Python calls looks like (see [`LiteralCall::begin`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    /// A list, `[f(…), g(…)]`.
+    List,
+    /// Olmo 3: calls one per line up to `</function_calls>`.
+    Lines,
+    /// A list whose `[`, first name and `(` were the marker: the name is
+    /// the `n`th of `known`.
+    Known(usize),
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     /// Python: whitespace, then the list's `[`.
     Open,
+    /// A known tool's marker was read: its call starts.
+    Known,
     /// Gemma 4: `call:`, `matched` bytes of it read.
     Prefix,
     /// A call's name, up to `(` or `{`.
@@ -56,6 +75,9 @@ pub(crate) struct LiteralCall {
     /// follows), or at the start of the output (a list that is no call
     /// list is prose).
     after_marker: bool,
+    block: Block,
+    /// The tools whose `[NAME(` are markers, from marker 2 on.
+    known: Vec<String>,
     /// The name, key or value being read.
     word: Vec<u8>,
     /// The current key.
@@ -88,6 +110,8 @@ impl LiteralCall {
             max_depth,
             phase: Phase::Open,
             after_marker: true,
+            block: Block::List,
+            known: Vec::new(),
             word: Vec::new(),
             key: Vec::new(),
             piece: String::new(),
@@ -101,6 +125,13 @@ impl LiteralCall {
             quote: None,
             escaped: false,
         }
+    }
+
+    /// Markers 2 on are `[NAME(` of these tools (marker 1 is Olmo 3's
+    /// `<function_calls>`).
+    pub(crate) fn knowing(mut self, names: Vec<String>) -> LiteralCall {
+        self.known = names;
+        self
     }
 
     /// The same automaton reading a list at the start of the output.
@@ -120,10 +151,44 @@ impl LiteralCall {
     }
 
     fn end_token(&self) -> &'static [u8] {
-        match self.syntax {
-            Syntax::Python => PYTHON_END,
-            Syntax::Gemma4 => GEMMA_END,
+        match (self.syntax, self.block) {
+            (Syntax::Python, Block::Lines) => FUNCTION_CALLS.1.as_bytes(),
+            (Syntax::Python, _) => PYTHON_END,
+            (Syntax::Gemma4, _) => GEMMA_END,
         }
+    }
+
+    /// A known tool's call begins at the stream offset `at` of its
+    /// arguments (its name and `(` stand just before).
+    fn start_known<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        n: usize,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Result<(), Failure> {
+        let name = self.known.get(n).map_or("", String::as_str);
+        let origin = at.checked_sub(name.len() as u64 + 1);
+        cx.start_at(name, origin, at)
+            .map_err(|f| f.with_name(name))?;
+        self.any_call = true;
+        self.has_member = false;
+        self.phase = Phase::Member;
+        Ok(())
+    }
+
+    /// After a call's `)`, the next call begins (`at` is where the
+    /// previous one was delivered).
+    fn next_call<'c, S: FnMut(crate::Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+        cx.deliver(at);
+        self.word.clear();
+        self.phase = Phase::Name;
+    }
+
+    /// Expects the end token next.
+    fn expect_end(&mut self) {
+        self.matched = 0;
+        self.trail = 0;
+        self.phase = Phase::End;
     }
 
     /// The attempt fails at stream offset `at`, `consumed` bytes into the
@@ -298,10 +363,20 @@ fn bare_string<'w>(
 }
 
 impl CallAutomaton for LiteralCall {
-    fn begin(&mut self, _marker: usize) {
-        self.phase = match self.syntax {
-            Syntax::Python => Phase::Open,
-            Syntax::Gemma4 => Phase::Prefix,
+    /// Marker 0 opens a list (or Gemma 4's call), 1 Olmo 3's lines, 2 on
+    /// a known tool's list.
+    fn begin(&mut self, marker: usize) {
+        self.block = match marker {
+            0 => Block::List,
+            1 => Block::Lines,
+            k => Block::Known(k - 2),
+        };
+        self.word.clear();
+        self.phase = match (self.syntax, self.block) {
+            (Syntax::Gemma4, _) => Phase::Prefix,
+            (Syntax::Python, Block::List) => Phase::Open,
+            (Syntax::Python, Block::Lines) => Phase::Name,
+            (Syntax::Python, Block::Known(_)) => Phase::Known,
         };
         self.matched = 0;
         self.any_call = false;
@@ -443,28 +518,34 @@ impl CallAutomaton for LiteralCall {
                 }
                 Phase::AfterCall => {
                     ws(&mut i);
-                    match bytes.get(i) {
-                        None => break Outcome::More,
-                        // The call is delivered as the next begins.
-                        Some(b',') => {
-                            cx.deliver(cx.offset(i));
+                    let Some(&b) = bytes.get(i) else {
+                        break Outcome::More;
+                    };
+                    match (b, self.block) {
+                        (b',', _) => {
+                            self.next_call(cx.offset(i), cx);
                             i += 1;
-                            self.word.clear();
-                            self.phase = Phase::Name;
                         }
-                        Some(b']') if self.after_marker => {
+                        (b']', Block::List) if self.after_marker => {
                             i += 1;
-                            self.matched = 0;
-                            self.trail = 0;
-                            self.phase = Phase::End;
+                            self.expect_end();
                         }
-                        Some(b']') => {
+                        (b']', Block::List | Block::Known(_)) => {
                             i += 1;
                             break Outcome::Complete { give_back: 0 };
                         }
-                        Some(_) => {
-                            break self.fail(i, cx.offset(i), "expected ',' or ']' after a call")
-                        }
+                        // Olmo 3: the end token, or the next line's call.
+                        (b'<', Block::Lines) => self.expect_end(),
+                        (b, Block::Lines) if is_word(b) => self.next_call(cx.offset(i), cx),
+                        _ => break self.fail(i, cx.offset(i), "expected ',' or ']' after a call"),
+                    }
+                }
+                Phase::Known => {
+                    let Block::Known(n) = self.block else {
+                        break self.fail(i, cx.offset(i), "expected a call");
+                    };
+                    if let Err(f) = self.start_known(n, cx.offset(i), cx) {
+                        break Outcome::failed(f);
                     }
                 }
                 Phase::End => {
@@ -481,8 +562,10 @@ impl CallAutomaton for LiteralCall {
                         // Llama 4's end token may be left out; Gemma 4's
                         // is missing.
                         Some(false) => {
-                            if self.syntax == Syntax::Gemma4 {
-                                missing_end(cx.offset(i).saturating_sub(self.trail as u64), cx);
+                            if self.syntax == Syntax::Gemma4 || self.block == Block::Lines {
+                                let token = String::from_utf8_lossy(self.end_token()).into_owned();
+                                let at = cx.offset(i).saturating_sub(self.trail as u64);
+                                missing_end(&token, at, cx);
                             }
                             break Outcome::Complete {
                                 give_back: self.trail,
@@ -502,12 +585,17 @@ impl CallAutomaton for LiteralCall {
         let at = cx.offset(0);
         match self.phase {
             Phase::End => {
-                if self.syntax == Syntax::Gemma4 {
-                    missing_end(at.saturating_sub(self.trail as u64), cx);
+                if self.syntax == Syntax::Gemma4 || self.block == Block::Lines {
+                    let token = String::from_utf8_lossy(self.end_token()).into_owned();
+                    missing_end(&token, at.saturating_sub(self.trail as u64), cx);
                 }
                 Outcome::Complete {
                     give_back: self.trail,
                 }
+            }
+            Phase::AfterCall if self.block == Block::Lines => {
+                missing_end(FUNCTION_CALLS.1, at, cx);
+                Outcome::Complete { give_back: 0 }
             }
             Phase::AfterCall => {
                 cx.recovered(
@@ -517,6 +605,11 @@ impl CallAutomaton for LiteralCall {
                 );
                 Outcome::Complete { give_back: 0 }
             }
+            Phase::Known => Outcome::failed(Failure::new(
+                DiagnosticKind::UnfinishedCall,
+                at,
+                "the stream ended at the start of a call",
+            )),
             _ if !self.any_call && !self.after_marker => {
                 Outcome::failed(Failure::no_call(at, self.read))
             }
@@ -529,10 +622,11 @@ impl CallAutomaton for LiteralCall {
     }
 }
 
-fn missing_end<'c, S: FnMut(crate::Event<'c>)>(at: u64, cx: &mut CallCx<'_, 'c, S>) {
-    cx.recovered(
-        DiagnosticKind::MissingEndMarker,
-        at,
-        "the call's end token <tool_call|> is missing; call recovered".into(),
-    );
+fn missing_end<'c, S: FnMut(crate::Event<'c>)>(token: &str, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+    let message = if token == FUNCTION_CALLS.1 {
+        format!("the calls' end token {token} is missing; calls recovered")
+    } else {
+        format!("the call's end token {token} is missing; call recovered")
+    };
+    cx.recovered(DiagnosticKind::MissingEndMarker, at, message);
 }

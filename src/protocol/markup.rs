@@ -1,5 +1,5 @@
-//! A format's automaton plus markup tokens: start markers from index
-//! `first_markup` on are markup of their own ([`Event::Markup`](crate::Event::Markup)),
+//! A format's automaton plus markup tokens: start markers in a range of
+//! indices are markup of their own ([`Event::Markup`](crate::Event::Markup)),
 //! not calls (Command's `<|START_RESPONSE|>` around its answer).
 
 use super::{Automaton, CallAutomaton, Failure, Outcome, Steady};
@@ -8,17 +8,22 @@ use crate::cx::CallCx;
 #[derive(Debug, Clone)]
 pub(crate) struct WithMarkup {
     inner: Automaton,
-    /// The index of the first markup marker.
-    first_markup: usize,
+    /// The indices of the markup markers.
+    markup_markers: std::ops::Range<usize>,
     /// Whether the marker just read is markup.
     markup: bool,
 }
 
 impl WithMarkup {
-    pub(crate) fn new(inner: Automaton, first_markup: usize) -> WithMarkup {
+    /// The automaton that reads the calls.
+    pub(crate) fn inner(&self) -> &Automaton {
+        &self.inner
+    }
+
+    pub(crate) fn new(inner: Automaton, markup_markers: std::ops::Range<usize>) -> WithMarkup {
         WithMarkup {
             inner,
-            first_markup,
+            markup_markers,
             markup: false,
         }
     }
@@ -26,7 +31,7 @@ impl WithMarkup {
 
 impl CallAutomaton for WithMarkup {
     fn begin(&mut self, marker: usize) {
-        self.markup = marker >= self.first_markup;
+        self.markup = self.markup_markers.contains(&marker);
         if !self.markup {
             self.inner.begin(marker);
         }

@@ -164,6 +164,37 @@ macro_rules! dispatch {
     };
 }
 
+impl Automaton {
+    /// The automaton that reads a call written at the start of the output
+    /// without its marker (see
+    /// [`ParserBuilder::bare_call_at_start`](crate::ParserBuilder::bare_call_at_start)),
+    /// if the format has such calls.
+    pub(crate) fn bare_lead(&self, max_depth: usize) -> Option<Automaton> {
+        match self {
+            Automaton::Json(json) => Some(Automaton::Json(json.bare_lead(max_depth))),
+            Automaton::Literal(code) => Some(Automaton::Literal(code.bare_lead())),
+            Automaton::Token(token) => token.bare_lead().map(Automaton::Token),
+            Automaton::WithMarkup(marked) => marked.inner().bare_lead(max_depth),
+            _ => None,
+        }
+    }
+
+    /// Whether the stream's first byte `b` (after whitespace, unless
+    /// [`Automaton::lead_keeps_whitespace`]) opens a bare call.
+    pub(crate) fn opens_lead(&self, b: u8) -> bool {
+        match self {
+            Automaton::Token(_) => b == b' ' || b == b't',
+            _ => b == b'{' || b == b'[',
+        }
+    }
+
+    /// Whether whitespace at the start belongs to a bare call (gpt-oss's
+    /// header, ` to=functions.NAME`, goes on from the prompt).
+    pub(crate) fn lead_keeps_whitespace(&self) -> bool {
+        matches!(self, Automaton::Token(_))
+    }
+}
+
 impl CallAutomaton for Automaton {
     #[inline]
     fn begin(&mut self, marker: usize) {

@@ -118,6 +118,12 @@ const HARMONY: Tokens = Tokens {
 /// gpt-oss: where a header's channel begins.
 const CHANNEL: &str = "<|channel|>";
 
+/// gpt-oss: the marker `<|channel|>analysis to=` (a call from the analysis
+/// channel, its recipient after the channel's name), by its index among
+/// the format's markers.
+pub(crate) const ANALYSIS_TO: &str = "<|channel|>analysis to=";
+pub(crate) const ANALYSIS_TO_MARKER: usize = 6;
+
 /// Mistral v13: the call's id, between its name and `[ARGS]`.
 const CALL_ID: &[u8] = b"[CALL_ID]";
 
@@ -158,17 +164,10 @@ impl Vendor {
         match self {
             Vendor::DeepSeek => head,
             // The header's recipient, `to=functions.NAME` (none: no call).
-            Vendor::Harmony => {
-                let Some(at) = head.find("to=") else {
-                    return "";
-                };
-                let rest = &head[at + 3..];
-                let end = rest
-                    .find(|c: char| c.is_whitespace() || c == '<')
-                    .unwrap_or(rest.len());
-                let recipient = &rest[..end];
-                recipient.strip_prefix("functions.").unwrap_or(recipient)
-            }
+            Vendor::Harmony => match head.find("to=") {
+                Some(at) => recipient(&head[at + 3..]),
+                None => "",
+            },
             // `NAME[CALL_ID]ID`: the id is read apart.
             Vendor::Mistral => match head.split_once("[CALL_ID]") {
                 Some((name, _)) => name.trim_end(),
@@ -187,6 +186,34 @@ impl Vendor {
                 }
             }
         }
+    }
+}
+
+/// gpt-oss: the tool a header's recipient names (`functions.NAME`, up to
+/// whitespace or the next token).
+fn recipient(rest: &str) -> &str {
+    let end = rest
+        .find(|c: char| c.is_whitespace() || c == '<')
+        .unwrap_or(rest.len());
+    let recipient = &rest[..end];
+    recipient.strip_prefix("functions.").unwrap_or(recipient)
+}
+
+/// gpt-oss: whether a header the prompt opened has begun its recipient
+/// (`Some(true)`), cannot be one (`Some(false)`: the output is text), or
+/// may still be (`None`). At most two spaces, then `to=`.
+fn opens_recipient(head: &[u8]) -> Option<bool> {
+    const TO: &[u8] = b"to=";
+    let spaces = head.iter().take_while(|&&b| b == b' ').count();
+    let rest = &head[spaces..];
+    if spaces > 2 {
+        Some(false)
+    } else if rest.len() >= TO.len() {
+        Some(rest.starts_with(TO))
+    } else if TO.starts_with(rest) {
+        None
+    } else {
+        Some(false)
     }
 }
 
@@ -258,6 +285,14 @@ pub(crate) struct TokenCall {
     /// Why the call in progress cannot be delivered (its arguments are not
     /// UTF-8): it fails where its arguments end.
     rejected: Option<Failure>,
+    /// gpt-oss: the automaton reads the output's start, a header the
+    /// prompt's `<|start|>assistant` opened.
+    prompt_opened: bool,
+    /// Until ` to=` is read, such a header may still be text.
+    confirming: bool,
+    /// gpt-oss: the marker was `<|channel|>analysis to=`: the head is
+    /// the recipient.
+    addressed: bool,
 }
 
 impl TokenCall {
@@ -277,7 +312,19 @@ impl TokenCall {
             prescanned: None,
             repaired: 0,
             rejected: None,
+            prompt_opened: false,
+            confirming: false,
+            addressed: false,
         }
+    }
+
+    /// gpt-oss: the automaton for the output's start, which goes on with
+    /// the header the prompt opened (` to=functions.NAME<|channel|>…`).
+    /// Other vendors have no such calls.
+    pub(crate) fn bare_lead(&self) -> Option<TokenCall> {
+        let mut lead = self.clone();
+        lead.prompt_opened = true;
+        (self.vendor == Vendor::Harmony).then_some(lead)
     }
 
     /// The start markers: the section's begin token (index 0), a call's
@@ -406,8 +453,13 @@ impl TokenCall {
         let head = String::from_utf8_lossy(&self.head);
         let name = match self.phase {
             Phase::V3Name => head.trim(),
+            _ if self.addressed => recipient(head.trim()),
             _ => self.vendor.name_of(head.trim()),
         };
+        if self.confirming {
+            let read = self.head.len() + self.vendor.tokens().sep.len();
+            return Err(Failure::no_call(at, read));
+        }
         if self.vendor == Vendor::Harmony && name.is_empty() {
             return Err(self.harmony_markup(at));
         }
@@ -570,6 +622,8 @@ impl TokenCall {
 
 impl CallAutomaton for TokenCall {
     fn begin(&mut self, marker: usize) {
+        self.confirming = self.prompt_opened;
+        self.addressed = self.vendor == Vendor::Harmony && marker == ANALYSIS_TO_MARKER;
         self.sectioned = marker == 0 && self.vendor != Vendor::Mistral;
         self.phase = if self.sectioned && self.vendor != Vendor::Harmony {
             Phase::FirstCall
@@ -629,6 +683,9 @@ impl CallAutomaton for TokenCall {
                 self.pending.extend_from_slice(bytes);
                 Steady::Quiet
             }
+            // A header the prompt opened is checked byte by byte until its
+            // recipient begins (see `advance`).
+            Phase::Head if self.confirming => Steady::No,
             Phase::Head | Phase::V3Name => {
                 if self.head.len() + bytes.len() > MAX_HEAD || self.name_end(bytes).is_some() {
                     return Steady::No;
@@ -718,6 +775,16 @@ impl CallAutomaton for TokenCall {
                     }
                     self.head.extend_from_slice(&rest[..n.min(room)]);
                     i += n.min(room);
+                    if self.confirming {
+                        match opens_recipient(&self.head) {
+                            Some(true) => self.confirming = false,
+                            Some(false) => {
+                                let read = self.head.len();
+                                return (i, Outcome::failed(Failure::no_call(cx.offset(i), read)));
+                            }
+                            None => {}
+                        }
+                    }
                     if n > room {
                         return (
                             i,
@@ -885,6 +952,10 @@ impl CallAutomaton for TokenCall {
     fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         if let Some(f) = self.rejected.take() {
             return Outcome::failed(f);
+        }
+        if self.confirming {
+            let read = self.head.len() + self.pending.len();
+            return Outcome::failed(Failure::no_call(cx.offset(0), read));
         }
         let give_back = self.trail;
         match self.phase {
