@@ -180,9 +180,22 @@ impl TextOut {
         if bytes.is_empty() {
             return;
         }
+        // The common case: whole code points, valid, borrowed as they are.
+        if self.carry.is_empty() {
+            if let Ok(text) = crate::scan::utf8::validate(bytes) {
+                return self.delta(Cow::Borrowed(text), sink);
+            }
+        }
+        self.push_split(bytes, base, sink);
+    }
+
+    /// [`TextOut::push`] of bytes that begin or end inside a code point, or
+    /// hold an invalid sequence.
+    #[inline(never)]
+    fn push_split<'c>(&mut self, bytes: &'c [u8], base: u64, sink: &mut impl FnMut(Event<'c>)) {
         let mut carry = self.carry;
         let mut run = None;
-        carry.push(bytes, base, &mut |p| self.merged_piece(p, &mut run, sink));
+        carry.push_split(bytes, base, &mut |p| self.merged_piece(p, &mut run, sink));
         self.flush_run(run, sink);
         self.carry = carry;
     }

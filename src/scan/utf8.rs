@@ -170,7 +170,12 @@ impl Utf8Carry {
     /// [`push`](Self::push) of bytes that begin or end inside a code point,
     /// or hold an invalid sequence.
     #[inline(never)]
-    fn push_split<'c>(&mut self, chunk: &'c [u8], base: u64, out: &mut impl FnMut(Utf8Piece<'c>)) {
+    pub(crate) fn push_split<'c>(
+        &mut self,
+        chunk: &'c [u8],
+        base: u64,
+        out: &mut impl FnMut(Utf8Piece<'c>),
+    ) {
         match self.continue_with(chunk) {
             Some(next) => {
                 if let Some(c) = next.completed {
