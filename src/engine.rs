@@ -184,6 +184,7 @@ impl ParserBuilder {
     /// when a schema is not a valid JSON Schema. References are resolved
     /// inside the schema only; nothing is fetched.
     #[cfg(feature = "validate")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "validate")))]
     pub fn validate_arguments(mut self, on: bool) -> Self {
         self.validate = on;
         self

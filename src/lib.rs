@@ -121,10 +121,19 @@
 //!
 //! ## Features
 //!
-//! `cli` (the binary), `middleware` (prompts, history, `tool_choice`,
-//! wrapped models), `openai` (the OpenAI chat wire, no I/O) and `server`
-//! (`toolsieve serve` and an HTTP backend model: tokio, axum, reqwest) are
-//! on by default; without them the crate is the parser alone.
+//! The default build is the parser alone (memchr, simdutf8, serde,
+//! serde_json, smallvec, thiserror): no async runtime, no HTTP, no CLI.
+//! The rest is opt-in:
+//!
+//! - `middleware`: prompts, history, `tool_choice`, wrapped models
+//!   (futures, tracing);
+//! - `validate`: call arguments checked against their tool's JSON Schema
+//!   ([`ParserBuilder::validate_arguments`]; jsonschema);
+//! - `openai`: the OpenAI chat wire, no I/O (with `middleware`);
+//! - `server`: the proxy `toolsieve serve` runs and an HTTP backend model
+//!   (tokio, axum, hyper, reqwest).
+//!
+//! The `toolsieve` command line is the `toolsieve-cli` crate.
 //!
 //! ## Middleware
 //!
@@ -142,6 +151,7 @@
 //! `toolsieve serve` runs on it.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub(crate) mod coerce;
 pub mod contract;
@@ -153,14 +163,17 @@ mod format;
 mod formats;
 mod limits;
 #[cfg(feature = "middleware")]
+#[cfg_attr(docsrs, doc(cfg(feature = "middleware")))]
 pub mod middleware;
 mod model;
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub mod openai;
 mod protocol;
 mod reasoning;
 mod scan;
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
 mod tool;
 #[cfg(feature = "validate")]
@@ -175,7 +188,8 @@ pub use model::{ModelError, ModelSetup};
 pub use reasoning::Reasoning;
 pub use tool::Tool;
 
-/// The README's examples, compiled and run as doctests.
+/// The README's examples, compiled and run as doctests (they use every
+/// feature).
 #[doc = include_str!("../README.md")]
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "server", feature = "validate"))]
 pub struct ReadmeDoctests;

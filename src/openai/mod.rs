@@ -52,6 +52,7 @@ pub use chunks::{
 #[cfg(feature = "server")]
 pub(crate) use http::check_status;
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use http::{BackendError, BackendLimits, HttpModel};
 pub use request::{request_error, to_backend, to_middleware, transform};
 pub use wire::{

@@ -5,11 +5,16 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// The built `toolsieve` run with `args` in the crate's directory.
+/// The repository's root, where the README and `testdata/` are.
+fn workspace() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The built `toolsieve` run with `args` in the repository's root.
 fn toolsieve<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolsieve"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(workspace())
         .output()
         .unwrap()
 }
@@ -35,7 +40,7 @@ fn examples(readme: &str) -> Vec<(Vec<String>, String)> {
 
 #[test]
 fn readme_examples_print_what_the_readme_shows() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = workspace();
     let mut pages = vec![root.join("README.md")];
     let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
         .unwrap()
@@ -62,7 +67,7 @@ fn readme_examples_print_what_the_readme_shows() {
 
 #[test]
 fn the_first_readme_command_parses_its_file() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = workspace();
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let first = readme
         .lines()
