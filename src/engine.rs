@@ -836,10 +836,7 @@ impl Parser {
     /// such a call, is text.
     #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
     pub(crate) fn bare_json_call(tools: Arc<[Tool]>, limits: Limits) -> Parser {
-        let automaton = Automaton::Json(crate::protocol::json_call::JsonCall::new(
-            b"",
-            limits.max_depth,
-        ));
+        let automaton = Automaton::bare_json(limits.max_depth);
         let mut parser = Parser {
             markers: MarkerSet::empty(),
             automaton,

@@ -5,125 +5,27 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::Error;
-use crate::formats::{self, FormatSpec};
 use crate::limits::Limits;
 use crate::protocol::Automaton;
 use crate::scan::marker::Marker;
 use crate::tool::Tool;
 
-/// A tool-call wire format. Each has one automaton in `src/protocol/`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Format {
-    /// `<tool_call>{"name": …, "arguments": {…}}</tool_call>` — Hermes,
-    /// Qwen 2.5 / Qwen 3 and every model that wraps a JSON call in two
-    /// markers (both configurable).
-    Hermes,
-    /// A markdown fence: ```` ```tool_call ```` on its own line, a JSON
-    /// `{"name", "arguments"}` object, then ```` ``` ````. The language tag is
-    /// configurable.
-    Gemma,
-    /// Qwen3-Coder: `<tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>`.
-    Qwen3Coder,
-    /// MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">VALUE</parameter></invoke></minimax:tool_call>`.
-    MiniMaxM2,
-    /// morph-xml: the root element is the tool's name, each child a
-    /// parameter: `<get_weather><city>Paris</city></get_weather>`. Needs the
-    /// tool list.
-    MorphXml,
-    /// GLM-4.5 / 4.6 / 4.7: `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>`.
-    Glm,
-    /// DeepSeek-V3.1 and later (`deepseek-v3.1`, alias `deepseek`):
-    /// `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
-    /// also reads DeepSeek-V3 / R1's `function<｜tool▁sep｜>NAME` with the
-    /// arguments in a ```` ```json ```` fence.
-    DeepSeek,
-    /// Kimi-K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`.
-    KimiK2,
-    /// DeepSeek-V3.2's DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="KEY" string="true">VALUE</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>`;
-    /// `string="false"` marks a JSON value. Also DeepSeek-V4's
-    /// `<｜DSML｜tool_calls>` blocks, V4.1's spaced tags (`<｜DSML｜ calls>`),
-    /// an `invoke` without its block, and DSML whose `｜DSML｜` tokens a
-    /// server dropped (`<function_calls><invoke name="NAME">…`).
-    DeepSeekDsml,
-    /// DeepSeek-V3 and R1 (`deepseek-v3`): `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`
-    /// and the arguments in a ```` ```json ```` fence. Reads the V3.1 layout
-    /// too, as [`Format::DeepSeek`] does; prompts and history are written in
-    /// the V3 layout.
-    DeepSeekV3,
-    /// Phi-4-mini: `functools[{"name": …, "arguments": {…}}, …]`, ended by
-    /// the list's `]`.
-    Phi4Mini,
-    /// IBM Granite: `<|tool_call|>[{"name": …, "arguments": {…}}]` (3.x,
-    /// ended by the list's `]`) and `<tool_call>{…}</tool_call>` (4).
-    Granite,
-    /// Salesforce xLAM: a JSON list `[{"name": …, "arguments": {…}}]` as
-    /// the whole output, in a ```` ```json ```` fence, or after
-    /// `[TOOL_CALLS]`.
-    Xlam,
-    /// Llama 3.1–3.3 custom tools: `{"name": …, "parameters": {…}}` as the
-    /// whole output (several separated by `;`) or after `<|python_tag|>`.
-    Llama3Json,
-    /// Mistral: `[TOOL_CALLS]NAME[ARGS]{…}` (v11+), `[TOOL_CALLS][{…}]` before.
-    Mistral,
-    /// Command R7B / A: `<|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}]<|END_ACTION|>`.
-    Cohere,
-    /// gpt-oss: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`.
-    Harmony,
-    /// A Python list of calls, `[f(city="Paris"), g()]` (Llama 3.2 / 4, Olmo 3, ToolACE).
-    Pythonic,
-    /// Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`.
-    Gemma4,
-}
+pub use crate::formats::Format;
 
 impl Format {
-    /// Every format, in the order `toolsieve formats` lists them.
-    pub const ALL: &'static [Format] = &[
-        Format::Hermes,
-        Format::Gemma,
-        Format::Qwen3Coder,
-        Format::MiniMaxM2,
-        Format::Glm,
-        Format::MorphXml,
-        Format::DeepSeek,
-        Format::KimiK2,
-        Format::DeepSeekDsml,
-        Format::DeepSeekV3,
-        Format::Phi4Mini,
-        Format::Granite,
-        Format::Xlam,
-        Format::Llama3Json,
-        Format::Mistral,
-        Format::Cohere,
-        Format::Harmony,
-        Format::Pythonic,
-        Format::Gemma4,
-    ];
+    /// The formats as a Markdown table (name, aliases, what the model
+    /// writes, whether it needs a tool list), as the documentation shows
+    /// it; `toolsieve formats --markdown` prints it.
+    #[doc(hidden)]
+    pub fn formats_markdown() -> String {
+        crate::formats::tables::formats_markdown()
+    }
 
-    /// The registry: each format's facts, in its file under
-    /// `src/formats/`.
-    pub(crate) fn spec(self) -> &'static FormatSpec {
-        match self {
-            Format::Hermes => &formats::hermes::SPEC,
-            Format::Gemma => &formats::gemma::SPEC,
-            Format::Qwen3Coder => &formats::qwen3_coder::SPEC,
-            Format::MiniMaxM2 => &formats::minimax_m2::SPEC,
-            Format::Glm => &formats::glm::SPEC,
-            Format::MorphXml => &formats::morph_xml::SPEC,
-            Format::DeepSeek => &formats::deepseek_v31::SPEC,
-            Format::KimiK2 => &formats::kimi_k2::SPEC,
-            Format::DeepSeekDsml => &formats::deepseek_v32::SPEC,
-            Format::DeepSeekV3 => &formats::deepseek_v3::SPEC,
-            Format::Phi4Mini => &formats::phi4_mini::SPEC,
-            Format::Granite => &formats::granite::SPEC,
-            Format::Xlam => &formats::xlam::SPEC,
-            Format::Llama3Json => &formats::llama3_json::SPEC,
-            Format::Mistral => &formats::mistral::SPEC,
-            Format::Cohere => &formats::cohere::SPEC,
-            Format::Harmony => &formats::harmony::SPEC,
-            Format::Pythonic => &formats::pythonic::SPEC,
-            Format::Gemma4 => &formats::gemma4::SPEC,
-        }
+    /// The model families as a Markdown table (format, reasoning, thinking
+    /// switch), as the documentation shows it.
+    #[doc(hidden)]
+    pub fn families_markdown() -> String {
+        crate::formats::tables::families_markdown()
     }
 
     /// The canonical name, used on the command line and in `Display`.

@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::formats::{Family, Think};
 use crate::{Format, Reasoning};
 
 /// What [`Format::for_model`] finds for a model id.
@@ -94,232 +95,43 @@ impl fmt::Display for ModelError {
 
 impl std::error::Error for ModelError {}
 
-/// How a family reasons in text.
-#[derive(Clone, Copy)]
-enum Think {
-    No,
-    /// `<think>` … `</think>`, written by the model.
-    Tags,
-    /// The template opens `<think>` in the prompt: the output starts
-    /// inside reasoning.
-    Open,
-    /// The family's own tags.
-    Tagged(&'static str, &'static str),
+/// Every family of every format, with its format.
+fn families() -> impl Iterator<Item = (Format, &'static Family)> {
+    Format::ALL
+        .iter()
+        .flat_map(|&format| format.spec().families.iter().map(move |f| (format, f)))
 }
 
-impl Think {
-    fn reasoning(self) -> Option<Reasoning> {
-        match self {
-            Think::No => None,
-            Think::Tags => Some(Reasoning::think()),
-            Think::Open => Some(Reasoning::think().starting_open(true)),
-            Think::Tagged(start, end) => Some(Reasoning::tags(start, end)),
-        }
-    }
+/// The family an id names: the model's own name (the id's last path
+/// segment; the whole id if that names none) is matched against every
+/// family's fragments; a fine-tune wins over its base family (Hermes on
+/// Llama, R1's distills on Qwen), then the longest fragment (`qwen3-coder`
+/// over `qwen3`).
+fn family_of(wanted: &str) -> Option<(Format, &'static Family)> {
+    let name = wanted.rsplit('/').next().unwrap_or(wanted);
+    let best = |text: &str| {
+        families()
+            .filter_map(|(format, family)| {
+                let longest = family
+                    .any
+                    .iter()
+                    .filter(|fragment| text.contains(*fragment))
+                    .map(|fragment| fragment.len())
+                    .max()?;
+                Some(((family.fine_tune, longest), format, family))
+            })
+            // The first of equals, in registry order.
+            .fold(
+                None,
+                |best: Option<((bool, usize), Format, &'static Family)>, next| match best {
+                    Some(b) if b.0 >= next.0 => Some(b),
+                    _ => Some(next),
+                },
+            )
+            .map(|(_, format, family)| (format, family))
+    };
+    best(name).or_else(|| best(wanted))
 }
-
-/// One family: the id fragments that name it (any of them, matched in the
-/// normalized id).
-struct Family {
-    name: &'static str,
-    any: &'static [&'static str],
-    format: Format,
-    think: Think,
-    /// The reasoning with the template's thinking switch on, if it has one.
-    switch: Option<Think>,
-}
-
-const fn family(
-    name: &'static str,
-    any: &'static [&'static str],
-    format: Format,
-    think: Think,
-) -> Family {
-    Family {
-        name,
-        any,
-        format,
-        think,
-        switch: None,
-    }
-}
-
-impl Family {
-    /// The family's template switches thinking; `on` is the reasoning then.
-    const fn switched(mut self, on: Think) -> Family {
-        self.switch = Some(on);
-        self
-    }
-}
-
-/// The families, most specific first: fine-tunes before their base
-/// families (Hermes-3 is a Llama, it writes Hermes calls), variants
-/// before the family (`qwen3-coder` before `qwen3`).
-const FAMILIES: &[Family] = &[
-    family("xLAM", &["xlam"], Format::Xlam, Think::No),
-    family("ToolACE", &["toolace"], Format::Pythonic, Think::No),
-    family("Hermes 4", &["hermes-4"], Format::Hermes, Think::Tags).switched(Think::Tags),
-    family(
-        "Hermes",
-        &["hermes-2", "hermes-3", "hermes"],
-        Format::Hermes,
-        Think::No,
-    ),
-    // Distills of R1 into Qwen and Llama reason as R1 does.
-    family(
-        "DeepSeek-R1",
-        &["deepseek-r1"],
-        Format::DeepSeekV3,
-        Think::Open,
-    ),
-    family(
-        "Qwen3-Coder",
-        &["qwen3-coder", "qwen3coder"],
-        Format::Qwen3Coder,
-        Think::No,
-    ),
-    family(
-        "Qwen3.5",
-        &["qwen3.5", "qwen3.6", "qwen3-5", "qwen35"],
-        Format::Qwen3Coder,
-        Think::Open,
-    )
-    .switched(Think::Open),
-    family(
-        "Qwen3 Thinking",
-        &["qwen3-next-80b-a3b-thinking", "thinking-2507"],
-        Format::Hermes,
-        Think::Open,
-    ),
-    family("QwQ", &["qwq"], Format::Hermes, Think::Open),
-    family("Qwen3", &["qwen3"], Format::Hermes, Think::Tags).switched(Think::Tags),
-    family(
-        "Qwen 2.5",
-        &["qwen2.5", "qwen2", "qwen-2.5", "qwen"],
-        Format::Hermes,
-        Think::No,
-    ),
-    family(
-        "DeepSeek-V3.2",
-        &[
-            "deepseek-v3.2",
-            "deepseek-v3-2",
-            "deepseek-v32",
-            "deepseek-v4",
-        ],
-        Format::DeepSeekDsml,
-        Think::Tags,
-    )
-    .switched(Think::Open),
-    family(
-        "DeepSeek-V3.1",
-        &["deepseek-v3.1", "deepseek-v3-1", "deepseek-v31"],
-        Format::DeepSeek,
-        Think::Tags,
-    )
-    .switched(Think::Open),
-    family(
-        "DeepSeek-V3",
-        &["deepseek-v3", "deepseek-chat"],
-        Format::DeepSeekV3,
-        Think::No,
-    ),
-    family(
-        "Kimi-K2 Thinking",
-        &["kimi-k2-thinking"],
-        Format::KimiK2,
-        Think::Tags,
-    ),
-    family(
-        "Kimi-K2",
-        &["kimi-k2", "kimi-k2.5"],
-        Format::KimiK2,
-        Think::No,
-    ),
-    family(
-        "GLM-4.5/4.6/4.7",
-        &[
-            "glm-4.5", "glm-4.6", "glm-4.7", "glm4.5", "glm4.6", "glm4.7", "glm-5",
-        ],
-        Format::Glm,
-        Think::Tags,
-    )
-    .switched(Think::Tags),
-    family(
-        "MiniMax-M2",
-        &["minimax-m2"],
-        Format::MiniMaxM2,
-        Think::Tags,
-    ),
-    family(
-        "gpt-oss",
-        &["gpt-oss"],
-        Format::Harmony,
-        Think::Tagged("<|channel|>analysis<|message|>", "<|end|>"),
-    ),
-    family(
-        "Llama 4",
-        &["llama-4", "llama4"],
-        Format::Pythonic,
-        Think::No,
-    ),
-    family(
-        "Llama 3.2",
-        &["llama-3.2", "llama3.2"],
-        Format::Pythonic,
-        Think::No,
-    ),
-    family(
-        "Llama 3.x",
-        &["llama-3", "llama3"],
-        Format::Llama3Json,
-        Think::No,
-    ),
-    family("Olmo 3", &["olmo-3", "olmo3"], Format::Pythonic, Think::No),
-    family(
-        "Magistral",
-        &[
-            "magistral",
-            "ministral-3-3b-reasoning",
-            "ministral-3-8b-reasoning",
-            "ministral-3-14b-reasoning",
-        ],
-        Format::Mistral,
-        Think::Tagged("[THINK]", "[/THINK]"),
-    ),
-    family(
-        "Mistral",
-        &["mistral", "devstral", "mixtral", "ministral", "codestral"],
-        Format::Mistral,
-        Think::No,
-    ),
-    family(
-        "Gemma 4",
-        &["gemma-4", "gemma4"],
-        Format::Gemma4,
-        Think::Tagged("<|channel>thought", "<channel|>"),
-    )
-    .switched(Think::Tagged("<|channel>thought", "<channel|>")),
-    family(
-        "Gemma 3",
-        &["gemma-3", "gemma3", "gemma"],
-        Format::Gemma,
-        Think::No,
-    ),
-    family(
-        "Command-R/A",
-        &["command-r", "command-a", "c4ai-command"],
-        Format::Cohere,
-        Think::Tagged("<|START_THINKING|>", "<|END_THINKING|>"),
-    ),
-    family("Granite", &["granite"], Format::Granite, Think::No),
-    family(
-        "Phi-4-mini",
-        &["phi-4-mini", "phi4-mini"],
-        Format::Phi4Mini,
-        Think::No,
-    ),
-];
 
 /// `id` as the fragments are written: lowercase, `_` and spaces as `-`.
 fn normalize(id: &str) -> String {
@@ -355,16 +167,12 @@ impl Format {
     /// [`ModelError::Unknown`] with the closest family names.
     pub fn for_model(id: &str) -> Result<ModelSetup, ModelError> {
         let wanted = normalize(id);
-        let family = FAMILIES
-            .iter()
-            .find(|f| f.any.iter().any(|a| wanted.contains(a)));
-        let Some(family) = family else {
+        let Some((format, family)) = family_of(&wanted) else {
             return Err(ModelError::Unknown {
                 model: id.to_owned(),
                 closest: closest(&wanted),
             });
         };
-        let format = family.format;
         let reasoning = family.think.reasoning();
         Ok(ModelSetup {
             model: id.to_owned(),
@@ -381,9 +189,8 @@ impl Format {
 fn closest(wanted: &str) -> Vec<&'static str> {
     let base = wanted.rsplit('/').next().unwrap_or(wanted);
     let base = base.split(':').next().unwrap_or(base);
-    let mut scored: Vec<(usize, &'static str)> = FAMILIES
-        .iter()
-        .map(|f| {
+    let mut scored: Vec<(usize, &'static str)> = families()
+        .map(|(_, f)| {
             let best = f
                 .any
                 .iter()

@@ -27,8 +27,11 @@ enum Command {
     /// List the formats.
     Formats {
         /// One JSON object per format: name, aliases, summary.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "markdown")]
         json: bool,
+        /// The format and model-family tables the documentation shows.
+        #[arg(long)]
+        markdown: bool,
     },
     /// Print the format and reasoning setup of a model id as JSON.
     Model {
@@ -262,7 +265,7 @@ enum InvalidPolicy {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Formats { json } => formats(json),
+        Command::Formats { json, markdown } => formats(json, markdown),
         Command::Model { id } => model(&id),
         Command::Parse(args) => parse(args),
         Command::Prompt {
@@ -299,8 +302,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn formats(json: bool) -> io::Result<()> {
+fn formats(json: bool, markdown: bool) -> io::Result<()> {
     let mut out = io::stdout().lock();
+    if markdown {
+        let tables = [Format::formats_markdown(), Format::families_markdown()];
+        return write!(out, "{}", tables.join("\n"));
+    }
     for format in Format::ALL {
         if json {
             let line = serde_json::json!({

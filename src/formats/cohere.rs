@@ -17,7 +17,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 15,
     delimiters: ("<|START_ACTION|>", "<|END_ACTION|>"),
     reader,
-    bare_calls_at_start: false,
     // Command A Reasoning: on by default, as harmony's analysis channel.
     reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
     template: "## Available Tools
@@ -38,6 +37,10 @@ Write your answer to the user between <|START_RESPONSE|> and <|END_RESPONSE|>.",
     tools_separator: ",\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("Command-R/A", &["command-r", "command-a", "c4ai-command"], Think::Tagged("<|START_THINKING|>", "<|END_THINKING|>")),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 /// The markup around the answer.

@@ -14,8 +14,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 9,
     delimiters: section(Vendor::DeepSeek),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "## Tools
 You have access to the following tools:
 
@@ -35,6 +33,11 @@ Where:
     tools_separator: "\n\n",
     render_call,
     render_result: super::deepseek_v31::render_result,
+    families: &[
+        Family::new("DeepSeek-R1", &["deepseek-r1"], Think::Open).fine_tune(),
+        Family::new("DeepSeek-V3", &["deepseek-v3", "deepseek-chat"], Think::No),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

@@ -14,8 +14,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 6,
     delimiters: section(Vendor::DeepSeek),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "## Tools
 You have access to the following tools:
 
@@ -32,6 +30,10 @@ Where:
     tools_separator: "\n\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("DeepSeek-V3.1", &["deepseek-v3.1", "deepseek-v3-1", "deepseek-v31"], Think::Tags).switched(Think::Open),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

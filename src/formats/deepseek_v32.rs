@@ -15,8 +15,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 8,
     delimiters: ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "## Tools
 
 You have access to a set of tools you can use to answer the user's question.
@@ -38,6 +36,10 @@ Here are the functions available in JSONSchema format:
     tools_separator: "\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("DeepSeek-V3.2", &["deepseek-v3.2", "deepseek-v3-2", "deepseek-v32", "deepseek-v4"], Think::Tags).switched(Think::Open),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

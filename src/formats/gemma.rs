@@ -13,8 +13,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 1,
     delimiters: ("```tool_call", "```"),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "You have access to the following functions:
 {tools}
 
@@ -27,6 +25,10 @@ Use one block per call. If no function fits, answer normally.",
     tools_separator: "\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("Gemma 3", &["gemma-3", "gemma3", "gemma"], Think::No),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

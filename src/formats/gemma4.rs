@@ -16,7 +16,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 18,
     delimiters: ("<|tool_call>", "<tool_call|>"),
     reader,
-    bare_calls_at_start: false,
     reasoning: Some(("<|channel>thought", "<channel|>")),
     template: "You can call the following tools, described in JSON Schema:
 {tools}
@@ -27,6 +26,10 @@ To call a tool, write <|tool_call>call:, its name and its arguments in braces, w
     tools_separator: "\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("Gemma 4", &["gemma-4", "gemma4"], Think::Tagged("<|channel>thought", "<channel|>")).switched(Think::Tagged("<|channel>thought", "<channel|>")),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

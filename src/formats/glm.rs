@@ -13,8 +13,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 4,
     delimiters: ("<tool_call>", "</tool_call>"),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "# Tools
 
 You may call one or more functions to assist with the user query.
@@ -35,6 +33,10 @@ For each function call, output the function name and arguments within the follow
     tools_separator: "\n",
     render_call,
     render_result: tool_response,
+    families: &[
+        Family::new("GLM-4.5/4.6/4.7", &["glm-4.5", "glm-4.6", "glm-4.7", "glm4.5", "glm4.6", "glm4.7", "glm-5"], Think::Tags).switched(Think::Tags),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

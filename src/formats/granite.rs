@@ -16,8 +16,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 11,
     delimiters: ("<|tool_call|>", ""),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "You are a helpful assistant with access to the following tools. When a tool is required to answer the user's query, respond only with <|tool_call|> followed by a JSON list of tools used. If a tool does not exist in the provided list of tools, notify the user that you do not have the ability to fulfill the request.
 
 Available tools:
@@ -26,6 +24,10 @@ Available tools:
     tools_separator: "\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("Granite", &["granite"], Think::No),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 /// Granite 4's start and end markers, beside 3.x's `<|tool_call|>`.

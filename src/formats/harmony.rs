@@ -16,6 +16,9 @@ use super::*;
 use crate::protocol::markup::WithMarkup;
 use crate::protocol::token_call::{ANALYSIS_TO, ANALYSIS_TO_MARKER};
 
+// Every field is set; the spread is there so that a field added to
+// `FormatSpec` takes its default here too.
+#[allow(clippy::needless_update)]
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "harmony",
     aliases: &["gpt-oss", "openai"],
@@ -43,6 +46,10 @@ To call a function, write a message on the commentary channel addressed to it, w
     tools_separator: "\n\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("gpt-oss", &["gpt-oss"], Think::Tagged("<|channel|>analysis<|message|>", "<|end|>")),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 /// The message headers that may name a recipient, then the markup that

@@ -14,8 +14,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 0,
     delimiters: ("<tool_call>", "</tool_call>"),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "You are a function calling AI model. You may call one or more functions to assist with the user query. Don't make assumptions about what values to plug into functions. Here are the available tools:
 <tools>
 {tools}
@@ -28,6 +26,15 @@ For each function call, return a JSON object with the function name and argument
     tools_separator: "\n",
     render_call,
     render_result: tool_response,
+    families: &[
+        Family::new("Hermes 4", &["hermes-4"], Think::Tags).switched(Think::Tags).fine_tune(),
+        Family::new("Hermes", &["hermes-2", "hermes-3", "hermes"], Think::No).fine_tune(),
+        Family::new("Qwen3 Thinking", &["qwen3-next-80b-a3b-thinking", "thinking-2507"], Think::Open),
+        Family::new("QwQ", &["qwq"], Think::Open),
+        Family::new("Qwen3", &["qwen3"], Think::Tags).switched(Think::Tags),
+        Family::new("Qwen 2.5", &["qwen2.5", "qwen2", "qwen-2.5", "qwen"], Think::No),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

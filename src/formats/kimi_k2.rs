@@ -12,8 +12,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 7,
     delimiters: section(Vendor::KimiK2),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "# Tools
 
 You may call one or more tools to assist with the user query. The tools, in JSONSchema format:
@@ -25,6 +23,11 @@ To call tools, write one section that holds each call, numbered from 0:
     tools_separator: "\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("Kimi-K2 Thinking", &["kimi-k2-thinking"], Think::Tags),
+        Family::new("Kimi-K2", &["kimi-k2", "kimi-k2.5"], Think::No),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

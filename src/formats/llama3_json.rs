@@ -19,7 +19,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<|python_tag|>", ""),
     reader,
     bare_calls_at_start: true,
-    reasoning: None,
     template: "Given the following functions, please respond with a JSON for a function call with its proper arguments that best answers the given prompt.
 
 Respond in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}. Do not use variables.
@@ -29,6 +28,10 @@ Respond in the format {\"name\": function name, \"parameters\": dictionary of ar
     tools_separator: "\n\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("Llama 3.x", &["llama-3", "llama3"], Think::No),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 /// The tokens that end the assistant's turn right after a call.

@@ -13,8 +13,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 3,
     delimiters: ("<minimax:tool_call>", "</minimax:tool_call>"),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "# Tools
 You may call one or more tools to assist with the user query.
 Here are the tools available in JSONSchema format:
@@ -35,6 +33,10 @@ When making tool calls, use XML format to invoke tools and pass parameters:
     tools_separator: "\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("MiniMax-M2", &["minimax-m2"], Think::Tags),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

@@ -17,8 +17,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 14,
     delimiters: ("[TOOL_CALLS]", ""),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "[AVAILABLE_TOOLS][{tools}][/AVAILABLE_TOOLS]
 
 To call a tool, write [TOOL_CALLS], the tool's name, [ARGS] and its arguments as a JSON object; repeat for each call:
@@ -27,6 +25,11 @@ To call a tool, write [TOOL_CALLS], the tool's name, [ARGS] and its arguments as
     tools_separator: ", ",
     render_call,
     render_result,
+    families: &[
+        Family::new("Magistral", &["magistral", "ministral-3-3b-reasoning", "ministral-3-8b-reasoning", "ministral-3-14b-reasoning"], Think::Tagged("[THINK]", "[/THINK]")),
+        Family::new("Mistral", &["mistral", "devstral", "mixtral", "ministral", "codestral"], Think::No),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

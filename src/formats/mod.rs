@@ -1,29 +1,13 @@
 //! One file per wire format: everything toolsieve knows about a format
 //! that is not its automaton's code — names, markers, which automaton
-//! reads it, the tool prompt its models were trained on, and how calls and
-//! results are written into chat history. [`Format::spec`](crate::Format)
-//! is the registry that maps each [`Format`](crate::Format) to its
-//! [`FormatSpec`]; a new format is a new file here and one line there.
+//! reads it, the model families that write it, the tool prompt its models
+//! were trained on, and how calls and results are written into chat
+//! history. The [`registry!`] below is the one table of formats: it
+//! declares the modules, the [`Format`] enum, `Format::ALL` and
+//! `Format::spec`. A new format is a new file here, one line in the
+//! registry, and its `testdata/` folder.
 
-pub(crate) mod cohere;
-pub(crate) mod deepseek_v3;
-pub(crate) mod deepseek_v31;
-pub(crate) mod deepseek_v32;
-pub(crate) mod gemma;
-pub(crate) mod gemma4;
-pub(crate) mod glm;
-pub(crate) mod granite;
-pub(crate) mod harmony;
-pub(crate) mod hermes;
-pub(crate) mod kimi_k2;
-pub(crate) mod llama3_json;
-pub(crate) mod minimax_m2;
-pub(crate) mod mistral;
-pub(crate) mod morph_xml;
-pub(crate) mod phi4_mini;
-pub(crate) mod pythonic;
-pub(crate) mod qwen3_coder;
-pub(crate) mod xlam;
+pub(crate) mod tables;
 
 use std::borrow::Cow;
 
@@ -37,6 +21,98 @@ use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::Automaton;
 use crate::scan::marker::{Boundary, Marker};
 use crate::tool::Tool;
+
+/// The one table of formats: each line is a [`Format`] variant (with its
+/// docs) and the module under `src/formats/` whose `SPEC` describes it, in
+/// the order `toolsieve formats` lists them.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $variant:ident => $module:ident,)*) => {
+        $(pub(crate) mod $module;)*
+
+        /// A tool-call wire format. Each is one file in `src/formats/`
+        /// over an automaton in `src/protocol/`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Format {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Format {
+            /// Every format, in the order `toolsieve formats` lists them.
+            pub const ALL: &'static [Format] = &[$(Format::$variant,)*];
+
+            /// The registry: each format's facts, in its file under
+            /// `src/formats/`.
+            pub(crate) fn spec(self) -> &'static FormatSpec {
+                match self {
+                    $(Format::$variant => &$module::SPEC,)*
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    /// `<tool_call>{"name": …, "arguments": {…}}</tool_call>` — Hermes,
+    /// Qwen 2.5 / Qwen 3 and every model that wraps a JSON call in two
+    /// markers (both configurable).
+    Hermes => hermes,
+    /// A markdown fence: ```` ```tool_call ```` on its own line, a JSON
+    /// `{"name", "arguments"}` object, then ```` ``` ````. The language tag is
+    /// configurable.
+    Gemma => gemma,
+    /// Qwen3-Coder: `<tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>`.
+    Qwen3Coder => qwen3_coder,
+    /// MiniMax-M2: `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">VALUE</parameter></invoke></minimax:tool_call>`.
+    MiniMaxM2 => minimax_m2,
+    /// GLM-4.5 / 4.6 / 4.7: `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>`.
+    Glm => glm,
+    /// morph-xml: the root element is the tool's name, each child a
+    /// parameter: `<get_weather><city>Paris</city></get_weather>`. Needs the
+    /// tool list.
+    MorphXml => morph_xml,
+    /// DeepSeek-V3.1 and later (`deepseek-v3.1`, alias `deepseek`):
+    /// `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
+    /// also reads DeepSeek-V3 / R1's `function<｜tool▁sep｜>NAME` with the
+    /// arguments in a ```` ```json ```` fence.
+    DeepSeek => deepseek_v31,
+    /// Kimi-K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`.
+    KimiK2 => kimi_k2,
+    /// DeepSeek-V3.2's DSML: `<｜DSML｜function_calls><｜DSML｜invoke name="NAME"><｜DSML｜parameter name="KEY" string="true">VALUE</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>`;
+    /// `string="false"` marks a JSON value. Also DeepSeek-V4's
+    /// `<｜DSML｜tool_calls>` blocks, V4.1's spaced tags (`<｜DSML｜ calls>`),
+    /// an `invoke` without its block, and DSML whose `｜DSML｜` tokens a
+    /// server dropped (`<function_calls><invoke name="NAME">…`).
+    DeepSeekDsml => deepseek_v32,
+    /// DeepSeek-V3 and R1 (`deepseek-v3`): `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME`
+    /// and the arguments in a ```` ```json ```` fence. Reads the V3.1 layout
+    /// too, as [`Format::DeepSeek`] does; prompts and history are written in
+    /// the V3 layout.
+    DeepSeekV3 => deepseek_v3,
+    /// Phi-4-mini: `functools[{"name": …, "arguments": {…}}, …]`, ended by
+    /// the list's `]`.
+    Phi4Mini => phi4_mini,
+    /// IBM Granite: `<|tool_call|>[{"name": …, "arguments": {…}}]` (3.x,
+    /// ended by the list's `]`) and `<tool_call>{…}</tool_call>` (4).
+    Granite => granite,
+    /// Salesforce xLAM: a JSON list `[{"name": …, "arguments": {…}}]` as
+    /// the whole output, in a ```` ```json ```` fence, or after
+    /// `[TOOL_CALLS]`.
+    Xlam => xlam,
+    /// Llama 3.1–3.3 custom tools: `{"name": …, "parameters": {…}}` as the
+    /// whole output (several separated by `;`) or after `<|python_tag|>`.
+    Llama3Json => llama3_json,
+    /// Mistral: `[TOOL_CALLS]NAME[ARGS]{…}` (v11+), `[TOOL_CALLS][{…}]` before.
+    Mistral => mistral,
+    /// Command R7B / A: `<|START_ACTION|>[{"tool_call_id", "tool_name", "parameters"}]<|END_ACTION|>`.
+    Cohere => cohere,
+    /// gpt-oss: `<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`.
+    Harmony => harmony,
+    /// A Python list of calls, `[f(city="Paris"), g()]` (Llama 3.2 / 4, Olmo 3, ToolACE).
+    Pythonic => pythonic,
+    /// Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`.
+    Gemma4 => gemma4,
+}
 
 /// Start and end markers the user gave in place of a format's own.
 pub(crate) type Delimiters<'a> = Option<(&'a str, &'a str)>;
@@ -87,6 +163,100 @@ pub(crate) struct FormatSpec {
     pub(crate) render_call: fn(&str, &Value) -> String,
     /// A tool's result as a user-turn block in the family's layout.
     pub(crate) render_result: fn(&str, &Value) -> String,
+    /// The model families that write the format (see
+    /// [`Format::for_model`](crate::Format::for_model)).
+    pub(crate) families: &'static [Family],
+}
+
+impl FormatSpec {
+    /// What a format has unless its file says otherwise: spread it
+    /// (`..FormatSpec::DEFAULT`) so that a new field is one edit here.
+    pub(crate) const DEFAULT: FormatSpec = FormatSpec {
+        name: "",
+        aliases: &[],
+        summary: "",
+        fuzz_id: u8::MAX,
+        delimiters: ("", ""),
+        reader: no_reader,
+        bare_calls_at_start: false,
+        reasoning: None,
+        template: "",
+        tool_entry: plain_tool,
+        tools_separator: "\n",
+        render_call: |_, _| String::new(),
+        render_result: |_, result| value_text(result),
+        families: &[],
+    };
+}
+
+fn no_reader(_: Delimiters<'_>, _: &[Tool], _: &Limits) -> Reading {
+    Err(Error::InvalidMarker("this format has no reader"))
+}
+
+/// How a model family reasons in text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Think {
+    No,
+    /// `<think>` … `</think>`, written by the model.
+    Tags,
+    /// The template opens `<think>` in the prompt: the output starts
+    /// inside reasoning.
+    Open,
+    /// The family's own tags.
+    Tagged(&'static str, &'static str),
+}
+
+impl Think {
+    pub(crate) fn reasoning(self) -> Option<crate::Reasoning> {
+        match self {
+            Think::No => None,
+            Think::Tags => Some(crate::Reasoning::think()),
+            Think::Open => Some(crate::Reasoning::think().starting_open(true)),
+            Think::Tagged(start, end) => Some(crate::Reasoning::tags(start, end)),
+        }
+    }
+}
+
+/// A model family that writes a format: the id fragments that name it
+/// (any of them, in the model's name, normalized).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Family {
+    pub(crate) name: &'static str,
+    pub(crate) any: &'static [&'static str],
+    pub(crate) think: Think,
+    /// The reasoning with the template's thinking switch on, if it has one.
+    pub(crate) switch: Option<Think>,
+    /// A fine-tune of another family's base model (Hermes on Llama, R1's
+    /// distills on Qwen): it wins over the base family's fragments.
+    pub(crate) fine_tune: bool,
+}
+
+impl Family {
+    pub(crate) const fn new(
+        name: &'static str,
+        any: &'static [&'static str],
+        think: Think,
+    ) -> Family {
+        Family {
+            name,
+            any,
+            think,
+            switch: None,
+            fine_tune: false,
+        }
+    }
+
+    /// The family's template switches thinking; `on` is the reasoning then.
+    pub(crate) const fn switched(mut self, on: Think) -> Family {
+        self.switch = Some(on);
+        self
+    }
+
+    /// See [`Family::fine_tune`].
+    pub(crate) const fn fine_tune(mut self) -> Family {
+        self.fine_tune = true;
+        self
+    }
 }
 
 /// The placeholder a template's tool block replaces.

@@ -17,8 +17,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     // One marker per tool: `<name`; these are placeholders.
     delimiters: ("<", ">"),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "You can call tools. To call one, write an XML element named after the tool, with one child element per parameter. Write text as it is, numbers and booleans as plain values, arrays by repeating the element, and objects as nested elements. Write nothing else inside the tool element.
 
 Available tools:
@@ -27,6 +25,7 @@ Available tools:
     tools_separator: "\n",
     render_call,
     render_result,
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, tools: &[Tool], limits: &Limits) -> Reading {

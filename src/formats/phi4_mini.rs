@@ -14,8 +14,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 10,
     delimiters: ("functools[", ""),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "You are a helpful assistant with these tools:
 {tools}
 
@@ -27,6 +25,10 @@ If you decide to call functions:
     tools_separator: "\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("Phi-4-mini", &["phi-4-mini", "phi4-mini"], Think::No),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

@@ -22,7 +22,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("<|python_start|>", "<|python_end|>"),
     reader,
     bare_calls_at_start: true,
-    reasoning: None,
     template: "Here is a list of functions in JSON format that you can invoke:
 {tools}
 
@@ -33,6 +32,13 @@ You SHOULD NOT include any other text in the response if you call a function.",
     tools_separator: "\n",
     render_call,
     render_result,
+    families: &[
+        Family::new("ToolACE", &["toolace"], Think::No).fine_tune(),
+        Family::new("Llama 4", &["llama-4", "llama4"], Think::No),
+        Family::new("Llama 3.2", &["llama-3.2", "llama3.2"], Think::No),
+        Family::new("Olmo 3", &["olmo-3", "olmo3"], Think::No),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, tools: &[Tool], limits: &Limits) -> Reading {

@@ -13,8 +13,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     fuzz_id: 2,
     delimiters: ("<tool_call>", "</tool_call>"),
     reader,
-    bare_calls_at_start: false,
-    reasoning: None,
     template: "# Tools
 
 You have access to the following functions:
@@ -49,6 +47,11 @@ Reminder:
     tools_separator: "\n",
     render_call,
     render_result: tool_response,
+    families: &[
+        Family::new("Qwen3-Coder", &["qwen3-coder", "qwen3coder"], Think::No),
+        Family::new("Qwen3.5", &["qwen3.5", "qwen3.6", "qwen3-5", "qwen35"], Think::Open).switched(Think::Open),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {

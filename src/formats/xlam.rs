@@ -14,7 +14,6 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     delimiters: ("```json", "```"),
     reader,
     bare_calls_at_start: true,
-    reasoning: None,
     template: "You are an expert in composing functions. You are given a question and a set of possible functions. Based on the question, you will need to make one or more function/tool calls to achieve the purpose. If none of the functions can be used, point it out and refuse to answer.
 
 Here is a list of functions in JSON format that you can invoke:
@@ -26,6 +25,10 @@ If you decide to invoke any of the function(s), answer with only a JSON list of 
     tools_separator: "\n",
     render_call,
     render_result: tool_response,
+    families: &[
+        Family::new("xLAM", &["xlam"], Think::No).fine_tune(),
+    ],
+    ..FormatSpec::DEFAULT
 };
 
 /// The other start marker: Mistral's token, which some xLAM fine-tunes

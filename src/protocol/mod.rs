@@ -165,6 +165,13 @@ macro_rules! dispatch {
 }
 
 impl Automaton {
+    /// A JSON call object `{"name", "arguments"}` with no marker around
+    /// it (the forced `tool_choice` answer).
+    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
+    pub(crate) fn bare_json(max_depth: usize) -> Automaton {
+        Automaton::Json(json_call::JsonCall::new(b"", max_depth))
+    }
+
     /// The automaton that reads a call written at the start of the output
     /// without its marker (see
     /// [`ParserBuilder::bare_call_at_start`](crate::ParserBuilder::bare_call_at_start)),
