@@ -6,8 +6,9 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::error::{Diagnostic, DiagnosticKind, OnInvalid};
+use crate::error::OnInvalid;
 use crate::event::{CallId, Event, ReasoningId, Span, TextId};
+use crate::event::{Diagnostic, DiagnosticKind};
 use crate::limits::Limits;
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 use crate::tool::Tool;
@@ -371,7 +372,7 @@ impl Core {
         // After the call it concerns: the call was delivered.
         #[cfg(feature = "validate")]
         if let Some(message) = violation {
-            sink(Event::Diagnostic(crate::error::Diagnostic {
+            sink(Event::Diagnostic(crate::event::Diagnostic {
                 kind: DiagnosticKind::InvalidArguments,
                 offset: end,
                 call: Some(id),
@@ -553,7 +554,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// tool list has one.
     pub(crate) fn param_schema(&self, key: &str) -> Option<&serde_json::Value> {
         let tool = self.core.tools.get(self.core.tool?)?;
-        crate::protocol::xml::param_schema(tool, key)
+        tool.param_schema(key)
     }
 
     /// Whether a `tool-input-start` was emitted for the call in progress.

@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::cx::{CallCx, Core, TextOut};
-use crate::error::{Diagnostic, DiagnosticKind, OnInvalid};
+use crate::error::OnInvalid;
+use crate::event::{Diagnostic, DiagnosticKind};
 use crate::event::{Event, Span};
 use crate::limits::Limits;
 use crate::protocol::{Automaton, CallAutomaton, Failure, Outcome, Steady};

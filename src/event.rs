@@ -9,76 +9,9 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
-use crate::error::Diagnostic;
-
-macro_rules! numbered_id {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(pub u32);
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!($prefix, "{}"), self.0)
-            }
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_str(self)
-            }
-        }
-
-        impl std::str::FromStr for $name {
-            type Err = String;
-
-            /// Reads the displayed form back.
-            fn from_str(text: &str) -> Result<Self, String> {
-                text.strip_prefix($prefix)
-                    .and_then(|n| n.parse().ok())
-                    .map($name)
-                    .ok_or_else(|| concat!("expected `", $prefix, "<n>`").to_owned())
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let text = Cow::<str>::deserialize(d)?;
-                text.parse().map_err(de::Error::custom)
-            }
-        }
-    };
-}
-
-numbered_id!(
-    /// Identifies one text part of a stream; displayed as `text_N`.
-    TextId,
-    "text_"
-);
-numbered_id!(
-    /// Identifies one tool call of a stream; displayed as `call_N`. Numbers
-    /// count from 0 per stream, so they are the same for every chunking.
-    CallId,
-    "call_"
-);
-
-numbered_id!(
-    /// Identifies one reasoning part of a stream; displayed as `reasoning_N`.
-    ReasoningId,
-    "reasoning_"
-);
-
-/// Where a call's raw text lies in the stream: byte offsets, end exclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Span {
-    /// Offset of the first byte of the start marker.
-    pub start: u64,
-    /// Offset one past the last byte of the call (end marker included).
-    pub end: u64,
-}
+pub use crate::ids::{CallId, ReasoningId, Span, TextId};
 
 /// One event of the output stream.
 ///
@@ -300,4 +233,143 @@ pub fn push_merged(events: &mut Vec<Event<'static>>, event: Event<'_>) {
         ) if a == b => acc.to_mut().push_str(delta),
         _ => events.push(event.into_owned()),
     }
+}
+
+/// What a [`Diagnostic`] reports. Small and `Copy`, so matching on it costs
+/// nothing; the human-readable detail lives in [`Diagnostic::message`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// The body of a call is not well-formed (bad JSON, stray bytes after the
+    /// start marker, a broken XML element). The raw call text comes back as
+    /// text unless [`OnInvalid::Drop`] is set.
+    MalformedCall,
+    /// The call is well-formed but has no usable tool name.
+    MissingName,
+    /// The arguments are neither an object, a JSON string holding an object,
+    /// nor `null` (the call is not delivered); or, with
+    /// [`ParserBuilder::validate_arguments`](crate::ParserBuilder::validate_arguments),
+    /// they do not match the tool's schema (the call is delivered, and this
+    /// diagnostic follows its `tool-call`, naming each path at fault).
+    InvalidArguments,
+    /// A key such as `name` or `arguments` appears twice in one call.
+    DuplicateKey,
+    /// A tool list was given and the call names a tool that is not in it.
+    UnknownTool,
+    /// The call's JSON was repaired and the call delivered: raw control
+    /// characters (newlines, tabs) inside strings were escaped, or a body in
+    /// relaxed JSON (single quotes, Python literals, trailing commas,
+    /// unquoted keys) was read as JSON.
+    RepairedJson,
+    /// A closing tag (`</parameter>`, `</function>`, …) was missing; the
+    /// element was closed by the next structural tag or the end of the call.
+    MissingCloseTag,
+    /// A closing tag with no element open (`</command>` once more after the
+    /// element closed) was skipped; the call was delivered.
+    StrayCloseTag,
+    /// The call's body is complete but its end marker is missing; the call was
+    /// recovered anyway.
+    MissingEndMarker,
+    /// The stream ended inside a call that could not be recovered; its raw
+    /// text comes back as text.
+    UnfinishedCall,
+    /// A call grew past [`Limits::max_call_bytes`](crate::Limits::max_call_bytes).
+    CallTooLarge,
+    /// JSON or XML nesting went past [`Limits::max_depth`](crate::Limits::max_depth).
+    TooDeep,
+    /// More calls than [`Limits::max_calls`](crate::Limits::max_calls).
+    TooManyCalls,
+    /// Bytes that are not UTF-8. In text they are replaced by U+FFFD (one per
+    /// maximal invalid sequence, as `String::from_utf8_lossy` does); inside a
+    /// call they make the call malformed.
+    InvalidUtf8,
+    /// `tool_choice` asked for a call and the output had none.
+    NoToolCall,
+    /// A value could not be converted to the type its schema asks for and was
+    /// kept as a string.
+    Coercion,
+    /// The stream ended inside reasoning (no end tag): what was written is
+    /// delivered as reasoning all the same.
+    UnclosedReasoning,
+    /// A start marker that also introduces code was followed by code, not
+    /// JSON (Llama's `<|python_tag|>` before a call to a built-in tool,
+    /// `brave_search.call(query="…")`): kept as text.
+    BuiltinToolCall,
+}
+
+impl DiagnosticKind {
+    /// The kebab-case name used in JSON output (`"malformed-call"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticKind::MalformedCall => "malformed-call",
+            DiagnosticKind::MissingName => "missing-name",
+            DiagnosticKind::InvalidArguments => "invalid-arguments",
+            DiagnosticKind::DuplicateKey => "duplicate-key",
+            DiagnosticKind::UnknownTool => "unknown-tool",
+            DiagnosticKind::RepairedJson => "repaired-json",
+            DiagnosticKind::MissingCloseTag => "missing-close-tag",
+            DiagnosticKind::StrayCloseTag => "stray-close-tag",
+            DiagnosticKind::MissingEndMarker => "missing-end-marker",
+            DiagnosticKind::UnfinishedCall => "unfinished-call",
+            DiagnosticKind::CallTooLarge => "call-too-large",
+            DiagnosticKind::TooDeep => "too-deep",
+            DiagnosticKind::TooManyCalls => "too-many-calls",
+            DiagnosticKind::InvalidUtf8 => "invalid-utf8",
+            DiagnosticKind::NoToolCall => "no-tool-call",
+            DiagnosticKind::Coercion => "coercion",
+            DiagnosticKind::UnclosedReasoning => "unclosed-reasoning",
+            DiagnosticKind::BuiltinToolCall => "builtin-tool-call",
+        }
+    }
+
+    /// Whether the call this diagnostic belongs to was still delivered as a
+    /// tool call (a repair) rather than given back as text.
+    pub fn is_recovered(self) -> bool {
+        matches!(
+            self,
+            DiagnosticKind::MissingEndMarker
+                | DiagnosticKind::MissingCloseTag
+                | DiagnosticKind::StrayCloseTag
+                | DiagnosticKind::RepairedJson
+                | DiagnosticKind::Coercion
+        )
+    }
+}
+
+impl fmt::Display for DiagnosticKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Something in the stream was malformed, repaired, truncated or dropped.
+///
+/// `offset` is the byte offset in the whole stream where the problem was
+/// found, so it is the same however the stream was chunked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Diagnostic {
+    /// What happened.
+    pub kind: DiagnosticKind,
+    /// Byte offset in the stream where it was detected.
+    pub offset: u64,
+    /// The call it concerns, when a `tool-input-start` was already emitted
+    /// for it (that call then ends without a `tool-call`, except after a
+    /// schema check: see [`DiagnosticKind::InvalidArguments`]).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        rename = "toolCallId"
+    )]
+    pub call: Option<CallId>,
+    /// The tool name, when one was read.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "toolName")]
+    pub tool_name: Option<String>,
+    /// A sentence saying what and why.
+    pub message: String,
+    /// For a call that was not delivered: where its raw text lies.
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "rawSpan")]
+    pub span: Option<Span>,
 }

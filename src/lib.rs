@@ -165,6 +165,7 @@ mod error;
 pub mod event;
 mod format;
 mod formats;
+mod ids;
 mod limits;
 #[cfg(feature = "middleware")]
 #[cfg_attr(docsrs, doc(cfg(feature = "middleware")))]
@@ -184,8 +185,8 @@ mod tool;
 mod validate;
 
 pub use engine::{Parser, ParserBuilder};
-pub use error::{Diagnostic, DiagnosticKind, Error, OnInvalid};
-pub use event::{CallId, Event, ReasoningId, Span, TextId};
+pub use error::{Error, OnInvalid};
+pub use event::{CallId, Diagnostic, DiagnosticKind, Event, ReasoningId, Span, TextId};
 pub use format::Format;
 pub use limits::Limits;
 pub use model::{ModelError, ModelSetup};

@@ -30,6 +30,21 @@ fn empty_object_schema() -> Value {
 }
 
 impl Tool {
+    /// The JSON Schema of parameter `key`, if the tool's schema lists it.
+    ///
+    /// A linear scan: property maps are small, and comparing a few short
+    /// strings is cheaper than hashing one.
+    pub(crate) fn param_schema(&self, key: &str) -> Option<&Value> {
+        let Value::Object(schema) = &self.parameters else {
+            return None;
+        };
+        let (_, Value::Object(properties)) = schema.iter().find(|(k, _)| *k == "properties")?
+        else {
+            return None;
+        };
+        properties.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
     /// A tool with the given name and an empty-object schema.
     pub fn new(name: impl Into<String>) -> Tool {
         Tool {

@@ -29,10 +29,10 @@ Where:
 - `tool_call_name` must be an exact match to one of the available tools
 - `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters Schema
 - For multiple tool calls, chain them directly without separators or spaces",
-    tool_entry: super::deepseek_v31::tool_entry,
+    tool_entry,
     tools_separator: "\n\n",
     render_call,
-    render_result: super::deepseek_v31::render_result,
+    render_result,
     families: &[
         Family::new("DeepSeek-R1", &["deepseek-r1"], Think::Open).fine_tune(),
         Family::new("DeepSeek-V3", &["deepseek-v3", "deepseek-chat"], Think::No),
@@ -47,5 +47,21 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
 pub(crate) fn render_call(name: &str, args: &Value) -> String {
     format!(
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    )
+}
+
+/// A tool as DeepSeek's templates list them (sections a blank line apart).
+pub(crate) fn tool_entry(tool: &Tool) -> String {
+    format!(
+        "### {}\nDescription: {}\n\nParameters: {}",
+        tool.name, tool.description, tool.parameters
+    )
+}
+
+/// A result in DeepSeek's output tokens.
+pub(crate) fn render_result(_name: &str, result: &Value) -> String {
+    format!(
+        "<｜tool▁output▁begin｜>{}<｜tool▁output▁end｜>",
+        value_text(result)
     )
 }

@@ -26,10 +26,10 @@ Where:
 - `tool_call_name` must be an exact match to one of the available tools
 - `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters Schema
 - For multiple tool calls, chain them directly without separators or spaces",
-    tool_entry,
+    tool_entry: super::deepseek_v3::tool_entry,
     tools_separator: "\n\n",
     render_call,
-    render_result,
+    render_result: super::deepseek_v3::render_result,
     families: &[
         Family::new("DeepSeek-V3.1", &["deepseek-v3.1", "deepseek-v3-1", "deepseek-v31"], Think::Tags).switched(Think::Open),
     ],
@@ -40,14 +40,6 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     token_reading(Vendor::DeepSeek, delimiters, limits)
 }
 
-/// A tool as DeepSeek's templates list them (sections a blank line apart).
-pub(crate) fn tool_entry(tool: &Tool) -> String {
-    format!(
-        "### {}\nDescription: {}\n\nParameters: {}",
-        tool.name, tool.description, tool.parameters
-    )
-}
-
 fn render_call(name: &str, args: &Value) -> String {
     // `function` names DeepSeek-V3's layout, where the name follows.
     if name == "function" {
@@ -55,13 +47,5 @@ fn render_call(name: &str, args: &Value) -> String {
     }
     format!(
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
-    )
-}
-
-/// A result in DeepSeek's output tokens.
-pub(crate) fn render_result(_name: &str, result: &Value) -> String {
-    format!(
-        "<｜tool▁output▁begin｜>{}<｜tool▁output▁end｜>",
-        value_text(result)
     )
 }

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::params::{transform_params, Mode, ParamsOptions, Placement, Request, Transformed};
 use super::stream::ResponseParser;
-use crate::error::{Diagnostic, DiagnosticKind};
 use crate::event::Event;
+use crate::event::{Diagnostic, DiagnosticKind};
 use crate::{Error, Format, Limits, Reasoning};
 
 /// Why a model stopped.

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::choice::ToolChoice;
 use super::params::Mode;
-use crate::error::{Diagnostic, DiagnosticKind};
 use crate::event::{CallId, Event};
+use crate::event::{Diagnostic, DiagnosticKind};
 use crate::{Error, Format, Limits, Parser, Reasoning, Tool};
 
 /// Reads one response: calls parsed with the protocol (`auto`), plain text

@@ -14,8 +14,8 @@ use super::model::{
 };
 use super::params::{Message, Part, Request, ToolResult};
 use super::ToolChoice;
-use crate::error::{Diagnostic, DiagnosticKind};
 use crate::event::{CallId, Event, ReasoningId, TextId};
+use crate::event::{Diagnostic, DiagnosticKind};
 use crate::{Error, Tool};
 
 /// What a tool's executor returns: a JSON result, or what went wrong.

@@ -19,7 +19,7 @@
 use std::borrow::Cow;
 
 use crate::cx::CallCx;
-use crate::error::DiagnosticKind;
+use crate::event::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::CallAutomaton;

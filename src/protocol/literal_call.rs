@@ -16,7 +16,7 @@
 
 use super::{CallAutomaton, Failure, Outcome};
 use crate::cx::CallCx;
-use crate::error::DiagnosticKind;
+use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::escape_json_into;
 use crate::scan::literal::{is_word, to_json_into, Syntax, GEMMA_QUOTE};

@@ -9,7 +9,7 @@ use super::json_call::JsonCall;
 use super::token_call::{TokenCall, Vendor};
 use super::{CallAutomaton, Failure, Outcome, Steady};
 use crate::cx::CallCx;
-use crate::error::DiagnosticKind;
+use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 
 /// Which layout the call in progress has.

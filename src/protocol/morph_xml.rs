@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::coerce::coerce;
 use crate::cx::CallCx;
-use crate::error::DiagnosticKind;
+use crate::event::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{skip_ws, strip_one_newline, ArgsWriter, Body, MAX_TAG};
 use crate::protocol::CallAutomaton;
@@ -429,7 +429,7 @@ impl MorphXml {
         let schema = cx
             .tool_index()
             .and_then(|t| tools.get(t))
-            .and_then(|tool| crate::protocol::xml::param_schema(tool, &key));
+            .and_then(|tool| tool.param_schema(&key));
         let repeated = matches!(&self.pending, Some(p) if p.key == key);
         // A name seen before, with other parameters in between.
         let held = self.arrays.iter().position(|p| p.key == key);

@@ -26,7 +26,7 @@ use std::borrow::Cow;
 
 use super::{Failure, Outcome, Steady};
 use crate::cx::CallCx;
-use crate::error::DiagnosticKind;
+use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::{JsonScanner, Repair, Signal};
 

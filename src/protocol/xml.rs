@@ -2,16 +2,13 @@
 //! call body without rescanning, and writing the arguments object as
 //! prefix-consistent JSON deltas.
 
-use serde_json::Value;
-
 use crate::coerce::coerce;
 use crate::cx::CallCx;
-use crate::error::DiagnosticKind;
+use crate::event::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::{Failure, Outcome};
 use crate::scan::json::{escape_json_into, needs_json_escape};
 use crate::scan::same_bytes;
-use crate::tool::Tool;
 
 /// The buffered bytes of a call after its start marker, as the XML-format
 /// automata keep them: each byte is appended once and scanned from where the
@@ -357,20 +354,6 @@ pub(crate) fn strip_one_newline(v: &str) -> &str {
         .unwrap_or(v)
 }
 
-/// The JSON Schema of parameter `key` of tool `name`, if the tool list has it.
-///
-/// Linear scans: tool lists and property maps are small, and comparing a
-/// few short strings is cheaper than hashing one.
-pub(crate) fn param_schema<'t>(tool: &'t Tool, key: &str) -> Option<&'t Value> {
-    let Value::Object(tool) = &tool.parameters else {
-        return None;
-    };
-    let (_, Value::Object(properties)) = tool.iter().find(|(k, _)| *k == "properties")? else {
-        return None;
-    };
-    properties.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
-}
-
 /// Writes the arguments object one parameter at a time: `{"a": 1`, then
 /// `, "b": 2`, then `}`. The deltas concatenate to the final input at every
 /// step.
@@ -652,7 +635,7 @@ mod tests {
         ] {
             let mut ours = String::new();
             escape_json_into(&mut ours, text);
-            let theirs = Value::String(text.to_owned()).to_string();
+            let theirs = serde_json::Value::String(text.to_owned()).to_string();
             assert_eq!(format!("\"{ours}\""), theirs);
         }
     }

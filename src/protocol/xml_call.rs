@@ -26,7 +26,7 @@
 
 use crate::coerce::keyword;
 use crate::cx::CallCx;
-use crate::error::DiagnosticKind;
+use crate::event::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::json_call::JsonCall;
 use crate::protocol::xml::{
