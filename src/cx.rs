@@ -285,16 +285,13 @@ fn append(pending: &mut Cow<'_, str>, more: &str) {
 }
 
 fn invalid_utf8(offset: u64) -> Event<'static> {
-    Event::Diagnostic(Diagnostic {
-        kind: DiagnosticKind::InvalidUtf8,
+    Event::Diagnostic(Diagnostic::new(
+        DiagnosticKind::InvalidUtf8,
         offset,
-        call: None,
-        tool_name: None,
-        message: format!(
+        format!(
             "invalid UTF-8 in text, replaced by U+FFFD (as is any within the next {INVALID_RUN_GAP} bytes)"
         ),
-        span: None,
-    })
+    ))
 }
 
 impl Core {
@@ -372,14 +369,11 @@ impl Core {
         // After the call it concerns: the call was delivered.
         #[cfg(feature = "validate")]
         if let Some(message) = violation {
-            sink(Event::Diagnostic(crate::event::Diagnostic {
-                kind: DiagnosticKind::InvalidArguments,
-                offset: end,
-                call: Some(id),
-                tool_name: name_for_diagnostic,
-                message,
-                span: Some(raw_span),
-            }));
+            sink(Event::Diagnostic(
+                Diagnostic::new(DiagnosticKind::InvalidArguments, end, message)
+                    .about_call(Some(id), name_for_diagnostic)
+                    .with_span(raw_span),
+            ));
         }
         self.delivered += 1;
         self.span_start = end;
@@ -833,17 +827,16 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         self.flush();
         let core = &mut *self.core;
         let call = core.call;
-        (self.sink)(Event::Diagnostic(Diagnostic {
-            kind: failure.kind,
-            offset: failure.offset,
-            call,
-            tool_name: failure.name.or_else(|| call.map(|_| core.name.clone())),
-            message: failure.message,
-            span: Some(Span {
-                start: core.span_start,
-                end: to,
-            }),
-        }));
+        let tool_name = failure.name.or_else(|| call.map(|_| core.name.clone()));
+        let span = Span {
+            start: core.span_start,
+            end: to,
+        };
+        (self.sink)(Event::Diagnostic(
+            Diagnostic::new(failure.kind, failure.offset, failure.message)
+                .about_call(call, tool_name)
+                .with_span(span),
+        ));
         if let Some(id) = call {
             (self.sink)(Event::ToolInputEnd { id });
         }
@@ -875,14 +868,10 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// A problem that was repaired: the call is still delivered.
     pub(crate) fn recovered(&mut self, kind: DiagnosticKind, offset: u64, message: String) {
         self.flush();
-        (self.sink)(Event::Diagnostic(Diagnostic {
-            kind,
-            offset,
-            call: self.core.call,
-            tool_name: self.core.call.map(|_| self.core.name.clone()),
-            message,
-            span: None,
-        }));
+        let tool_name = self.core.call.map(|_| self.core.name.clone());
+        (self.sink)(Event::Diagnostic(
+            Diagnostic::new(kind, offset, message).about_call(self.core.call, tool_name),
+        ));
     }
 }
 

@@ -45,14 +45,16 @@ enum State {
 /// let mut parser = Parser::new(Format::Hermes);
 /// let mut calls = Vec::new();
 /// let mut text = String::new();
+/// // `finish`'s events too: text held back at the end comes out there.
+/// let mut on_event = |event: Event<'_>| match event {
+///     Event::TextDelta { delta, .. } => text.push_str(&delta),
+///     Event::ToolCall { tool_name, input, .. } => calls.push((tool_name.into_owned(), input.into_owned())),
+///     _ => {}
+/// };
 /// for chunk in ["Sure. <tool_", "call>{\"name\": \"now\", ", "\"arguments\": {}}</tool_call>"] {
-///     parser.feed_str(chunk, &mut |event| match event {
-///         Event::TextDelta { delta, .. } => text.push_str(&delta),
-///         Event::ToolCall { tool_name, input, .. } => calls.push((tool_name.into_owned(), input.into_owned())),
-///         _ => {}
-///     });
+///     parser.feed_str(chunk, &mut on_event);
 /// }
-/// parser.finish(&mut |_| {});
+/// parser.finish(&mut on_event);
 /// assert_eq!(text, "Sure. ");
 /// assert_eq!(calls, [("now".to_string(), "{}".to_string())]);
 /// ```
@@ -768,14 +770,11 @@ impl Parser {
         self.held.clear();
         self.core.text.flush_carry(sink);
         if self.core.text.reasoning && self.core.text.open.is_some() {
-            sink(Event::Diagnostic(Diagnostic {
-                kind: DiagnosticKind::UnclosedReasoning,
-                offset: self.offset,
-                call: None,
-                tool_name: None,
-                message: "the stream ended inside reasoning".into(),
-                span: None,
-            }));
+            sink(Event::Diagnostic(Diagnostic::new(
+                DiagnosticKind::UnclosedReasoning,
+                self.offset,
+                "the stream ended inside reasoning",
+            )));
         }
         self.core.text.close(sink);
         self.start_over();
@@ -1141,19 +1140,18 @@ impl Parser {
             self.leave_lead_call();
             return;
         }
-        sink(Event::Diagnostic(Diagnostic {
-            kind: failure.kind,
-            offset: failure.offset,
-            call,
-            tool_name: failure
-                .name
-                .or_else(|| call.map(|_| self.core.name.clone())),
-            message: failure.message,
-            span: Some(Span {
-                start: self.core.call_start,
-                end: self.core.call_start + self.core.call_buf.len() as u64,
-            }),
-        }));
+        let tool_name = failure
+            .name
+            .or_else(|| call.map(|_| self.core.name.clone()));
+        let span = Span {
+            start: self.core.call_start,
+            end: self.core.call_start + self.core.call_buf.len() as u64,
+        };
+        sink(Event::Diagnostic(
+            Diagnostic::new(failure.kind, failure.offset, failure.message)
+                .about_call(call, tool_name)
+                .with_span(span),
+        ));
         if let Some(id) = call {
             sink(Event::ToolInputEnd { id });
         }

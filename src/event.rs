@@ -373,3 +373,35 @@ pub struct Diagnostic {
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "rawSpan")]
     pub span: Option<Span>,
 }
+
+impl Diagnostic {
+    /// A diagnostic of `kind`, found at stream offset `offset`, saying
+    /// `message`; about no call and with no span until
+    /// [`about_call`](Diagnostic::about_call) and
+    /// [`with_span`](Diagnostic::with_span) say otherwise.
+    pub fn new(kind: DiagnosticKind, offset: u64, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            kind,
+            offset,
+            call: None,
+            tool_name: None,
+            message: message.into(),
+            span: None,
+        }
+    }
+
+    /// The diagnostic concerns call `call`, of tool `tool_name`.
+    #[must_use]
+    pub fn about_call(mut self, call: Option<CallId>, tool_name: Option<String>) -> Diagnostic {
+        self.call = call;
+        self.tool_name = tool_name;
+        self
+    }
+
+    /// The raw text of the call it concerns lies at `span`.
+    #[must_use]
+    pub fn with_span(mut self, span: Span) -> Diagnostic {
+        self.span = Some(span);
+        self
+    }
+}

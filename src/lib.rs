@@ -17,16 +17,19 @@
 //! let mut parser = Parser::new(Format::Hermes);
 //! let mut text = String::new();
 //! let mut calls = Vec::new();
+//! // One handler for the events of `feed` and of `finish`, which releases
+//! // text held back at the end (here the `<` that could begin a marker).
+//! let mut on_event = |event: Event<'_>| match event {
+//!     Event::TextDelta { delta, .. } => text.push_str(&delta),
+//!     Event::ToolCall { tool_name, input, .. } => calls.push(format!("{tool_name} {input}")),
+//!     _ => {}
+//! };
 //! // Chunks may split anywhere: inside a marker, a JSON escape, a code point.
-//! for chunk in ["Checking. <tool", "_call>{\"name\": \"get_weather\", \"argu", "ments\": {\"city\": \"Paris\"}}</tool_call>"] {
-//!     parser.feed_str(chunk, &mut |event| match event {
-//!         Event::TextDelta { delta, .. } => text.push_str(&delta),
-//!         Event::ToolCall { tool_name, input, .. } => calls.push(format!("{tool_name} {input}")),
-//!         _ => {}
-//!     });
+//! for chunk in ["Checking. <tool", "_call>{\"name\": \"get_weather\", \"argu", "ments\": {\"city\": \"Paris\"}}</tool_call> 3 <"] {
+//!     parser.feed_str(chunk, &mut on_event);
 //! }
-//! parser.finish(&mut |_| {});
-//! assert_eq!(text, "Checking. ");
+//! parser.finish(&mut on_event);
+//! assert_eq!(text, "Checking.  3 <");
 //! assert_eq!(calls, [r#"get_weather {"city": "Paris"}"#]);
 //! ```
 //!
@@ -154,7 +157,7 @@
 //! `chat.completion.chunk`s or a `chat.completion`; `server` is the proxy
 //! `toolsieve serve` runs on it.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub(crate) mod coerce;
@@ -189,7 +192,7 @@ pub use error::{Error, OnInvalid};
 pub use event::{CallId, Diagnostic, DiagnosticKind, Event, ReasoningId, Span, TextId};
 pub use format::Format;
 pub use limits::Limits;
-pub use model::{ModelError, ModelSetup};
+pub use model::{ModelLookupError, ModelSetup};
 pub use reasoning::Reasoning;
 pub use tool::Tool;
 

@@ -42,7 +42,7 @@ impl ModelSetup {
     /// assert!(v31.thinking(false).reasoning.is_none());
     /// let qwen = Format::for_model("Qwen/Qwen3-8B")?.thinking(false);
     /// assert!(qwen.reasoning.is_none());
-    /// # Ok::<(), toolsieve::ModelError>(())
+    /// # Ok::<(), toolsieve::ModelLookupError>(())
     /// ```
     #[must_use]
     pub fn thinking(mut self, on: bool) -> ModelSetup {
@@ -71,7 +71,7 @@ impl ModelSetup {
 /// Why [`Format::for_model`] found no setup.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum ModelError {
+pub enum ModelLookupError {
     /// No known family matches the id.
     Unknown {
         /// The id as given.
@@ -81,10 +81,10 @@ pub enum ModelError {
     },
 }
 
-impl fmt::Display for ModelError {
+impl fmt::Display for ModelLookupError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ModelError::Unknown { model, closest } => write!(
+            ModelLookupError::Unknown { model, closest } => write!(
                 f,
                 "no known model family matches `{model}` (closest: {}); give --format instead",
                 closest.join(", ")
@@ -93,7 +93,7 @@ impl fmt::Display for ModelError {
     }
 }
 
-impl std::error::Error for ModelError {}
+impl std::error::Error for ModelLookupError {}
 
 /// Every family of every format, with its format.
 fn families() -> impl Iterator<Item = (Format, &'static Family)> {
@@ -159,16 +159,16 @@ impl Format {
     /// assert_eq!(setup.format, Format::DeepSeekV3);
     /// assert!(setup.reasoning.is_some_and(|r| r.starts_open));
     /// assert!(Format::for_model("no-such-model-7b").is_err());
-    /// # Ok::<(), toolsieve::ModelError>(())
+    /// # Ok::<(), toolsieve::ModelLookupError>(())
     /// ```
     ///
     /// # Errors
     ///
-    /// [`ModelError::Unknown`] with the closest family names.
-    pub fn for_model(id: &str) -> Result<ModelSetup, ModelError> {
+    /// [`ModelLookupError::Unknown`] with the closest family names.
+    pub fn for_model(id: &str) -> Result<ModelSetup, ModelLookupError> {
         let wanted = normalize(id);
         let Some((format, family)) = family_of(&wanted) else {
-            return Err(ModelError::Unknown {
+            return Err(ModelLookupError::Unknown {
                 model: id.to_owned(),
                 closest: closest(&wanted),
             });

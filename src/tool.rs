@@ -74,20 +74,13 @@ impl Tool {
     /// [`Error::InvalidTools`] when the text is not such an array, a name is
     /// empty, or two tools share a name.
     pub fn list_from_json(text: &str) -> Result<Vec<Tool>, Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Entry {
-            Wrapped { function: Tool },
-            Plain(Tool),
-        }
-        let entries: Vec<Entry> =
-            serde_json::from_str(text).map_err(|e| Error::InvalidTools(e.to_string()))?;
-        let tools: Vec<Tool> = entries
+        let entries: Vec<Value> = serde_json::from_str(text)
+            .map_err(|e| Error::InvalidTools(format!("not a JSON array of tools: {e}")))?;
+        let tools = entries
             .into_iter()
-            .map(|e| match e {
-                Entry::Wrapped { function } | Entry::Plain(function) => function,
-            })
-            .collect();
+            .enumerate()
+            .map(|(i, entry)| tool_entry(i, entry))
+            .collect::<Result<Vec<Tool>, Error>>()?;
         for (i, tool) in tools.iter().enumerate() {
             if tool.name.is_empty() {
                 return Err(Error::InvalidTools(format!("tool {i} has an empty name")));
@@ -100,5 +93,81 @@ impl Tool {
             }
         }
         Ok(tools)
+    }
+}
+
+/// Entry `i` of a tool list: a tool, or OpenAI's `{"type": "function",
+/// "function": {…}}` around one. Errors name the entry and the field.
+fn tool_entry(i: usize, entry: Value) -> Result<Tool, Error> {
+    let bad = |what: String| Error::InvalidTools(format!("tool {i}: {what}"));
+    let Value::Object(mut object) = entry else {
+        return Err(bad(format!("expected an object, not {entry}")));
+    };
+    let (mut object, at) = match object.remove("function") {
+        Some(Value::Object(function)) => (function, "function."),
+        Some(other) => return Err(bad(format!("\"function\" must be an object, not {other}"))),
+        None => (object, ""),
+    };
+    let name = match object.remove("name") {
+        Some(Value::String(name)) => name,
+        Some(other) => return Err(bad(format!("\"{at}name\" must be a string, not {other}"))),
+        None => return Err(bad(format!("\"{at}name\" is missing"))),
+    };
+    let description = match object.remove("description") {
+        Some(Value::String(text)) => text,
+        None | Some(Value::Null) => String::new(),
+        Some(other) => {
+            return Err(bad(format!(
+                "\"{at}description\" must be a string, not {other}"
+            )))
+        }
+    };
+    let parameters = ["parameters", "inputSchema", "input_schema"]
+        .iter()
+        .find_map(|key| object.remove(*key))
+        .unwrap_or_else(empty_object_schema);
+    if !matches!(parameters, Value::Object(_) | Value::Bool(_)) {
+        return Err(bad(format!(
+            "\"{at}parameters\" must be a JSON Schema object, not {parameters}"
+        )));
+    }
+    Ok(Tool {
+        name,
+        description,
+        parameters,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(text: &str) -> String {
+        Tool::list_from_json(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn tool_list_errors_name_the_entry_and_the_field() {
+        assert!(error_of(r#"[{"name": "a"}, {"name": 3}]"#)
+            .contains("tool 1: \"name\" must be a string"));
+        assert!(
+            error_of(r#"[{"type": "function", "function": {"nme": "x"}}]"#)
+                .contains("tool 0: \"function.name\" is missing")
+        );
+        assert!(
+            error_of(r#"[{"name": "a", "parameters": "{}"}]"#).contains("\"parameters\" must be")
+        );
+        assert!(error_of(r#"[{"name": "a"}, {"name": "a"}]"#).contains("two tools are named `a`"));
+        assert!(error_of(r#"{"name": "a"}"#).contains("not a JSON array"));
+        let tools = Tool::list_from_json(
+            r#"[{"type": "function", "function": {"name": "a", "description": "A", "parameters": {"type": "object"}}},
+                {"name": "b", "input_schema": {"type": "object"}}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (tools[0].name.as_str(), tools[0].description.as_str()),
+            ("a", "A")
+        );
+        assert_eq!(tools[1].parameters, serde_json::json!({"type": "object"}));
     }
 }

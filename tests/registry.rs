@@ -209,14 +209,15 @@ fn the_thinking_switch_sets_each_familys_reasoning() {
 fn unknown_models_name_the_closest_families() {
     for id in ["", "quwen3-8b", "totally-new-model", "ü/ö:ß", "/"] {
         match Format::for_model(id) {
-            Err(e @ toolsieve::ModelError::Unknown { .. }) => {
+            Err(e @ toolsieve::ModelLookupError::Unknown { .. }) => {
                 let message = e.to_string();
                 assert!(message.contains("closest"), "{message}");
             }
             other => panic!("{id:?}: {other:?}"),
         }
     }
-    let Err(toolsieve::ModelError::Unknown { closest, .. }) = Format::for_model("quwen3-8b") else {
+    let Err(toolsieve::ModelLookupError::Unknown { closest, .. }) = Format::for_model("quwen3-8b")
+    else {
         panic!()
     };
     assert!(closest.iter().any(|c| c.starts_with("Qwen")), "{closest:?}");

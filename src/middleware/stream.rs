@@ -161,14 +161,11 @@ impl ResponseParser {
             for d in self.held_diagnostics.drain(..) {
                 out.push(Event::Diagnostic(d));
             }
-            out.push(Event::Diagnostic(Diagnostic {
-                kind: DiagnosticKind::NoToolCall,
-                offset: 0,
-                call: None,
-                tool_name: None,
-                message: "tool_choice asked for a tool call and the output has none".into(),
-                span: None,
-            }));
+            out.push(Event::Diagnostic(Diagnostic::new(
+                DiagnosticKind::NoToolCall,
+                0,
+                "tool_choice asked for a tool call and the output has none",
+            )));
         }
         self.held_diagnostics.clear();
     }
