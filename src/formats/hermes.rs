@@ -39,12 +39,15 @@ For each function call, return a JSON object with the function name and argument
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
     let (start, end) = json_markers(delimiters, SPEC.delimiters);
-    let mut automaton =
+    let automaton =
         JsonCall::new(end.as_bytes(), limits.max_depth).reopened_by(&start, Boundary::None);
     // Qwen3-Coder served as hermes writes its XML calls in the same
-    // `<tool_call>` blocks.
+    // `<tool_call>` blocks: a block that begins with `<` is read as XML.
     if end.as_bytes() == Dialect::Qwen3Coder.end_marker() {
-        automaton = automaton.with_xml_blocks(Dialect::Qwen3Coder, limits.max_depth);
+        let (markers, json) = json_reading(start, Boundary::None, automaton)?;
+        let xml = Automaton::Xml(XmlCall::new(Dialect::Qwen3Coder, limits.max_depth));
+        let either = FirstByte::new(json, xml, |b| b == b'<', Lead::First);
+        return Ok((markers, Automaton::FirstByte(Box::new(either))));
     }
     json_reading(start, Boundary::None, automaton)
 }

@@ -8,7 +8,6 @@
 use serde_json::Value;
 
 use super::*;
-use crate::protocol::mistral::MistralCall;
 
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "mistral",
@@ -36,7 +35,13 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     no_delimiters(delimiters)?;
     Ok((
         markers(&[SPEC.delimiters.0]),
-        Automaton::Mistral(Box::new(MistralCall::new(limits.max_depth))),
+        Automaton::FirstByte(Box::new(FirstByte::new(
+            Automaton::Json(JsonCall::new(b"", limits.max_depth)),
+            Automaton::Token(TokenCall::new(Vendor::Mistral, limits.max_depth)),
+            // Before v11 a JSON list of calls; from v11 on `NAME[ARGS]{…}`.
+            |b| !matches!(b, b'[' | b'{'),
+            Lead::Skipped("the stream ended after [TOOL_CALLS]"),
+        ))),
     ))
 }
 

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::limits::Limits;
+use crate::protocol::first_byte::{FirstByte, Lead};
 use crate::protocol::json_call::JsonCall;
 use crate::protocol::token_call::{TokenCall, Vendor};
 use crate::protocol::xml_call::{Dialect, XmlCall};

@@ -21,7 +21,6 @@ use std::borrow::Cow;
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::event::Event;
-use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::json::{is_complete_value, JsonScanner, Repair, Signal};
@@ -51,8 +50,6 @@ enum Phase {
     /// The call object is not JSON: read on to the end marker, to try it as
     /// relaxed JSON (see [`RelaxedBody`]).
     Relaxed,
-    /// The block holds an XML call, read by the XML automaton.
-    Xml,
     /// A markdown fence opening inside the block before the JSON
     /// (```` ```json ````), as some models wrap it: `ticks` of its three
     /// backticks so far, then its language word.
@@ -269,9 +266,6 @@ pub(crate) struct JsonCall {
     /// Stream offset of the first extra `}` or `]` after the call object
     /// (`{…}}`), if any: ignored when the end marker follows.
     extra_closer: Option<u64>,
-    /// Reads a block that begins with `<` as an XML call ([`Phase::Xml`]),
-    /// for the formats that have such blocks.
-    xml: Option<Box<XmlCall>>,
     /// See [`JsonCall::needing_arguments`].
     needs_args: bool,
     /// The object has an arguments key (its value may be `null`).
@@ -333,7 +327,6 @@ impl JsonCall {
             extra_closer: None,
             fence_at: None,
             fenced: false,
-            xml: None,
             args_key: false,
             needs_args: false,
             deferred_name: None,
@@ -420,14 +413,6 @@ impl JsonCall {
     /// fences themselves, nor without an end marker).
     fn fences(&self) -> bool {
         self.end.first().is_some_and(|&b| b != b'`')
-    }
-
-    /// Also reads blocks that begin with `<` as calls in `dialect`'s XML
-    /// layout (its end marker must be this automaton's).
-    pub(crate) fn with_xml_blocks(mut self, dialect: Dialect, max_depth: usize) -> JsonCall {
-        debug_assert_eq!(dialect.end_marker(), &*self.end);
-        self.xml = Some(Box::new(XmlCall::new(dialect, max_depth)));
-        self
     }
 
     /// Readies the per-call state for the next call object of the block.
@@ -611,43 +596,6 @@ impl JsonCall {
                 let _ = cx.delta_owned(fixed, offset);
             }
             Capture::ArgsObject => self.pending.extend_from_slice(fixed),
-        }
-    }
-
-    /// A block that begins with `<` (after whitespace, in `bytes`): the XML
-    /// automaton takes it over.
-    #[inline(never)]
-    fn xml_begin<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> (usize, Outcome) {
-        if let Some(xml) = self.xml.as_mut() {
-            xml.begin(0);
-        }
-        self.phase = Phase::Xml;
-        self.xml_advance(bytes, cx)
-    }
-
-    /// [`XmlCall::advance`] for an XML block, out of line.
-    #[inline(never)]
-    fn xml_advance<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> (usize, Outcome) {
-        match self.xml.as_mut() {
-            Some(xml) => xml.advance(bytes, cx),
-            None => (bytes.len(), Outcome::More),
-        }
-    }
-
-    /// [`XmlCall::steady`] for an XML block, out of line.
-    #[inline(never)]
-    fn xml_steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
-        match self.xml.as_mut() {
-            Some(xml) => xml.steady(bytes, offset, started, false),
-            None => Steady::No,
         }
     }
 
@@ -1011,13 +959,6 @@ impl JsonCall {
                 cur.at += 1;
                 self.array = true;
                 self.phase = Phase::ArrayNext;
-            }
-            // Only whitespace came before (no fence): the XML automaton
-            // reads all of `bytes`.
-            Some(b'<') if self.xml.is_some() && self.fence_at.is_none() => {
-                let (n, outcome) = self.xml_begin(bytes, cx);
-                cur.at = n;
-                return Some(outcome);
             }
             Some(b'`') if self.fences() && self.fence_at.is_none() => {
                 self.fence_at = Some(cx.offset(cur.at));
@@ -1518,14 +1459,9 @@ impl CallAutomaton for JsonCall {
         self.fenced = false;
         self.begin_object();
     }
-    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8):
-    /// told whoever answered [`Steady::Verbatim`], itself or the XML
-    /// automaton it handed the block to.
+    /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8).
     fn reject_invalid_utf8(&mut self, at: u64) {
-        match self.xml.as_mut() {
-            Some(xml) if self.phase == Phase::Xml => xml.reject_invalid_utf8(at),
-            _ => self.reject(invalid_utf8(at)),
-        }
+        self.reject(invalid_utf8(at));
     }
     /// See [`Automaton::steady`](super::Automaton::steady): bytes of the
     /// call object that end no member of it. When they do, the scan is kept
@@ -1534,9 +1470,9 @@ impl CallAutomaton for JsonCall {
     fn steady<'c>(
         &mut self,
         bytes: &'c [u8],
-        offset: u64,
+        _offset: u64,
         started: bool,
-        carried: bool,
+        _carried: bool,
     ) -> Steady<'c> {
         if let Phase::End { matched } = self.phase {
             // More of the end marker, not yet all of it.
@@ -1551,9 +1487,6 @@ impl CallAutomaton for JsonCall {
             return Steady::No;
         }
         if self.phase != Phase::Body || self.rejected.is_some() {
-            if self.phase == Phase::Xml && !carried {
-                return self.xml_steady(bytes, offset, started);
-            }
             return Steady::No;
         }
         let scan = self.json.advance(bytes);
@@ -1595,11 +1528,6 @@ impl CallAutomaton for JsonCall {
                 Phase::ArrayAfter => self.array_after(bytes, &mut cur, cx),
                 Phase::Trail => self.trailing(bytes, &mut cur, cx),
                 Phase::Relaxed => self.relaxed_read(bytes, &mut cur, cx),
-                Phase::Xml => {
-                    let (n, outcome) = self.xml_advance(&bytes[cur.at..], cx);
-                    cur.at += n;
-                    Some(outcome)
-                }
                 Phase::FenceOpen { ticks } => self.fence_open(ticks, bytes, &mut cur, cx),
                 Phase::FenceClose { ticks } => self.fence_close(ticks, bytes, &mut cur, cx),
                 Phase::End { matched } => self.matching_end(matched, bytes, &mut cur, cx),
@@ -1655,14 +1583,6 @@ impl CallAutomaton for JsonCall {
                     outcome => outcome,
                 }
             }
-            Phase::Xml => match self.xml.as_mut() {
-                Some(xml) => xml.finish(cx),
-                None => Outcome::failed(Failure::new(
-                    DiagnosticKind::UnfinishedCall,
-                    cx.offset(0),
-                    "the stream ended inside the call",
-                )),
-            },
             Phase::Trail if self.end.is_empty() => self.conclude(cx, None),
             // The end marker closed the call.
             Phase::Reopen { seen } => {

@@ -2,10 +2,10 @@
 //! engine finds the start markers) and reports through [`CallCx`] what it
 //! recognised; the engine turns that into events.
 
+pub(crate) mod first_byte;
 pub(crate) mod json_call;
 pub(crate) mod literal_call;
 pub(crate) mod markup;
-pub(crate) mod mistral;
 pub(crate) mod morph_xml;
 pub(crate) mod token_call;
 pub(crate) mod xml;
@@ -144,7 +144,7 @@ pub(crate) enum Automaton {
     Xml(xml_call::XmlCall),
     Morph(morph_xml::MorphXml),
     Token(token_call::TokenCall),
-    Mistral(Box<mistral::MistralCall>),
+    FirstByte(Box<first_byte::FirstByte>),
     WithMarkup(Box<markup::WithMarkup>),
     Literal(literal_call::LiteralCall),
 }
@@ -157,7 +157,7 @@ macro_rules! dispatch {
             Automaton::Xml($a) => $body,
             Automaton::Morph($a) => $body,
             Automaton::Token($a) => $body,
-            Automaton::Mistral($a) => $body,
+            Automaton::FirstByte($a) => $body,
             Automaton::WithMarkup($a) => $body,
             Automaton::Literal($a) => $body,
         }
@@ -182,6 +182,7 @@ impl Automaton {
             Automaton::Literal(code) => Some(Automaton::Literal(code.bare_lead())),
             Automaton::Token(token) => token.bare_lead().map(Automaton::Token),
             Automaton::WithMarkup(marked) => marked.inner().bare_lead(max_depth),
+            Automaton::FirstByte(either) => either.first().bare_lead(max_depth),
             _ => None,
         }
     }
