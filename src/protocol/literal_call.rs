@@ -362,6 +362,260 @@ fn bare_string<'w>(
     (string_typed && bare).then_some(text)
 }
 
+/// Skips whitespace from `bytes[*i]` on; how much.
+fn skip_ws(bytes: &[u8], i: &mut usize) -> usize {
+    let n = bytes[*i..].iter().take_while(|&&b| is_ws(b)).count();
+    *i += n;
+    n
+}
+
+/// The phases of [`LiteralCall::advance`], one method each.
+impl LiteralCall {
+    /// Python: whitespace, then the list's `[`.
+    fn open_list<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        skip_ws(bytes, i);
+        match bytes.get(*i) {
+            None => Some(Outcome::More),
+            Some(b'[') => {
+                *i += 1;
+                self.word.clear();
+                self.phase = Phase::Name;
+                None
+            }
+            Some(_) => Some(self.fail(*i, cx.offset(*i), "expected a list of calls")),
+        }
+    }
+
+    /// Gemma 4: `call:` before the name.
+    fn prefix<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        match self.literal(GEMMA_CALL, bytes, i) {
+            None => Some(Outcome::More),
+            Some(false) => Some(self.fail(*i, cx.offset(*i), "expected call: and a name")),
+            Some(true) => {
+                self.matched = 0;
+                self.word.clear();
+                self.phase = Phase::Name;
+                None
+            }
+        }
+    }
+
+    /// A call's name, up to `(` or `{`: the call starts.
+    fn name<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        if self.word.is_empty() {
+            skip_ws(bytes, i);
+            self.word_at = cx.offset(*i);
+        }
+        let rest = &bytes[*i..];
+        let n = rest
+            .iter()
+            .take_while(|&&b| is_word(b) || b == b'.' || b == b'-')
+            .count();
+        self.word.extend_from_slice(&rest[..n]);
+        *i += n;
+        if self.word.len() > MAX_WORD {
+            return Some(self.fail(*i, cx.offset(*i), "the call's name is too long"));
+        }
+        let Some(&b) = bytes.get(*i) else {
+            return Some(Outcome::More);
+        };
+        let name = std::str::from_utf8(&self.word).unwrap_or("");
+        if b != self.brackets().0
+            || name.is_empty()
+            || name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Some(self.fail(
+                *i,
+                cx.offset(*i),
+                "expected a call: a name and its arguments",
+            ));
+        }
+        *i += 1;
+        if let Err(f) = cx.start_at(name, Some(self.word_at), cx.offset(*i)) {
+            let name = name.to_owned();
+            return Some(Outcome::failed(f.with_name(&name)));
+        }
+        self.any_call = true;
+        self.has_member = false;
+        self.phase = Phase::Member;
+        None
+    }
+
+    /// After `(` or `{` or a member's `,`: whitespace, a key or the close.
+    fn next_member<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        skip_ws(bytes, i);
+        match bytes.get(*i) {
+            None => Some(Outcome::More),
+            Some(&b) if b == self.brackets().1 => {
+                *i += 1;
+                self.close_call(cx.offset(*i), cx);
+                if self.syntax == Syntax::Python {
+                    self.phase = Phase::AfterCall;
+                } else {
+                    self.expect_end();
+                }
+                None
+            }
+            Some(_) => {
+                self.key.clear();
+                self.phase = Phase::Key;
+                None
+            }
+        }
+    }
+
+    /// A key, up to `=` or `:`.
+    fn key<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let assign = match self.syntax {
+            Syntax::Python => b'=',
+            Syntax::Gemma4 => b':',
+        };
+        let rest = &bytes[*i..];
+        let n = rest.iter().take_while(|&&b| is_word(b) || is_ws(b)).count();
+        self.key.extend_from_slice(&rest[..n]);
+        *i += n;
+        if self.key.len() > MAX_WORD {
+            return Some(self.fail(*i, cx.offset(*i), "an argument's name is too long"));
+        }
+        match bytes.get(*i) {
+            None => Some(Outcome::More),
+            Some(&b) if b == assign && !self.key.trim_ascii().is_empty() => {
+                *i += 1;
+                self.word.clear();
+                (self.depth, self.quote, self.escaped, self.matched) = (0, None, false, 0);
+                self.phase = Phase::Value;
+                None
+            }
+            Some(_) => Some(self.fail(*i, cx.offset(*i), "expected an argument: name=value")),
+        }
+    }
+
+    /// A value, up to the `,` or close that follows it at depth 0: the
+    /// member goes out.
+    fn value<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        if !self.scan_value(bytes, i) {
+            return Some(Outcome::More);
+        }
+        if let Err(f) = self.member(cx.offset(*i), cx) {
+            return Some(Outcome::failed(f));
+        }
+        if bytes[*i] == b',' {
+            *i += 1;
+        }
+        self.phase = Phase::Member;
+        None
+    }
+
+    /// Python: after a call's `)`, the next call, the list's end, or (Olmo
+    /// 3) the next line's call or the end token.
+    fn after_call<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        skip_ws(bytes, i);
+        let Some(&b) = bytes.get(*i) else {
+            return Some(Outcome::More);
+        };
+        match (b, self.block) {
+            (b',', _) => {
+                self.next_call(cx.offset(*i), cx);
+                *i += 1;
+            }
+            (b']', Block::List) if self.after_marker => {
+                *i += 1;
+                self.expect_end();
+            }
+            (b']', Block::List | Block::Known(_)) => {
+                *i += 1;
+                return Some(Outcome::Complete { give_back: 0 });
+            }
+            (b'<', Block::Lines) => self.expect_end(),
+            (b, Block::Lines) if is_word(b) => self.next_call(cx.offset(*i), cx),
+            _ => return Some(self.fail(*i, cx.offset(*i), "expected ',' or ']' after a call")),
+        }
+        None
+    }
+
+    /// A known tool's marker was read: its call starts.
+    fn known<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let Block::Known(n) = self.block else {
+            return Some(self.fail(*i, cx.offset(*i), "expected a call"));
+        };
+        self.start_known(n, cx.offset(*i), cx)
+            .err()
+            .map(Outcome::failed)
+    }
+
+    /// An end token (`<|python_end|>`, `<tool_call|>`,
+    /// `</function_calls>`) after whitespace.
+    fn end<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        if self.matched == 0 {
+            self.trail += skip_ws(bytes, i);
+        }
+        let token = self.end_token();
+        let before = *i;
+        let found = self.literal(token, bytes, i);
+        self.trail += *i - before;
+        Some(match found {
+            None => Outcome::More,
+            Some(true) => Outcome::Complete { give_back: 0 },
+            // Llama 4's end token may be left out; Gemma 4's and Olmo 3's
+            // are missing.
+            Some(false) => {
+                if self.syntax == Syntax::Gemma4 || self.block == Block::Lines {
+                    let token = String::from_utf8_lossy(token).into_owned();
+                    let at = cx.offset(*i).saturating_sub(self.trail as u64);
+                    missing_end(&token, at, cx);
+                }
+                Outcome::Complete {
+                    give_back: self.trail,
+                }
+            }
+        })
+    }
+}
+
 impl CallAutomaton for LiteralCall {
     /// Marker 0 opens a list (or Gemma 4's call), 1 Olmo 3's lines, 2 on
     /// a known tool's list.
@@ -384,195 +638,30 @@ impl CallAutomaton for LiteralCall {
         self.trail = 0;
     }
 
+    /// Reads `bytes` phase by phase: each phase is a method of its own,
+    /// which returns `None` when it moved on (the loop goes on) and the
+    /// outcome otherwise; `i` is where it stands in `bytes`.
     fn advance<'c, S: FnMut(crate::Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        let (open, close) = self.brackets();
         let mut i = 0;
         let outcome = loop {
-            let ws = |i: &mut usize| {
-                let n = bytes[*i..].iter().take_while(|&&b| is_ws(b)).count();
-                *i += n;
-                n
+            let i = &mut i;
+            let step = match self.phase {
+                Phase::Open => self.open_list(bytes, i, cx),
+                Phase::Prefix => self.prefix(bytes, i, cx),
+                Phase::Name => self.name(bytes, i, cx),
+                Phase::Member => self.next_member(bytes, i, cx),
+                Phase::Key => self.key(bytes, i, cx),
+                Phase::Value => self.value(bytes, i, cx),
+                Phase::AfterCall => self.after_call(bytes, i, cx),
+                Phase::Known => self.known(i, cx),
+                Phase::End => self.end(bytes, i, cx),
             };
-            match self.phase {
-                Phase::Open => {
-                    ws(&mut i);
-                    match bytes.get(i) {
-                        None => break Outcome::More,
-                        Some(b'[') => {
-                            i += 1;
-                            self.word.clear();
-                            self.phase = Phase::Name;
-                        }
-                        Some(_) => break self.fail(i, cx.offset(i), "expected a list of calls"),
-                    }
-                }
-                Phase::Prefix => match self.literal(GEMMA_CALL, bytes, &mut i) {
-                    None => break Outcome::More,
-                    Some(false) => break self.fail(i, cx.offset(i), "expected call: and a name"),
-                    Some(true) => {
-                        self.matched = 0;
-                        self.word.clear();
-                        self.phase = Phase::Name;
-                    }
-                },
-                Phase::Name => {
-                    if self.word.is_empty() {
-                        ws(&mut i);
-                        self.word_at = cx.offset(i);
-                    }
-                    let rest = &bytes[i..];
-                    let n = rest
-                        .iter()
-                        .take_while(|&&b| is_word(b) || b == b'.' || b == b'-')
-                        .count();
-                    self.word.extend_from_slice(&rest[..n]);
-                    i += n;
-                    if self.word.len() > MAX_WORD {
-                        break self.fail(i, cx.offset(i), "the call's name is too long");
-                    }
-                    let Some(&b) = bytes.get(i) else {
-                        break Outcome::More;
-                    };
-                    let name = std::str::from_utf8(&self.word).unwrap_or("");
-                    if b != open
-                        || name.is_empty()
-                        || name.starts_with(|c: char| c.is_ascii_digit())
-                    {
-                        break self.fail(
-                            i,
-                            cx.offset(i),
-                            "expected a call: a name and its arguments",
-                        );
-                    }
-                    i += 1;
-                    if let Err(f) = cx.start_at(name, Some(self.word_at), cx.offset(i)) {
-                        let name = name.to_owned();
-                        break Outcome::failed(f.with_name(&name));
-                    }
-                    self.any_call = true;
-                    self.has_member = false;
-                    self.phase = Phase::Member;
-                }
-                Phase::Member => {
-                    ws(&mut i);
-                    match bytes.get(i) {
-                        None => break Outcome::More,
-                        Some(&b) if b == close => {
-                            i += 1;
-                            self.close_call(cx.offset(i), cx);
-                            if self.syntax == Syntax::Python {
-                                self.phase = Phase::AfterCall;
-                            } else {
-                                self.matched = 0;
-                                self.trail = 0;
-                                self.phase = Phase::End;
-                            }
-                        }
-                        Some(_) => {
-                            self.key.clear();
-                            self.phase = Phase::Key;
-                        }
-                    }
-                }
-                Phase::Key => {
-                    let assign = match self.syntax {
-                        Syntax::Python => b'=',
-                        Syntax::Gemma4 => b':',
-                    };
-                    let rest = &bytes[i..];
-                    let n = rest.iter().take_while(|&&b| is_word(b) || is_ws(b)).count();
-                    self.key.extend_from_slice(&rest[..n]);
-                    i += n;
-                    if self.key.len() > MAX_WORD {
-                        break self.fail(i, cx.offset(i), "an argument's name is too long");
-                    }
-                    match bytes.get(i) {
-                        None => break Outcome::More,
-                        Some(&b) if b == assign && !self.key.trim_ascii().is_empty() => {
-                            i += 1;
-                            self.word.clear();
-                            (self.depth, self.quote, self.escaped, self.matched) =
-                                (0, None, false, 0);
-                            self.phase = Phase::Value;
-                        }
-                        Some(_) => {
-                            break self.fail(i, cx.offset(i), "expected an argument: name=value")
-                        }
-                    }
-                }
-                Phase::Value => {
-                    if !self.scan_value(bytes, &mut i) {
-                        break Outcome::More;
-                    }
-                    if let Err(f) = self.member(cx.offset(i), cx) {
-                        break Outcome::failed(f);
-                    }
-                    if bytes[i] == b',' {
-                        i += 1;
-                    }
-                    self.phase = Phase::Member;
-                }
-                Phase::AfterCall => {
-                    ws(&mut i);
-                    let Some(&b) = bytes.get(i) else {
-                        break Outcome::More;
-                    };
-                    match (b, self.block) {
-                        (b',', _) => {
-                            self.next_call(cx.offset(i), cx);
-                            i += 1;
-                        }
-                        (b']', Block::List) if self.after_marker => {
-                            i += 1;
-                            self.expect_end();
-                        }
-                        (b']', Block::List | Block::Known(_)) => {
-                            i += 1;
-                            break Outcome::Complete { give_back: 0 };
-                        }
-                        // Olmo 3: the end token, or the next line's call.
-                        (b'<', Block::Lines) => self.expect_end(),
-                        (b, Block::Lines) if is_word(b) => self.next_call(cx.offset(i), cx),
-                        _ => break self.fail(i, cx.offset(i), "expected ',' or ']' after a call"),
-                    }
-                }
-                Phase::Known => {
-                    let Block::Known(n) = self.block else {
-                        break self.fail(i, cx.offset(i), "expected a call");
-                    };
-                    if let Err(f) = self.start_known(n, cx.offset(i), cx) {
-                        break Outcome::failed(f);
-                    }
-                }
-                Phase::End => {
-                    if self.matched == 0 {
-                        self.trail += ws(&mut i);
-                    }
-                    let token = self.end_token();
-                    let before = i;
-                    let found = self.literal(token, bytes, &mut i);
-                    self.trail += i - before;
-                    match found {
-                        None => break Outcome::More,
-                        Some(true) => break Outcome::Complete { give_back: 0 },
-                        // Llama 4's end token may be left out; Gemma 4's
-                        // is missing.
-                        Some(false) => {
-                            if self.syntax == Syntax::Gemma4 || self.block == Block::Lines {
-                                let token = String::from_utf8_lossy(self.end_token()).into_owned();
-                                let at = cx.offset(i).saturating_sub(self.trail as u64);
-                                missing_end(&token, at, cx);
-                            }
-                            break Outcome::Complete {
-                                give_back: self.trail,
-                            };
-                        }
-                    }
-                }
+            if let Some(outcome) = step {
+                break outcome;
             }
         };
         if !self.any_call {
