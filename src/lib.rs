@@ -140,6 +140,9 @@
 //! - `server`: the proxy `toolsieve serve` runs and an HTTP backend model
 //!   (tokio, axum, hyper, reqwest).
 //!
+//! - `fuzzing`: the case builders of the fuzz targets and property tests
+//!   in [`contract`] (not a stable API).
+//!
 //! The `toolsieve` command line is the `toolsieve-cli` crate.
 //!
 //! ## Middleware
