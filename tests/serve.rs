@@ -168,17 +168,6 @@ async fn start_backend(mock: Mock) -> (String, Arc<Mock>) {
     (url, mock)
 }
 
-async fn start_proxy(config: ServeConfig) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(toolsieve::server::run(
-        listener,
-        config,
-        std::future::pending(),
-    ));
-    url
-}
-
 async fn setup(mock: Mock, configure: impl FnOnce(&mut ServeConfig)) -> (String, Arc<Mock>) {
     let (backend, mock) = start_backend(mock).await;
     let mut config = ServeConfig::new(backend);

@@ -193,17 +193,6 @@ fn config(backend: String) -> ServeConfig {
     config
 }
 
-async fn start_proxy(config: ServeConfig) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(toolsieve::server::run(
-        listener,
-        config,
-        std::future::pending(),
-    ));
-    url
-}
-
 async fn proxy_for(fault: Fault) -> String {
     start_proxy(config(start_backend(fault).await)).await
 }

@@ -184,6 +184,19 @@ impl LiteralCall {
         self.phase = Phase::Name;
     }
 
+    /// The end token is missing at stream offset `at`: Gemma 4's and
+    /// Olmo 3's are recovered with a diagnostic; Llama 4's may be left out.
+    fn report_missing_end<'c, S: FnMut(crate::Event<'c>)>(
+        &self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if self.syntax == Syntax::Gemma4 || self.block == Block::Lines {
+            let token = String::from_utf8_lossy(self.end_token()).into_owned();
+            missing_end(&token, at, cx);
+        }
+    }
+
     /// Expects the end token next.
     fn expect_end(&mut self) {
         self.matched = 0;
@@ -603,11 +616,8 @@ impl LiteralCall {
             // Llama 4's end token may be left out; Gemma 4's and Olmo 3's
             // are missing.
             Some(false) => {
-                if self.syntax == Syntax::Gemma4 || self.block == Block::Lines {
-                    let token = String::from_utf8_lossy(token).into_owned();
-                    let at = cx.offset(*i).saturating_sub(self.trail as u64);
-                    missing_end(&token, at, cx);
-                }
+                let at = cx.offset(*i).saturating_sub(self.trail as u64);
+                self.report_missing_end(at, cx);
                 Outcome::Complete {
                     give_back: self.trail,
                 }
@@ -674,10 +684,7 @@ impl CallAutomaton for LiteralCall {
         let at = cx.offset(0);
         match self.phase {
             Phase::End => {
-                if self.syntax == Syntax::Gemma4 || self.block == Block::Lines {
-                    let token = String::from_utf8_lossy(self.end_token()).into_owned();
-                    missing_end(&token, at.saturating_sub(self.trail as u64), cx);
-                }
+                self.report_missing_end(at.saturating_sub(self.trail as u64), cx);
                 Outcome::Complete {
                     give_back: self.trail,
                 }

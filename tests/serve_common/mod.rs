@@ -4,6 +4,19 @@
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use serde_json::{json, Value};
+use toolsieve::server::ServeConfig;
+
+/// `toolsieve serve` with `config` on a free loopback port; its URL.
+pub async fn start_proxy(config: ServeConfig) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(toolsieve::server::run(
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    url
+}
 
 /// Posts `body` to the proxy's chat endpoint.
 pub async fn post_chat(url: &str, body: &Value) -> reqwest::Response {
