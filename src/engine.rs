@@ -279,8 +279,12 @@ impl ParserBuilder {
     /// end marker (see [`delimiters`](Self::delimiters)); any other byte
     /// means text, and markers are looked for as usual from then on. JSON
     /// there that is not a call comes back as text with a diagnostic.
-    /// JSON formats only; on by default for the formats whose models write
-    /// calls without a marker at the start (`xlam`, `llama3-json`).
+    /// The JSON formats, `pythonic` (a bare `[f(…)]` list) and `harmony`
+    /// (an output that goes on with the header the prompt's
+    /// `<|start|>assistant` opened: ` to=functions.f…`); on by default for
+    /// the formats whose models write calls without a marker at the start
+    /// (`xlam`, `llama3-json`, `pythonic`, `harmony`). Other formats refuse
+    /// it ([`Error::InvalidMarker`](crate::Error::InvalidMarker)).
     ///
     /// ```
     /// use toolsieve::{Event, Format, Parser};
