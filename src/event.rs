@@ -243,7 +243,7 @@ pub fn push_merged(events: &mut Vec<Event<'static>>, event: Event<'_>) {
 pub enum DiagnosticKind {
     /// The body of a call is not well-formed (bad JSON, stray bytes after the
     /// start marker, a broken XML element). The raw call text comes back as
-    /// text unless [`OnInvalid::Drop`] is set.
+    /// text unless [`OnInvalid::Drop`](crate::OnInvalid::Drop) is set.
     MalformedCall,
     /// The call is well-formed but has no usable tool name.
     MissingName,

@@ -2,7 +2,7 @@
 //! backend tool calling.
 //!
 //! `POST /v1/chat/completions` with tools is rewritten for the backend
-//! ([`openai::transform`]: tool prompt, history as text, `tool_choice`),
+//! ([`openai::transform`](crate::openai::transform): tool prompt, history as text, `tool_choice`),
 //! and the backend's text is parsed back into `tool_calls`, streamed
 //! (server-sent events) or whole. Requests without tools pass through
 //! untouched. `GET /v1/models` is the backend's; `GET /health` answers
