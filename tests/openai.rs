@@ -193,3 +193,32 @@ fn the_middleware_request_reads_openai_spellings() {
     let value = Value::from("x");
     assert!(serde_json::from_value::<Request>(json!({"messages": value})).is_err());
 }
+
+#[test]
+fn the_encoder_finishes_with_tool_calls_once_a_call_was_delivered() {
+    use toolsieve::middleware::{FinishReason, StreamPart};
+    use toolsieve::openai::{ChunkEncoder, StreamPolicy};
+    let finish = |output: &str, reason: FinishReason, policy: StreamPolicy| {
+        let mut encoder = ChunkEncoder::new("c", "m", 0, policy);
+        let mut chunks = Vec::new();
+        let mut parser = toolsieve::Parser::new(toolsieve::Format::Hermes);
+        for event in parser.parse(output.as_bytes()) {
+            encoder.push(&StreamPart::Event(event.into_owned()), &mut chunks);
+        }
+        encoder.push(&StreamPart::Finish(reason), &mut chunks);
+        chunks.last().unwrap().choices[0]
+            .finish_reason
+            .clone()
+            .unwrap()
+    };
+    let call = r#"Sure. <tool_call>{"name": "f", "arguments": {}}</tool_call>"#;
+    let broken = r#"Sure. <tool_call>{"name": "f", "arguments": {"#;
+    for policy in [StreamPolicy::Eager, StreamPolicy::Validated] {
+        assert_eq!(finish(call, FinishReason::Stop, policy), "tool_calls");
+        assert_eq!(finish(call, FinishReason::Other, policy), "tool_calls");
+        assert_eq!(finish(call, FinishReason::Length, policy), "length");
+        assert_eq!(finish("Just text.", FinishReason::Stop, policy), "stop");
+        // A call that started but failed was not delivered.
+        assert_eq!(finish(broken, FinishReason::Stop, policy), "stop");
+    }
+}

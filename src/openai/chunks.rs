@@ -113,7 +113,8 @@ pub fn finish_reason(reason: FinishReason) -> &'static str {
 /// `content`, reasoning as `reasoning_content`, calls as `tool_calls`
 /// deltas numbered by `index` in the order they go out (see
 /// [`StreamPolicy`]), the finish as `finish_reason`, token counts as a
-/// last chunk with no choice. Parts pushed in one call whose deltas can
+/// last chunk with no choice. Once a call was delivered, a `stop` (or
+/// unexplained) finish goes out as `tool_calls`. Parts pushed in one call whose deltas can
 /// merge (text after text, arguments after arguments of the same call)
 /// go out as one chunk.
 ///
@@ -129,7 +130,8 @@ pub fn finish_reason(reason: FinishReason) -> &'static str {
 /// for event in parser.parse(output.as_bytes()) {
 ///     encoder.push(&StreamPart::Event(event.into_owned()), &mut chunks);
 /// }
-/// encoder.push(&StreamPart::Finish(FinishReason::ToolCalls), &mut chunks);
+/// // The model stopped; a call went out, so the finish is `tool_calls`.
+/// encoder.push(&StreamPart::Finish(FinishReason::Stop), &mut chunks);
 /// let call = &chunks[0].choices[0].delta.tool_calls[0];
 /// assert_eq!(call.function.name.as_deref(), Some("f"));
 /// assert!(call.id.as_deref().unwrap().starts_with("call_"));
@@ -145,6 +147,9 @@ pub struct ChunkEncoder {
     /// The call being streamed (eager): its parser id and wire index.
     open_call: Option<(CallId, u32)>,
     next_index: u32,
+    /// Calls delivered whole (a `tool-call` event): the finish is then
+    /// `tool_calls`.
+    delivered: u32,
     role_sent: bool,
     /// Where this push's chunks start in `out` (merging stays inside one
     /// push).
@@ -178,6 +183,7 @@ impl ChunkEncoder {
             call_ids: None,
             open_call: None,
             next_index: 0,
+            delivered: 0,
             role_sent: false,
             batch_start: 0,
         }
@@ -270,7 +276,16 @@ impl ChunkEncoder {
                     delta.content = Some(String::new());
                     self.role_sent = true;
                 }
-                out.push(self.chunk(delta, Some(finish_reason(*reason).into())));
+                // A delivered call makes the answer's finish `tool_calls`,
+                // whatever the model said (a text model stops with `stop`);
+                // `length` and `content_filter` are kept.
+                let reason = match reason {
+                    FinishReason::Stop | FinishReason::Other if self.delivered > 0 => {
+                        FinishReason::ToolCalls
+                    }
+                    reason => *reason,
+                };
+                out.push(self.chunk(delta, Some(finish_reason(reason).into())));
             }
         }
     }
@@ -336,6 +351,7 @@ impl ChunkEncoder {
                 model_call_id,
                 ..
             } => {
+                self.delivered += 1;
                 if self
                     .open_call
                     .take()
