@@ -8,9 +8,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 use subtle::ConstantTimeEq;
 
-use super::errors::error;
+use super::errors::refused;
 use super::AppState;
-use crate::openai::ErrorBody;
 
 /// Lets the request through when the config has no keys or the request
 /// carries one of them; `401` with an OpenAI error body otherwise.
@@ -37,9 +36,7 @@ pub(super) async fn check_key(
             } else {
                 "this server needs an API key: send Authorization: Bearer <key>"
             };
-            let mut body = ErrorBody::invalid_request(message, None);
-            body.error.code = Some("invalid_api_key".into());
-            error(StatusCode::UNAUTHORIZED, body)
+            refused(StatusCode::UNAUTHORIZED, "invalid_api_key", message)
         }
     }
 }

@@ -14,7 +14,7 @@ use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 use tokio::sync::OwnedSemaphorePermit;
 
-use super::errors::{backend_error, busy, error, stream_error, with_retry_after};
+use super::errors::{backend_error, busy, error, refused, stream_error, with_retry_after};
 use super::{AppState, FormatChoice};
 use crate::middleware::{GenerateResult, ModelError, StreamPart, ToolCallingModel, ToolChoice};
 use crate::openai::{self, BackendError, ChatMessage, ChatRequest, ChunkEncoder, ErrorBody};
@@ -129,24 +129,16 @@ pub(super) async fn chat(State(state): State<Arc<AppState>>, body: Body) -> Resp
 }
 
 fn too_large(limit: usize) -> Response {
-    let mut body = ErrorBody::invalid_request(
-        format!("the request body is over the limit of {limit} bytes"),
-        None,
-    );
-    body.error.code = Some("request_too_large".into());
-    error(StatusCode::PAYLOAD_TOO_LARGE, body)
+    let message = format!("the request body is over the limit of {limit} bytes");
+    refused(StatusCode::PAYLOAD_TOO_LARGE, "request_too_large", message)
 }
 
 fn too_slow(limit: std::time::Duration) -> Response {
-    let mut body = ErrorBody::invalid_request(
-        format!(
-            "the request body did not arrive within {} s",
-            limit.as_secs_f64()
-        ),
-        None,
+    let message = format!(
+        "the request body did not arrive within {} s",
+        limit.as_secs_f64()
     );
-    body.error.code = Some("request_timeout".into());
-    error(StatusCode::REQUEST_TIMEOUT, body)
+    refused(StatusCode::REQUEST_TIMEOUT, "request_timeout", message)
 }
 
 /// Reads and checks the request, and starts the backend request; an

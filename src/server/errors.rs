@@ -14,6 +14,13 @@ pub(super) fn error(status: StatusCode, body: ErrorBody) -> Response {
     (status, Json(body)).into_response()
 }
 
+/// An `invalid_request_error` with `code`, answered with `status`.
+pub(super) fn refused(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    let mut body = ErrorBody::invalid_request(message, None);
+    body.error.code = Some(code.into());
+    error(status, body)
+}
+
 /// `error` with a `Retry-After` header.
 pub(super) fn with_retry_after(mut response: Response, retry_after: Option<&str>) -> Response {
     if let Some(value) = retry_after.and_then(|v| HeaderValue::from_str(v).ok()) {
@@ -93,20 +100,18 @@ pub(super) fn stream_error(e: &ModelError) -> ErrorBody {
 }
 
 pub(super) async fn not_found(method: Method, uri: Uri) -> Response {
-    let mut body = ErrorBody::invalid_request(
-        format!(
-            "no route {method} {}; toolsieve serve answers POST /v1/chat/completions, GET /v1/models and GET /health",
-            uri.path()
-        ),
-        None,
+    let message = format!(
+        "no route {method} {}; toolsieve serve answers POST /v1/chat/completions, GET /v1/models and GET /health",
+        uri.path()
     );
-    body.error.code = Some("unknown_url".into());
-    error(StatusCode::NOT_FOUND, body)
+    refused(StatusCode::NOT_FOUND, "unknown_url", message)
 }
 
 pub(super) async fn method_not_allowed(method: Method, uri: Uri) -> Response {
-    let mut body =
-        ErrorBody::invalid_request(format!("{} does not take {method}", uri.path()), None);
-    body.error.code = Some("method_not_allowed".into());
-    error(StatusCode::METHOD_NOT_ALLOWED, body)
+    let message = format!("{} does not take {method}", uri.path());
+    refused(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        message,
+    )
 }
