@@ -48,7 +48,7 @@ fn main() {
                 Ok(StreamPart::Event(Event::TextDelta { delta, .. })) => {
                     println!("text       {delta:?}")
                 }
-                Ok(StreamPart::Event(Event::ToolInputStart { id, tool_name })) => {
+                Ok(StreamPart::Event(Event::ToolInputStart { id, tool_name, .. })) => {
                     println!("call start {id} {tool_name}")
                 }
                 Ok(StreamPart::Event(Event::ToolInputDelta { delta, .. })) => {

@@ -360,7 +360,7 @@ impl Core {
         #[cfg(feature = "validate")]
         let name_for_diagnostic = violation.as_ref().map(|_| tool_name.to_string());
         sink(Event::ToolCall {
-            tool_call_id: id,
+            id,
             tool_name,
             input,
             raw_span,
@@ -641,7 +641,12 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         let tool_name = origin
             .and_then(|o| text_in_chunk(self.chunk, self.base, o, name.len()))
             .unwrap_or_else(|| Cow::Owned(name.to_owned()));
-        (self.sink)(Event::ToolInputStart { id, tool_name });
+        let model_call_id = core.model_call_id.clone().map(Cow::Owned);
+        (self.sink)(Event::ToolInputStart {
+            id,
+            tool_name,
+            model_call_id,
+        });
         Ok(())
     }
 

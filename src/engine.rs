@@ -193,21 +193,29 @@ impl ParserBuilder {
         self
     }
 
-    /// Sets or clears the reasoning setup.
-    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
-    pub(crate) fn reasoning_setting(mut self, reasoning: Option<Reasoning>) -> Self {
-        self.reasoning = reasoning;
-        self
-    }
-
-    /// Recognises no call at all: the output is text, and reasoning if set
-    /// (`tool_choice: none`).
-    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
-    pub(crate) fn without_calls(mut self) -> Self {
-        self.calls = false;
-        self.bare_call_at_start = false;
-        // An automaton that needs no tool list; it is never entered.
-        self.format = crate::Format::Hermes;
+    /// Whether to read calls at all (on by default). Off, the output is
+    /// text, and reasoning when [`reasoning`](Self::reasoning) is set: what
+    /// a gateway does for `tool_choice: "none"`, where markup the model
+    /// writes anyway must reach the user as it was written. The format
+    /// still decides the reasoning tags and its defaults; its tool list is
+    /// not needed.
+    ///
+    /// ```
+    /// use toolsieve::{Event, Format, Parser};
+    ///
+    /// let mut parser = Parser::builder(Format::Hermes).read_calls(false).build()?;
+    /// let output = "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>";
+    /// let events = parser.parse(output.as_bytes());
+    /// assert!(!events.iter().any(|e| matches!(e, Event::ToolCall { .. })));
+    /// # Ok::<(), toolsieve::Error>(())
+    /// ```
+    pub fn read_calls(mut self, on: bool) -> Self {
+        self.calls = on;
+        if !on {
+            self.bare_call_at_start = false;
+            // An automaton that needs no tool list; it is never entered.
+            self.format = crate::Format::Hermes;
+        }
         self
     }
 
@@ -342,8 +350,8 @@ impl ParserBuilder {
     /// assert_eq!(kinds, ["reasoning-start", "reasoning", "reasoning-end", "text", "call"]);
     /// # Ok::<(), toolsieve::Error>(())
     /// ```
-    pub fn reasoning(mut self, reasoning: Reasoning) -> Self {
-        self.reasoning = Some(reasoning);
+    pub fn reasoning(mut self, reasoning: impl Into<Option<Reasoning>>) -> Self {
+        self.reasoning = reasoning.into();
         self
     }
 
@@ -836,10 +844,22 @@ impl Parser {
     }
 
     /// A parser whose stream is one bare JSON call `{"name", "arguments"}`
-    /// (no markers); anything after it, or the whole output if it is not
-    /// such a call, is text.
-    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
-    pub(crate) fn bare_json_call(tools: Arc<[Tool]>, limits: Limits) -> Parser {
+    /// (no markers), as a model constrained by a JSON schema writes it;
+    /// anything after it, or the whole output if it is not such a call, is
+    /// text. With a tool list, a call to another tool is text too (with an
+    /// [`UnknownTool`](DiagnosticKind::UnknownTool) diagnostic): the reader
+    /// a gateway needs for a forced `tool_choice`.
+    ///
+    /// ```
+    /// use toolsieve::{Event, Limits, Parser, Tool};
+    ///
+    /// let tools = vec![Tool::new("get_weather")];
+    /// let mut parser = Parser::bare_json_call(tools, Limits::default());
+    /// let events = parser.parse(br#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#);
+    /// assert!(events.iter().any(|e| matches!(e, Event::ToolCall { tool_name, .. } if tool_name == "get_weather")));
+    /// ```
+    pub fn bare_json_call(tools: impl Into<Arc<[Tool]>>, limits: Limits) -> Parser {
+        let tools = tools.into();
         let automaton = Automaton::bare_json(limits.max_depth);
         let mut parser = Parser {
             markers: MarkerSet::empty(),
@@ -858,18 +878,18 @@ impl Parser {
         parser
     }
 
-    /// In text outside reasoning, with no byte held back: the next byte
-    /// starts nothing that came before.
-    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
-    pub(crate) fn at_plain_text(&self) -> bool {
+    /// Whether the parser stands in plain text: outside any call and
+    /// reasoning, with no byte held back, so the next byte continues
+    /// nothing that came before. A gateway that gives up on a format at
+    /// such a point (to try another reader on the rest) loses nothing.
+    pub fn at_plain_text(&self) -> bool {
         self.state == State::Text && self.held.is_empty() && !self.core.text.reasoning
     }
 
-    /// A parser that recognises no call at all: text in, text out (UTF-8
-    /// handled as everywhere else).
-    #[cfg_attr(not(feature = "middleware"), allow(dead_code))]
-    pub(crate) fn text_only() -> Parser {
-        let mut parser = Parser::bare_json_call(Arc::from(Vec::new()), Limits::default());
+    /// A parser that recognises no call and no reasoning: text in, text
+    /// out, with invalid UTF-8 replaced and reported as everywhere else.
+    pub fn text_only() -> Parser {
+        let mut parser = Parser::bare_json_call(Vec::new(), Limits::default());
         parser.initial = State::Text;
         parser.state = State::Text;
         parser

@@ -68,6 +68,13 @@ pub enum Event<'a> {
         id: CallId,
         /// The tool's name.
         tool_name: Cow<'a, str>,
+        /// The id the model gave the call, when it wrote it before the
+        /// name (Mistral's `[CALL_ID]`, Command's `tool_call_id`, an `"id"`
+        /// member ahead of `"name"`): a stream that sends each call as it
+        /// starts can use it at once. The same id is on the call's
+        /// [`Event::ToolCall`], however late the model wrote it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model_call_id: Option<Cow<'a, str>>,
     },
     /// A piece of the call's arguments JSON. The deltas of one call
     /// concatenate to the `input` of its [`Event::ToolCall`].
@@ -88,7 +95,8 @@ pub enum Event<'a> {
     #[serde(rename_all = "camelCase")]
     ToolCall {
         /// The call.
-        tool_call_id: CallId,
+        #[serde(alias = "toolCallId")]
+        id: CallId,
         /// The tool's name.
         tool_name: Cow<'a, str>,
         /// The arguments as JSON text (an object).
@@ -98,7 +106,7 @@ pub enum Event<'a> {
         /// The id the model gave the call, if its format has one
         /// (Mistral's `[CALL_ID]`, Command's `tool_call_id`, an `"id"`
         /// member of a JSON call object): the id to send back with the
-        /// call's result, in place of `tool_call_id`.
+        /// call's result, in place of `id`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model_call_id: Option<Cow<'a, str>>,
     },
@@ -132,9 +140,14 @@ impl Event<'_> {
                 delta: own(delta),
             },
             Event::ReasoningEnd { id } => Event::ReasoningEnd { id },
-            Event::ToolInputStart { id, tool_name } => Event::ToolInputStart {
+            Event::ToolInputStart {
+                id,
+                tool_name,
+                model_call_id,
+            } => Event::ToolInputStart {
                 id,
                 tool_name: own(tool_name),
+                model_call_id: model_call_id.map(own),
             },
             Event::ToolInputDelta { id, delta } => Event::ToolInputDelta {
                 id,
@@ -142,13 +155,13 @@ impl Event<'_> {
             },
             Event::ToolInputEnd { id } => Event::ToolInputEnd { id },
             Event::ToolCall {
-                tool_call_id,
+                id,
                 tool_name,
                 input,
                 raw_span,
                 model_call_id,
             } => Event::ToolCall {
-                tool_call_id,
+                id,
                 tool_name: own(tool_name),
                 input: own(input),
                 raw_span,
@@ -182,9 +195,14 @@ impl<'a> Event<'a> {
                 delta,
             },
             Event::ReasoningEnd { id } => Event::ReasoningEnd { id: reasoning(id) },
-            Event::ToolInputStart { id, tool_name } => Event::ToolInputStart {
+            Event::ToolInputStart {
+                id,
+                tool_name,
+                model_call_id,
+            } => Event::ToolInputStart {
                 id: call(id),
                 tool_name,
+                model_call_id,
             },
             Event::ToolInputDelta { id, delta } => Event::ToolInputDelta {
                 id: call(id),
@@ -192,13 +210,13 @@ impl<'a> Event<'a> {
             },
             Event::ToolInputEnd { id } => Event::ToolInputEnd { id: call(id) },
             Event::ToolCall {
-                tool_call_id,
+                id,
                 tool_name,
                 input,
                 raw_span,
                 model_call_id,
             } => Event::ToolCall {
-                tool_call_id: call(tool_call_id),
+                id: call(id),
                 tool_name,
                 input,
                 raw_span,
@@ -206,7 +224,7 @@ impl<'a> Event<'a> {
             },
             Event::Markup { span } => Event::Markup { span },
             Event::Diagnostic(mut d) => {
-                d.call = d.call.map(call);
+                d.id = d.id.map(call);
                 Event::Diagnostic(d)
             }
         }
@@ -358,20 +376,16 @@ pub struct Diagnostic {
     /// The call it concerns, when a `tool-input-start` was already emitted
     /// for it (that call then ends without a `tool-call`, except after a
     /// schema check: see [`DiagnosticKind::InvalidArguments`]).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "toolCallId"
-    )]
-    pub call: Option<CallId>,
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "toolCallId")]
+    pub id: Option<CallId>,
     /// The tool name, when one was read.
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "toolName")]
     pub tool_name: Option<String>,
     /// A sentence saying what and why.
     pub message: String,
     /// For a call that was not delivered: where its raw text lies.
-    #[serde(default, skip_serializing_if = "Option::is_none", rename = "rawSpan")]
-    pub span: Option<Span>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_span: Option<Span>,
 }
 
 impl Diagnostic {
@@ -383,17 +397,17 @@ impl Diagnostic {
         Diagnostic {
             kind,
             offset,
-            call: None,
+            id: None,
             tool_name: None,
             message: message.into(),
-            span: None,
+            raw_span: None,
         }
     }
 
-    /// The diagnostic concerns call `call`, of tool `tool_name`.
+    /// The diagnostic concerns call `id`, of tool `tool_name`.
     #[must_use]
-    pub fn about_call(mut self, call: Option<CallId>, tool_name: Option<String>) -> Diagnostic {
-        self.call = call;
+    pub fn about_call(mut self, id: Option<CallId>, tool_name: Option<String>) -> Diagnostic {
+        self.id = id;
         self.tool_name = tool_name;
         self
     }
@@ -401,7 +415,7 @@ impl Diagnostic {
     /// The raw text of the call it concerns lies at `span`.
     #[must_use]
     pub fn with_span(mut self, span: Span) -> Diagnostic {
-        self.span = Some(span);
+        self.raw_span = Some(span);
         self
     }
 }

@@ -448,8 +448,8 @@ fn the_streamed_run_ends_as_the_whole_run_and_numbers_ids_across_steps() {
     for e in &events {
         match e {
             LoopEvent::Event(toolsieve::Event::TextStart { id }) => text_ids.push(id.to_string()),
-            LoopEvent::Event(toolsieve::Event::ToolCall { tool_call_id, .. }) => {
-                call_ids.push(tool_call_id.to_string())
+            LoopEvent::Event(toolsieve::Event::ToolCall { id, .. }) => {
+                call_ids.push(id.to_string())
             }
             _ => {}
         }

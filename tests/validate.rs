@@ -43,7 +43,7 @@ fn outcome(format: Format, text: &str, cuts: &[usize]) -> (usize, Vec<String>) {
         .iter()
         .filter_map(|e| match e {
             Event::Diagnostic(d) if d.kind == DiagnosticKind::InvalidArguments => {
-                assert!(d.call.is_some() && d.span.is_some(), "{d:?}");
+                assert!(d.id.is_some() && d.raw_span.is_some(), "{d:?}");
                 Some(d.message.clone())
             }
             _ => None,

@@ -598,7 +598,7 @@ impl Summary {
             }
             Event::Diagnostic(d) => {
                 self.diagnostics += 1;
-                let span = d.span.map(|s| format!("{}..{}", s.start, s.end));
+                let span = d.raw_span.map(|s| format!("{}..{}", s.start, s.end));
                 tracing::debug!(target: "toolsieve::parse", kind = %d.kind, offset = d.offset, span = span.as_deref().unwrap_or("-"), tool = d.tool_name.as_deref().unwrap_or("-"), message = %d.message, "diagnostic");
             }
             _ => {}

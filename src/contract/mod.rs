@@ -93,6 +93,7 @@ pub fn check_with(
     let mut open_call = None;
     let mut open_reasoning = None;
     let mut deltas: HashMap<u32, String> = HashMap::new();
+    let mut early_ids: HashMap<u32, Option<&str>> = HashMap::new();
     let mut last_ended = None;
     for (index, event) in events.iter().enumerate() {
         match event {
@@ -143,7 +144,11 @@ pub fn check_with(
                     return Err(format!("{event:?} without its start"));
                 }
             }
-            Event::ToolInputStart { id, tool_name } => {
+            Event::ToolInputStart {
+                id,
+                tool_name,
+                model_call_id,
+            } => {
                 let calls_inside = reasoning.is_some_and(|t| t.calls_inside);
                 if open_text.is_some()
                     || open_call.is_some()
@@ -154,6 +159,7 @@ pub fn check_with(
                 }
                 open_call = Some(*id);
                 deltas.insert(id.0, String::new());
+                early_ids.insert(id.0, model_call_id.as_deref());
             }
             Event::ToolInputDelta { id, delta } => {
                 if open_call != Some(*id) {
@@ -168,11 +174,19 @@ pub fn check_with(
                 last_ended = Some(*id);
             }
             Event::ToolCall {
-                tool_call_id,
+                id: tool_call_id,
                 input: args,
                 raw_span,
+                model_call_id,
                 ..
             } => {
+                if let Some(Some(early)) = early_ids.get(&tool_call_id.0) {
+                    if model_call_id.as_deref() != Some(*early) {
+                        return Err(format!(
+                            "{tool_call_id}: model id {early:?} at its start, {model_call_id:?} at its end"
+                        ));
+                    }
+                }
                 if last_ended.take() != Some(*tool_call_id) {
                     return Err(format!("tool-call {tool_call_id} not right after its end"));
                 }

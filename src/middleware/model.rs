@@ -365,7 +365,7 @@ impl<M: LanguageModel> ToolCallingModel<M> {
                         _ => content.push(Content::Reasoning(delta.into_owned())),
                     },
                     Event::ToolCall {
-                        tool_call_id,
+                        id: tool_call_id,
                         tool_name,
                         input,
                         model_call_id,
@@ -523,7 +523,7 @@ impl Reporter {
         let Some(on_error) = &self.on_error else {
             return;
         };
-        let raw_text = match (&self.raw, d.span) {
+        let raw_text = match (&self.raw, d.raw_span) {
             (Some(raw), Some(span)) => raw
                 .as_bytes()
                 .get(span.start as usize..span.end as usize)
@@ -534,7 +534,7 @@ impl Reporter {
             kind: d.kind,
             message: d.message.clone(),
             tool_name: d.tool_name.clone(),
-            tool_call_id: d.call.map(|c| c.to_string()),
+            tool_call_id: d.id.map(|c| c.to_string()),
             raw_text,
         });
     }

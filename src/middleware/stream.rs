@@ -79,9 +79,9 @@ impl ResponseParser {
                 let builder = Parser::builder(format)
                     .tools(callable.clone())
                     .limits(limits)
-                    .reasoning_setting(reasoning);
+                    .reasoning(reasoning);
                 match mode {
-                    Mode::Text => builder.without_calls().build()?,
+                    Mode::Text => builder.read_calls(false).build()?,
                     _ => builder.build()?,
                 }
             }
@@ -203,7 +203,7 @@ impl ResponseParser {
                     }
                 }
                 Event::TextStart { .. } | Event::TextEnd { .. } => {}
-                Event::Diagnostic(d) if d.call.is_none() => self.held_diagnostics.push(d),
+                Event::Diagnostic(d) if d.id.is_none() => self.held_diagnostics.push(d),
                 Event::ToolCall { .. } => {
                     self.late_closed = true;
                     self.forced_calls += 1;
@@ -227,7 +227,7 @@ impl ResponseParser {
             match e {
                 Event::TextDelta { delta, .. } => self.feed_protocol(&delta, out),
                 Event::TextStart { .. } | Event::TextEnd { .. } => {}
-                Event::Diagnostic(d) if d.call.is_none() => self.held_diagnostics.push(d),
+                Event::Diagnostic(d) if d.id.is_none() => self.held_diagnostics.push(d),
                 Event::ToolCall { .. } => {
                     self.forced_calls += 1;
                     self.calls += 1;

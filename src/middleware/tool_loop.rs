@@ -818,7 +818,7 @@ impl Shift {
             Event::TextDelta { delta, .. } => step.text.push_str(delta),
             Event::ReasoningDelta { delta, .. } => step.reasoning.push_str(delta),
             Event::ToolCall {
-                tool_call_id,
+                id: tool_call_id,
                 tool_name,
                 input,
                 model_call_id,

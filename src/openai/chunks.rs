@@ -306,13 +306,20 @@ impl ChunkEncoder {
                 },
                 out,
             ),
-            Event::ToolInputStart { id, tool_name } if self.policy == StreamPolicy::Eager => {
+            Event::ToolInputStart {
+                id,
+                tool_name,
+                model_call_id,
+            } if self.policy == StreamPolicy::Eager => {
                 let index = self.next_index;
                 self.next_index += 1;
                 self.open_call = Some((*id, index));
                 let call = ToolCallDelta {
                     index,
-                    id: Some(self.new_call_id()),
+                    id: Some(match model_call_id {
+                        Some(given) => given.to_string(),
+                        None => self.new_call_id(),
+                    }),
                     kind: Some("function".into()),
                     function: FunctionDelta {
                         name: Some(tool_name.to_string()),
@@ -345,7 +352,7 @@ impl ChunkEncoder {
                 _ => {}
             },
             Event::ToolCall {
-                tool_call_id,
+                id: tool_call_id,
                 tool_name,
                 input,
                 model_call_id,

@@ -482,13 +482,14 @@ impl TokenCall {
             }
             Cow::Owned(_) => None,
         };
-        cx.start_at(name, origin, at)
-            .map_err(|f| f.with_name(name))?;
+        // Before the start, so that `tool-input-start` carries it.
         if self.vendor == Vendor::Mistral {
             if let Some((_, id)) = head.split_once("[CALL_ID]") {
                 cx.model_call_id(id);
             }
         }
+        cx.start_at(name, origin, at)
+            .map_err(|f| f.with_name(name))?;
         self.phase = Phase::BeforeArgs;
         Ok(())
     }

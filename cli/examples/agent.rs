@@ -2,7 +2,7 @@
 //! text: two tools, at most five steps, the answer on stdout and each step
 //! as a JSON line on stderr.
 //!
-//! `cargo run --release --features server --example agent -- --backend URL --model M [--format F] "PROMPT"`
+//! `cargo run --release -p toolsieve-cli --example agent -- --backend URL --model M [--format F] "PROMPT"`
 
 use clap::Parser as ClapParser;
 use serde::Deserialize;
