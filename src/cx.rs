@@ -892,12 +892,6 @@ pub(crate) struct Failure {
     /// Consumed bytes at the end that are not part of the call (see
     /// [`Outcome::Complete`]).
     pub(crate) give_back: usize,
-    /// The attempt read nothing that makes it a call (it gives back all it
-    /// read, before any call event): no diagnostic, the bytes are text.
-    pub(crate) no_call: bool,
-    /// What was read (less `give_back`) is the format's markup
-    /// ([`Event::Markup`]), not a call: no diagnostic, no text.
-    pub(crate) markup: bool,
 }
 
 impl Failure {
@@ -908,27 +902,6 @@ impl Failure {
             message: message.into(),
             name: None,
             give_back: 0,
-            no_call: false,
-            markup: false,
-        }
-    }
-
-    /// What was read, but the last `give_back` bytes, is markup.
-    pub(crate) fn markup(offset: u64, give_back: usize) -> Failure {
-        Failure {
-            give_back,
-            markup: true,
-            ..Failure::new(DiagnosticKind::MalformedCall, offset, "markup")
-        }
-    }
-
-    /// The attempt was no call: its `read` bytes go back to be scanned as
-    /// text, without a diagnostic.
-    pub(crate) fn no_call(offset: u64, read: usize) -> Failure {
-        Failure {
-            give_back: read,
-            no_call: true,
-            ..Failure::new(DiagnosticKind::MalformedCall, offset, "no call")
         }
     }
 

@@ -11,7 +11,7 @@ use crate::event::{Event, Span};
 use crate::limits::Limits;
 use crate::protocol::{Automaton, CallAutomaton, Failure, Outcome, Steady};
 use crate::reasoning::Reasoning;
-use crate::scan::marker::{Found, MarkerSet, Misses, SMALL_MARKER};
+use crate::scan::marker::{Found, MarkerError, MarkerSet, Misses, SMALL_MARKER};
 use crate::tool::Tool;
 
 /// Chunks up to this long take [`Parser::feed`]'s plain-text fast path;
@@ -363,25 +363,7 @@ impl ParserBuilder {
     /// conflicting markers, [`Error::ToolsRequired`](crate::Error::ToolsRequired)
     /// for formats that need the tool list.
     pub fn build(mut self) -> Result<Parser, crate::Error> {
-        // Coercion reads the types behind `$ref`s: the parser keeps its own
-        // copy of the schemas that have them, with the references inlined.
-        let inlined: Vec<Option<serde_json::Value>> = self
-            .tools
-            .iter()
-            .map(|t| crate::coerce::inline_local_refs(&t.parameters))
-            .collect();
-        if inlined.iter().any(Option::is_some) {
-            let tools: Vec<Tool> = self
-                .tools
-                .iter()
-                .zip(inlined)
-                .map(|(t, inlined)| match inlined {
-                    Some(parameters) => t.clone().with_parameters(parameters),
-                    None => t.clone(),
-                })
-                .collect();
-            self.tools = tools.into();
-        }
+        self.tools = with_refs_inlined(self.tools);
         let (markers, automaton) = self.format.automaton(
             self.delimiters
                 .as_ref()
@@ -406,11 +388,7 @@ impl ParserBuilder {
             false => None,
             true => match automaton.bare_lead(self.limits.max_depth) {
                 Some(lead) => Some(Box::new(lead)),
-                None => {
-                    return Err(crate::Error::InvalidMarker(
-                        "only the JSON formats, pythonic and harmony read a call at the start without its marker",
-                    ))
-                }
+                None => return Err(crate::Error::InvalidMarker(MarkerError::NoBareCall)),
             },
         };
         let starts_open = think.as_ref().is_some_and(|t| t.reasoning.starts_open);
@@ -448,6 +426,27 @@ impl ParserBuilder {
     }
 }
 
+/// Coercion reads the types behind `$ref`s: the parser keeps its own copy
+/// of the schemas that have them, with the references inlined (the list
+/// as it is when none has).
+fn with_refs_inlined(tools: Arc<[Tool]>) -> Arc<[Tool]> {
+    let inlined: Vec<Option<serde_json::Value>> = tools
+        .iter()
+        .map(|t| crate::coerce::inline_local_refs(&t.parameters))
+        .collect();
+    if inlined.iter().all(Option::is_none) {
+        return tools;
+    }
+    tools
+        .iter()
+        .zip(inlined)
+        .map(|(t, inlined)| match inlined {
+            Some(parameters) => t.clone().with_parameters(parameters),
+            None => t.clone(),
+        })
+        .collect()
+}
+
 impl Think {
     /// The set in use at the start (text) and the reasoning setup, from
     /// the format's call markers.
@@ -457,9 +456,7 @@ impl Think {
     ) -> Result<(MarkerSet, Think), crate::Error> {
         use crate::scan::marker::{Boundary, Marker};
         if reasoning.start.is_empty() || reasoning.end.is_empty() {
-            return Err(crate::Error::InvalidMarker(
-                "the reasoning tags must not be empty",
-            ));
+            return Err(crate::Error::InvalidMarker(MarkerError::EmptyReasoningTag));
         }
         let tag = |t: &str| Marker {
             bytes: Cow::Owned(t.as_bytes().to_vec()),
@@ -476,9 +473,7 @@ impl Think {
         let (tag, other_tag) = (outside.len() - 1, inside.len() - 1);
         let clash = |e| {
             crate::Error::InvalidMarker(match e {
-                "one marker is a prefix of another" => {
-                    "a reasoning tag is a prefix of a call marker, or the other way round"
-                }
+                MarkerError::PrefixOfAnother => MarkerError::ReasoningTagClash,
                 other => other,
             })
         };
@@ -753,16 +748,6 @@ impl Parser {
             self.trim_delivered();
             let end = self.offset;
             let back = match outcome {
-                Outcome::Complete { give_back } => {
-                    let back = self.take_back(give_back);
-                    self.complete_call(end - back.len() as u64, (&[], end), sink);
-                    back
-                }
-                Outcome::Failed(f) => {
-                    let back = self.take_back(f.give_back);
-                    self.fail_call(*f, sink);
-                    back
-                }
                 Outcome::More => {
                     let f = Failure::new(
                         DiagnosticKind::UnfinishedCall,
@@ -772,6 +757,7 @@ impl Parser {
                     self.fail_call(f, sink);
                     Vec::new()
                 }
+                ended => self.settle(ended, end, (&[], end), sink),
             };
             self.rescan_owned(&back, end, sink);
         }
@@ -1102,20 +1088,65 @@ impl Parser {
                 );
             }
             Outcome::More => {}
+            ended => {
+                let back = self.settle(ended, at, (slice, base), sink);
+                self.rescan_owned(&back, at, sink);
+            }
+        }
+        i + used
+    }
+
+    /// The attempt ended at stream offset `end` (`chunk` at stream offset
+    /// `base` in hand) with `outcome`: delivers, reports or drops it, and
+    /// returns the bytes it gave back, to be scanned again.
+    fn settle<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        outcome: Outcome,
+        end: u64,
+        chunk: (&'c [u8], u64),
+        sink: &mut S,
+    ) -> Vec<u8> {
+        match outcome {
+            Outcome::More => Vec::new(),
             Outcome::Complete { give_back } => {
                 let back = self.take_back(give_back);
-                self.complete_call(at - back.len() as u64, (slice, base), sink);
-                self.rescan_owned(&back, at, sink);
-                return i + used;
+                self.complete_call(end - back.len() as u64, chunk, sink);
+                back
+            }
+            Outcome::Markup { at, give_back } => {
+                let back = self.take_back(give_back);
+                match self.core.call {
+                    None => self.markup(sink),
+                    Some(_) => self.fail_call(
+                        Failure::new(
+                            DiagnosticKind::MalformedCall,
+                            at,
+                            "the call went on as the format's markup",
+                        ),
+                        sink,
+                    ),
+                }
+                back
+            }
+            Outcome::NotACall { at, read } => {
+                let back = self.take_back(read);
+                if self.core.call.is_none() && self.core.call_buf.is_empty() {
+                    // All it read was given back: nothing to report.
+                    self.core.reset_call();
+                    self.state = State::Text;
+                    self.leave_lead_call();
+                } else {
+                    let f = Failure::new(DiagnosticKind::MalformedCall, at, "not a tool call");
+                    self.fail_call(f, sink);
+                }
+                back
             }
             Outcome::Failed(f) => {
                 let back = self.take_back(f.give_back);
                 self.fail_call(*f, sink);
-                self.rescan_owned(&back, at, sink);
-                return i + used;
+                back
             }
         }
-        i + used
     }
 
     /// Forgets the raw bytes of calls delivered in the middle of a block.
@@ -1154,16 +1185,6 @@ impl Parser {
 
     fn fail_call<'c, S: FnMut(Event<'c>)>(&mut self, failure: Failure, sink: &mut S) {
         let call = self.core.call;
-        if failure.markup && call.is_none() {
-            return self.markup(sink);
-        }
-        if failure.no_call && call.is_none() && self.core.call_buf.is_empty() {
-            // All it read was given back: nothing to report.
-            self.core.reset_call();
-            self.state = State::Text;
-            self.leave_lead_call();
-            return;
-        }
         let tool_name = failure
             .name
             .or_else(|| call.map(|_| self.core.name.clone()));

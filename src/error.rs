@@ -1,6 +1,8 @@
 //! Errors: what went wrong before a stream could start. (What goes wrong
 //! inside a stream is a [`Diagnostic`](crate::Diagnostic) event.)
 
+pub use crate::scan::marker::MarkerError;
+
 /// What to do with the raw text of a call that cannot be delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -22,7 +24,7 @@ pub enum Error {
     UnknownFormat(String),
     /// A configured marker is empty or otherwise unusable.
     #[error("invalid marker: {0}")]
-    InvalidMarker(&'static str),
+    InvalidMarker(MarkerError),
     /// The format cannot work without a tool list (e.g. `morph-xml`).
     #[error("format `{0}` needs a tool list")]
     ToolsRequired(&'static str),

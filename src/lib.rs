@@ -191,7 +191,7 @@ mod tool;
 mod validate;
 
 pub use engine::{Parser, ParserBuilder};
-pub use error::{Error, OnInvalid};
+pub use error::{Error, MarkerError, OnInvalid};
 pub use event::{CallId, Diagnostic, DiagnosticKind, Event, ReasoningId, Span, TextId};
 pub use format::Format;
 pub use limits::Limits;

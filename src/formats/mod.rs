@@ -20,7 +20,7 @@ use crate::protocol::json_call::JsonCall;
 use crate::protocol::token_call::{TokenCall, Vendor};
 use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::Automaton;
-use crate::scan::marker::{Boundary, Marker};
+use crate::scan::marker::{Boundary, Marker, MarkerError};
 use crate::tool::Tool;
 
 /// The one table of formats: each line is a [`Format`] variant (with its
@@ -191,7 +191,7 @@ impl FormatSpec {
 }
 
 fn no_reader(_: Delimiters<'_>, _: &[Tool], _: &Limits) -> Reading {
-    Err(Error::InvalidMarker("this format has no reader"))
+    Err(Error::InvalidMarker(MarkerError::NoReader))
 }
 
 /// How a model family reasons in text.
@@ -286,7 +286,7 @@ pub(crate) fn json_reading(
     // An empty end marker is allowed: the call then ends with its JSON
     // (Mistral's `[TOOL_CALLS][…]`, Llama's `<|python_tag|>{…}`).
     if start.is_empty() {
-        return Err(Error::InvalidMarker("the start marker must not be empty"));
+        return Err(Error::InvalidMarker(MarkerError::EmptyStart));
     }
     let marker = Marker {
         bytes: start,
@@ -298,9 +298,7 @@ pub(crate) fn json_reading(
 /// Only the JSON formats take other delimiters.
 fn no_delimiters(delimiters: Delimiters<'_>) -> Result<(), Error> {
     match delimiters {
-        Some(_) => Err(Error::InvalidMarker(
-            "only the JSON formats take custom delimiters",
-        )),
+        Some(_) => Err(Error::InvalidMarker(MarkerError::DelimitersNotTaken)),
         None => Ok(()),
     }
 }

@@ -33,7 +33,7 @@ fn reader(delimiters: Delimiters<'_>, tools: &[Tool], limits: &Limits) -> Readin
         return Err(Error::ToolsRequired("morph-xml"));
     }
     if delimiters.is_some() {
-        return Err(Error::InvalidMarker("morph-xml markers are the tool names"));
+        return Err(Error::InvalidMarker(crate::MarkerError::MarkersAreToolNames));
     }
     let markers = tools
         .iter()

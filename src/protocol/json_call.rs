@@ -25,7 +25,11 @@ use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::json::{is_complete_value, JsonScanner, Repair, Signal};
 use crate::scan::marker::Boundary;
+use crate::scan::partial::{Match, Partial, PartialSet, SetMatch};
 use crate::scan::skip_ws;
+
+/// A markdown fence's backticks.
+const FENCE: &[u8] = b"```";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -39,8 +43,8 @@ enum Phase {
     ArrayAfter,
     /// Whitespace after the `}` (or the `]`).
     Trail,
-    /// Matching the end marker; `matched` bytes of it so far.
-    End { matched: usize },
+    /// Matching the end marker.
+    End(Partial),
     /// After an end marker that also begins the start marker (a fence:
     /// ```` ``` ```` and ```` ```tool_call ````): `seen` bytes of the start
     /// marker's rest so far. The end marker closes the call unless the
@@ -51,14 +55,15 @@ enum Phase {
     /// relaxed JSON (see [`RelaxedBody`]).
     Relaxed,
     /// A markdown fence opening inside the block before the JSON
-    /// (```` ```json ````), as some models wrap it: `ticks` of its three
-    /// backticks so far, then its language word.
-    FenceOpen { ticks: u8 },
+    /// (```` ```json ````), as some models wrap it: its three backticks.
+    FenceOpen(Partial),
+    /// The opening fence's language word, if any (`json`).
+    FenceWord,
     /// The fence's closing backticks after the JSON.
-    FenceClose { ticks: u8 },
+    FenceClose(Partial),
     /// One of the closing tokens (see [`JsonCall::closed_by_tokens`]) after
-    /// the JSON: `matched` bytes of closer `which` so far.
-    Closer { which: usize, matched: usize },
+    /// the JSON.
+    Closer(PartialSet),
 }
 
 /// A call object that turned out not to be JSON, kept whole up to the end
@@ -704,25 +709,8 @@ impl JsonCall {
         // end of the stream): the call ends with its object, as a JSON one
         // does, and what follows is read again as text.
         let object_end = self.object_at + read as u64;
-        let after = &relaxed.bytes[read..];
-        // Extra closing brackets before the end marker are ignored, as
-        // after a JSON object, and so is the close of a fence around it.
-        let fenced = self.fenced;
-        let closers_only = !missing_end
-            && after.iter().all(|&b| {
-                matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']') || (fenced && b == b'`')
-            });
-        if closers_only {
-            self.extra_closer = after
-                .iter()
-                .position(|b| matches!(b, b'}' | b']'))
-                .map(|k| object_end + k as u64);
-        }
-        let give_back = if closers_only || crate::scan::skip_ws(after) == after.len() {
-            0
-        } else {
-            usize::try_from(end_at - object_end).unwrap_or(usize::MAX)
-        };
+        let after = relaxed.bytes[read..].to_vec();
+        let give_back = self.after_relaxed(&after, object_end, end_at, missing_end);
         let missing_end = missing_end || give_back > 0;
         // Arguments that streamed before the body stopped being JSON must
         // be where the rewritten arguments begin.
@@ -757,6 +745,36 @@ impl JsonCall {
         let _ = cx.delta_owned(rest.as_bytes(), end_at);
         self.seen_args = true;
         Outcome::Complete { give_back }
+    }
+
+    /// What follows a relaxed object (ending at stream offset
+    /// `object_end`) up to the end marker or the stream's end (`end_at`):
+    /// extra closing brackets are ignored, as after a JSON object, and so
+    /// is the close of a fence around it; anything else is given back
+    /// (how many bytes, returned) and the call ends with its object.
+    fn after_relaxed(
+        &mut self,
+        after: &[u8],
+        object_end: u64,
+        end_at: u64,
+        missing_end: bool,
+    ) -> usize {
+        let fenced = self.fenced;
+        let closers_only = !missing_end
+            && after.iter().all(|&b| {
+                matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']') || (fenced && b == b'`')
+            });
+        if closers_only {
+            self.extra_closer = after
+                .iter()
+                .position(|b| matches!(b, b'}' | b']'))
+                .map(|k| object_end + k as u64);
+        }
+        if closers_only || crate::scan::skip_ws(after) == after.len() {
+            0
+        } else {
+            usize::try_from(end_at - object_end).unwrap_or(usize::MAX)
+        }
     }
 
     /// The relaxed call object is not relaxed JSON either: it fails as it
@@ -962,7 +980,7 @@ impl JsonCall {
             }
             Some(b'`') if self.fences() && self.fence_at.is_none() => {
                 self.fence_at = Some(cx.offset(cur.at));
-                self.phase = Phase::FenceOpen { ticks: 0 };
+                self.phase = Phase::FenceOpen(Partial::default());
             }
             Some(_) if self.code_after_marker && self.fence_at.is_none() => {
                 return Some(Outcome::failed(Failure::new(
@@ -1120,7 +1138,7 @@ impl JsonCall {
             Some(_) if self.needs_args && !self.list_has_object => {
                 let at = cx.offset(cur.at);
                 let read = usize::try_from(at - self.list_at).unwrap_or(usize::MAX);
-                Some(Outcome::failed(Failure::no_call(at, read)))
+                Some(Outcome::NotACall { at, read })
             }
             Some(_) => {
                 let f = Failure::new(
@@ -1193,7 +1211,7 @@ impl JsonCall {
                 self.trail += 1;
                 self.comma = true;
             }
-            Some(b'`') if self.fenced => self.phase = Phase::FenceClose { ticks: 0 },
+            Some(b'`') if self.fenced => self.phase = Phase::FenceClose(Partial::default()),
             // The object closed once too often (`{…}}`), as models now and
             // then write it: ignored if the end marker follows, given back
             // as text if not.
@@ -1205,10 +1223,7 @@ impl JsonCall {
             Some(&b)
                 if self.end.is_empty() && self.closers.iter().any(|c| c.first() == Some(&b)) =>
             {
-                self.phase = Phase::Closer {
-                    which: 0,
-                    matched: 0,
-                }
+                self.phase = Phase::Closer(PartialSet::default())
             }
             // Unmarked JSON at the start with prose after it on its line
             // is an example the model shows, not a call (JSON right after
@@ -1229,44 +1244,35 @@ impl JsonCall {
             }
             // Without an end marker, the call ends with its JSON.
             Some(_) if self.end.is_empty() => return Some(self.conclude(cx, None)),
-            Some(_) => self.phase = Phase::End { matched: 0 },
+            Some(_) => self.phase = Phase::End(Partial::default()),
         }
         None
     }
 
-    /// A closing token after the JSON: `matched` bytes of closer `which`
-    /// so far (each closer shares the bytes matched with the first that
-    /// fits them).
+    /// A closing token after the JSON.
     fn closing_token<'c, S: FnMut(Event<'c>)>(
         &mut self,
-        mut which: usize,
-        mut matched: usize,
+        mut closer: PartialSet,
         bytes: &'c [u8],
         cur: &mut Cursor,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        let closers = self.closers;
-        while let Some(&b) = bytes.get(cur.at) {
-            let fits = (which..closers.len()).find(|&k| {
-                closers[k].get(..matched) == closers[which].get(..matched)
-                    && closers[k].get(matched) == Some(&b)
-            });
-            let Some(k) = fits else {
-                // Not a closer: the call ends with its JSON, and what
-                // followed it is text.
-                return Some(self.conclude(cx, None));
-            };
-            which = k;
-            matched += 1;
-            cur.at += 1;
-            self.trail += 1;
-            if matched == closers[k].len() {
-                self.trail = 0;
-                return Some(self.conclude(cx, None));
+        let before = cur.at;
+        let found = closer.feed(self.closers, bytes, &mut cur.at);
+        self.trail += cur.at - before;
+        match found {
+            SetMatch::More => {
+                self.phase = Phase::Closer(closer);
+                Some(Outcome::More)
             }
+            SetMatch::Done(_) => {
+                self.trail = 0;
+                Some(self.conclude(cx, None))
+            }
+            // Not a closer: the call ends with its JSON, and what followed
+            // it is text.
+            SetMatch::Mismatch => Some(self.conclude(cx, None)),
         }
-        self.phase = Phase::Closer { which, matched };
-        Some(Outcome::More)
     }
 
     /// A call object that is not JSON, read on to the end marker.
@@ -1305,34 +1311,34 @@ impl JsonCall {
         Some(Outcome::More)
     }
 
-    /// A markdown fence opening before the JSON: `ticks` backticks so far.
+    /// A markdown fence opening before the JSON: its backticks.
     fn fence_open<'c, S: FnMut(Event<'c>)>(
         &mut self,
-        mut ticks: u8,
+        mut ticks: Partial,
         bytes: &'c [u8],
         cur: &mut Cursor,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        while ticks < 3 {
-            match bytes.get(cur.at) {
-                Some(b'`') => {
-                    ticks += 1;
-                    cur.at += 1;
-                }
-                Some(_) => return Some(no_object(cx.offset(cur.at))),
-                None => {
-                    self.phase = Phase::FenceOpen { ticks };
-                    return Some(Outcome::More);
-                }
+        match ticks.feed(FENCE, bytes, &mut cur.at) {
+            Match::Done => {
+                self.phase = Phase::FenceWord;
+                None
+            }
+            Match::Mismatch => Some(no_object(cx.offset(cur.at))),
+            Match::More => {
+                self.phase = Phase::FenceOpen(ticks);
+                Some(Outcome::More)
             }
         }
-        // The language word, if any (`json`).
+    }
+
+    /// The opening fence's language word, if any (`json`).
+    fn fence_word(&mut self, bytes: &[u8], cur: &mut Cursor) -> Option<Outcome> {
         cur.at += bytes[cur.at..]
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+'))
             .count();
         if cur.at == bytes.len() {
-            self.phase = Phase::FenceOpen { ticks };
             return Some(Outcome::More);
         }
         self.fenced = true;
@@ -1340,70 +1346,65 @@ impl JsonCall {
         None
     }
 
-    /// The fence's closing backticks after the JSON: `ticks` so far.
+    /// The fence's closing backticks after the JSON.
     fn fence_close<'c, S: FnMut(Event<'c>)>(
         &mut self,
-        mut ticks: u8,
+        mut ticks: Partial,
         bytes: &'c [u8],
         cur: &mut Cursor,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        while ticks < 3 {
-            match bytes.get(cur.at) {
-                Some(b'`') => {
-                    ticks += 1;
-                    cur.at += 1;
-                    self.trail += 1;
-                }
-                // Not a fence: the call ends with its JSON.
-                Some(_) => {
-                    let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
-                    return Some(self.conclude(cx, Some(end_of_json)));
-                }
-                None => {
-                    self.phase = Phase::FenceClose { ticks };
-                    return Some(Outcome::More);
-                }
+        let before = cur.at;
+        let found = ticks.feed(FENCE, bytes, &mut cur.at);
+        self.trail += cur.at - before;
+        match found {
+            Match::Done => {
+                self.fenced = false;
+                self.phase = Phase::Trail;
+                None
+            }
+            // Not a fence: the call ends with its JSON.
+            Match::Mismatch => {
+                let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
+                Some(self.conclude(cx, Some(end_of_json)))
+            }
+            Match::More => {
+                self.phase = Phase::FenceClose(ticks);
+                Some(Outcome::More)
             }
         }
-        self.fenced = false;
-        self.phase = Phase::Trail;
-        None
     }
 
-    /// The end marker, `matched` bytes of it so far.
+    /// The end marker.
     fn matching_end<'c, S: FnMut(Event<'c>)>(
         &mut self,
-        matched: usize,
+        mut marker: Partial,
         bytes: &'c [u8],
         cur: &mut Cursor,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        let want = &self.end[matched..];
-        let common = want
-            .iter()
-            .zip(&bytes[cur.at..])
-            .take_while(|(a, b)| a == b)
-            .count();
-        cur.at += common;
-        self.trail += common;
-        if common == want.len() {
-            if self.reopen.boundary.is_some() {
+        let before = cur.at;
+        let found = marker.feed(&self.end, bytes, &mut cur.at);
+        self.trail += cur.at - before;
+        match found {
+            Match::Done if self.reopen.boundary.is_some() => {
                 self.phase = Phase::Reopen { seen: 0 };
-                return None;
+                None
             }
-            self.trail = 0;
-            return Some(self.conclude(cx, None));
+            Match::Done => {
+                self.trail = 0;
+                Some(self.conclude(cx, None))
+            }
+            Match::More => {
+                self.phase = Phase::End(marker);
+                Some(Outcome::More)
+            }
+            // Something else follows the JSON: the call ends with it.
+            Match::Mismatch => {
+                let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
+                Some(self.conclude(cx, Some(end_of_json)))
+            }
         }
-        if cur.at == bytes.len() {
-            self.phase = Phase::End {
-                matched: matched + common,
-            };
-            return Some(Outcome::More);
-        }
-        // Something else follows the JSON: the call ends with it.
-        let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
-        Some(self.conclude(cx, Some(end_of_json)))
     }
 
     /// After an end marker that also begins the start marker: `seen` bytes
@@ -1474,13 +1475,10 @@ impl CallAutomaton for JsonCall {
         started: bool,
         _carried: bool,
     ) -> Steady<'c> {
-        if let Phase::End { matched } = self.phase {
+        if let Phase::End(marker) = &mut self.phase {
             // More of the end marker, not yet all of it.
-            let want = &self.end[matched..];
-            if bytes.len() < want.len() && crate::scan::same_bytes(bytes, &want[..bytes.len()]) {
-                self.phase = Phase::End {
-                    matched: matched + bytes.len(),
-                };
+            if marker.continues_without_end(&self.end, bytes) {
+                marker.take(bytes.len());
                 self.trail += bytes.len();
                 return Steady::Quiet;
             }
@@ -1528,13 +1526,12 @@ impl CallAutomaton for JsonCall {
                 Phase::ArrayAfter => self.array_after(bytes, &mut cur, cx),
                 Phase::Trail => self.trailing(bytes, &mut cur, cx),
                 Phase::Relaxed => self.relaxed_read(bytes, &mut cur, cx),
-                Phase::FenceOpen { ticks } => self.fence_open(ticks, bytes, &mut cur, cx),
-                Phase::FenceClose { ticks } => self.fence_close(ticks, bytes, &mut cur, cx),
-                Phase::End { matched } => self.matching_end(matched, bytes, &mut cur, cx),
+                Phase::FenceOpen(ticks) => self.fence_open(ticks, bytes, &mut cur, cx),
+                Phase::FenceWord => self.fence_word(bytes, &mut cur),
+                Phase::FenceClose(ticks) => self.fence_close(ticks, bytes, &mut cur, cx),
+                Phase::End(marker) => self.matching_end(marker, bytes, &mut cur, cx),
                 Phase::Reopen { seen } => self.after_end_marker(seen, bytes, &mut cur, cx),
-                Phase::Closer { which, matched } => {
-                    self.closing_token(which, matched, bytes, &mut cur, cx)
-                }
+                Phase::Closer(closer) => self.closing_token(closer, bytes, &mut cur, cx),
             };
             if let Some(outcome) = step {
                 return (cur.at, outcome);
@@ -1545,7 +1542,11 @@ impl CallAutomaton for JsonCall {
     /// The stream ended inside the call.
     fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         match self.phase {
-            Phase::Lead | Phase::Body | Phase::ArrayNext | Phase::FenceOpen { .. } => {
+            Phase::Lead
+            | Phase::Body
+            | Phase::ArrayNext
+            | Phase::FenceOpen(_)
+            | Phase::FenceWord => {
                 let what = if self.json.in_string() {
                     "the stream ended inside a string of the call's JSON"
                 } else {
@@ -1590,8 +1591,8 @@ impl CallAutomaton for JsonCall {
                 self.conclude(cx, None)
             }
             // A closer cut short by the end of the stream is text.
-            Phase::Closer { .. } => self.conclude(cx, None),
-            Phase::Trail | Phase::End { .. } | Phase::FenceClose { .. } => {
+            Phase::Closer(_) => self.conclude(cx, None),
+            Phase::Trail | Phase::End(_) | Phase::FenceClose(_) => {
                 let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
                 self.conclude(cx, Some(end_of_json))
             }

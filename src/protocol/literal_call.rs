@@ -20,6 +20,7 @@ use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::escape_json_into;
 use crate::scan::literal::{is_word, to_json_into, Syntax, GEMMA_QUOTE};
+use crate::scan::partial::{Match, Partial, Seen};
 
 /// Llama 4's end of a call list.
 const PYTHON_END: &[u8] = b"<|python_end|>";
@@ -86,8 +87,11 @@ pub(crate) struct LiteralCall {
     piece: String,
     /// Stream offset of the name's first byte.
     word_at: u64,
-    /// Bytes of a literal token matched.
-    matched: usize,
+    /// The literal token being read (`call:`, an end token).
+    token: Partial,
+    /// Gemma 4: how much of a string quote `<|"|>` the value's bytes
+    /// last read.
+    quote_mark: Partial,
     /// Whether the call in progress has a member yet.
     has_member: bool,
     /// Whether a call of this block started.
@@ -116,7 +120,8 @@ impl LiteralCall {
             key: Vec::new(),
             piece: String::new(),
             word_at: 0,
-            matched: 0,
+            token: Partial::default(),
+            quote_mark: Partial::default(),
             has_member: false,
             any_call: false,
             read: 0,
@@ -199,7 +204,7 @@ impl LiteralCall {
 
     /// Expects the end token next.
     fn expect_end(&mut self) {
-        self.matched = 0;
+        self.token.reset();
         self.trail = 0;
         self.phase = Phase::End;
     }
@@ -208,7 +213,10 @@ impl LiteralCall {
     /// slice: silently, as prose, while a bare list has started no call.
     fn fail(&self, consumed: usize, at: u64, message: &str) -> Outcome {
         if !self.any_call && !self.after_marker {
-            return Outcome::failed(Failure::no_call(at, self.read + consumed));
+            return Outcome::NotACall {
+                at,
+                read: self.read + consumed,
+            };
         }
         Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
     }
@@ -251,21 +259,6 @@ impl LiteralCall {
         let _ = cx.delta_owned(close, at);
     }
 
-    /// Reads a literal token from `bytes[*i..]`: `Some(true)` once whole,
-    /// `Some(false)` at a byte that differs (not consumed), `None` when
-    /// the slice ends first.
-    fn literal(&mut self, token: &[u8], bytes: &[u8], i: &mut usize) -> Option<bool> {
-        while self.matched < token.len() {
-            let b = *bytes.get(*i)?;
-            if b != token[self.matched] {
-                return Some(false);
-            }
-            self.matched += 1;
-            *i += 1;
-        }
-        Some(true)
-    }
-
     /// Inside a string, with no escape or quote half read: how many bytes
     /// of `rest` hold nothing that could end it (`None` when none, or not
     /// in such a string).
@@ -281,7 +274,7 @@ impl LiteralCall {
                     memchr::memchr2(q, b'\\', rest)
                 }
             }
-            (Syntax::Gemma4, Some(_)) if self.matched == 0 => {
+            (Syntax::Gemma4, Some(_)) if !self.quote_mark.is_started() => {
                 if short {
                     rest.iter().position(|&b| b == GEMMA_QUOTE[0])
                 } else {
@@ -322,29 +315,24 @@ impl LiteralCall {
                     },
                 },
                 Syntax::Gemma4 => {
-                    // `<|"|>` opens and closes strings: `matched` counts
-                    // its bytes read.
-                    if b == GEMMA_QUOTE[self.matched] {
-                        self.matched += 1;
-                        if self.matched == GEMMA_QUOTE.len() {
-                            self.matched = 0;
+                    // `<|"|>` opens and closes strings.
+                    match self.quote_mark.scan(GEMMA_QUOTE, b) {
+                        Seen::Whole => {
                             self.quote = if self.quote.is_some() {
                                 None
                             } else {
                                 Some(b'"')
                             };
                         }
-                    } else {
-                        self.matched = usize::from(b == GEMMA_QUOTE[0]);
-                        if self.quote.is_none() {
-                            match b {
-                                b'[' | b'{' => self.depth += 1,
-                                b']' | b'}' if self.depth > 0 => self.depth -= 1,
-                                b',' if self.depth == 0 => return true,
-                                _ if b == close && self.depth == 0 => return true,
-                                _ => {}
-                            }
-                        }
+                        Seen::Partway => {}
+                        Seen::Not if self.quote.is_none() => match b {
+                            b'[' | b'{' => self.depth += 1,
+                            b']' | b'}' if self.depth > 0 => self.depth -= 1,
+                            b',' if self.depth == 0 => return true,
+                            _ if b == close && self.depth == 0 => return true,
+                            _ => {}
+                        },
+                        Seen::Not => {}
                     }
                 }
             }
@@ -411,11 +399,10 @@ impl LiteralCall {
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        match self.literal(GEMMA_CALL, bytes, i) {
-            None => Some(Outcome::More),
-            Some(false) => Some(self.fail(*i, cx.offset(*i), "expected call: and a name")),
-            Some(true) => {
-                self.matched = 0;
+        match self.token.feed(GEMMA_CALL, bytes, i) {
+            Match::More => Some(Outcome::More),
+            Match::Mismatch => Some(self.fail(*i, cx.offset(*i), "expected call: and a name")),
+            Match::Done => {
                 self.word.clear();
                 self.phase = Phase::Name;
                 None
@@ -520,7 +507,8 @@ impl LiteralCall {
             Some(&b) if b == assign && !self.key.trim_ascii().is_empty() => {
                 *i += 1;
                 self.word.clear();
-                (self.depth, self.quote, self.escaped, self.matched) = (0, None, false, 0);
+                (self.depth, self.quote, self.escaped) = (0, None, false);
+                self.quote_mark.reset();
                 self.phase = Phase::Value;
                 None
             }
@@ -603,19 +591,19 @@ impl LiteralCall {
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        if self.matched == 0 {
+        if !self.token.is_started() {
             self.trail += skip_ws(bytes, i);
         }
         let token = self.end_token();
         let before = *i;
-        let found = self.literal(token, bytes, i);
+        let found = self.token.feed(token, bytes, i);
         self.trail += *i - before;
         Some(match found {
-            None => Outcome::More,
-            Some(true) => Outcome::Complete { give_back: 0 },
+            Match::More => Outcome::More,
+            Match::Done => Outcome::Complete { give_back: 0 },
             // Llama 4's end token may be left out; Gemma 4's and Olmo 3's
             // are missing.
-            Some(false) => {
+            Match::Mismatch => {
                 let at = cx.offset(*i).saturating_sub(self.trail as u64);
                 self.report_missing_end(at, cx);
                 Outcome::Complete {
@@ -642,7 +630,8 @@ impl CallAutomaton for LiteralCall {
             (Syntax::Python, Block::Lines) => Phase::Name,
             (Syntax::Python, Block::Known(_)) => Phase::Known,
         };
-        self.matched = 0;
+        self.token.reset();
+        self.quote_mark.reset();
         self.any_call = false;
         self.read = 0;
         self.trail = 0;
@@ -706,9 +695,10 @@ impl CallAutomaton for LiteralCall {
                 at,
                 "the stream ended at the start of a call",
             )),
-            _ if !self.any_call && !self.after_marker => {
-                Outcome::failed(Failure::no_call(at, self.read))
-            }
+            _ if !self.any_call && !self.after_marker => Outcome::NotACall {
+                at,
+                read: self.read,
+            },
             _ => Outcome::failed(Failure::new(
                 DiagnosticKind::UnfinishedCall,
                 at,

@@ -2,7 +2,7 @@
 //! indices are markup of their own ([`Event::Markup`](crate::Event::Markup)),
 //! not calls (Command's `<|START_RESPONSE|>` around its answer).
 
-use super::{Automaton, CallAutomaton, Failure, Outcome, Steady};
+use super::{Automaton, CallAutomaton, Outcome, Steady};
 use crate::cx::CallCx;
 
 #[derive(Debug, Clone)]
@@ -61,14 +61,23 @@ impl CallAutomaton for WithMarkup {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
         if self.markup {
-            return (0, Outcome::failed(Failure::markup(cx.offset(0), 0)));
+            return (
+                0,
+                Outcome::Markup {
+                    at: cx.offset(0),
+                    give_back: 0,
+                },
+            );
         }
         self.inner.advance(bytes, cx)
     }
 
     fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         if self.markup {
-            return Outcome::failed(Failure::markup(cx.offset(0), 0));
+            return Outcome::Markup {
+                at: cx.offset(0),
+                give_back: 0,
+            };
         }
         self.inner.finish(cx)
     }

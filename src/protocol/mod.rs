@@ -39,6 +39,13 @@ pub(crate) enum Outcome {
     /// partial end marker that turned out to be something else) are scanned
     /// again as text.
     Complete { give_back: usize },
+    /// What was read, less the last `give_back` bytes, is the format's
+    /// markup ([`Event::Markup`](crate::Event::Markup)): neither text nor a
+    /// call, and no diagnostic. `at` is where that was found.
+    Markup { at: u64, give_back: usize },
+    /// Nothing read makes it a call: all `read` bytes go back to be
+    /// scanned as text, without a diagnostic. `at` is where that was found.
+    NotACall { at: u64, read: usize },
     /// The call cannot be delivered. Its raw text ends at the consumed
     /// position; scanning resumes there.
     Failed(Box<Failure>),
@@ -51,18 +58,23 @@ impl Outcome {
         Outcome::Failed(Box::new(failure))
     }
 
-    /// The same outcome, with `more` consumed bytes at the end given back.
-    pub(crate) fn giving_back(self, more: usize) -> Outcome {
+    /// How many consumed bytes at the end the outcome gives back (none
+    /// while the call goes on).
+    pub(crate) fn given_back_mut(&mut self) -> Option<&mut usize> {
         match self {
-            Outcome::More => Outcome::More,
-            Outcome::Complete { give_back } => Outcome::Complete {
-                give_back: give_back.saturating_add(more),
-            },
-            Outcome::Failed(mut f) => {
-                f.give_back = f.give_back.saturating_add(more);
-                Outcome::Failed(f)
-            }
+            Outcome::More => None,
+            Outcome::Complete { give_back } | Outcome::Markup { give_back, .. } => Some(give_back),
+            Outcome::NotACall { read, .. } => Some(read),
+            Outcome::Failed(f) => Some(&mut f.give_back),
         }
+    }
+
+    /// The same outcome, with `more` consumed bytes at the end given back.
+    pub(crate) fn giving_back(mut self, more: usize) -> Outcome {
+        if let Some(give_back) = self.given_back_mut() {
+            *give_back = give_back.saturating_add(more);
+        }
+        self
     }
 }
 

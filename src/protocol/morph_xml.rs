@@ -18,6 +18,7 @@
 //! <command>b</command>`). A closing tag with nothing open is skipped.
 
 use serde_json::Value;
+use std::ops::ControlFlow;
 
 use crate::coerce::coerce;
 use crate::cx::CallCx;
@@ -245,171 +246,203 @@ impl MorphXml {
         }
     }
 
+    /// Reads the body held so far, phase by phase (`eof`: it is all
+    /// there is).
     fn run<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
         loop {
-            let len = self.body.len();
-            match self.phase {
-                Phase::Open => {
-                    let window = &self.body[..len.min(MAX_TAG)];
-                    let Some(gt) = tag_end(window) else {
-                        if eof || len >= MAX_TAG {
-                            return self.failed(DiagnosticKind::MalformedCall, 0, "unclosed tag");
-                        }
-                        return Outcome::More;
-                    };
-                    self.pos = gt + 1;
-                    if !self.start(cx, gt + 1) {
-                        if let Some(mut f) = self.rejected.take() {
-                            // Without the call's body we cannot find its
-                            // end: give back everything after the tag.
-                            f.give_back = len - (gt + 1);
-                            return Outcome::failed(f);
-                        }
-                    }
-                    if gt > 0 && self.body[gt - 1] == b'/' {
-                        return self.complete(cx, gt + 1);
-                    }
-                    self.phase = Phase::Children;
-                }
-                Phase::Children => {
-                    self.pos = skip_ws(&self.body, self.pos);
-                    if self.pos == len {
-                        return if eof {
-                            self.end_early(cx)
-                        } else {
-                            Outcome::More
-                        };
-                    }
-                    let at = self.pos;
-                    if self.body[at] != b'<' {
-                        return self.end_early(cx);
-                    }
-                    match closes(&self.body, at, &self.name) {
-                        Some(Some(end)) => return self.complete(cx, end),
-                        None if !eof => return Outcome::More,
-                        _ => {}
-                    }
-                    // A child: `<key>`, `<key attr>` or `<key/>`.
-                    let window = &self.body[at + 1..len.min(at + 1 + MAX_TAG)];
-                    let Some(gt) = tag_end(window) else {
-                        if !eof && window.len() < MAX_TAG {
-                            return Outcome::More;
-                        }
-                        return self.end_early(cx);
-                    };
-                    let head = &window[..gt];
-                    let end = at + 1 + gt + 1;
-                    if let Some(stray) = head
-                        .strip_prefix(b"/")
-                        .map(crate::scan::trim_ws)
-                        .filter(|k| is_name(k))
-                    {
-                        // A closing tag with no element open (`</command>`
-                        // once more after `</command>`), as models now and
-                        // then write one: skipped.
-                        cx.recovered(
-                            DiagnosticKind::StrayCloseTag,
-                            self.at(at),
-                            format!("stray </{}> skipped", String::from_utf8_lossy(stray)),
-                        );
-                        self.pos = end;
-                        continue;
-                    }
-                    let name_len = head
-                        .iter()
-                        .position(|&b| b == b'/' || crate::scan::is_ws(b))
-                        .unwrap_or(head.len());
-                    if !is_name(&head[..name_len]) {
-                        return self.end_early(cx);
-                    }
-                    let key = String::from_utf8_lossy(&head[..name_len]).into_owned();
-                    if self.params >= cx.limits().max_params {
-                        return self.failed(
-                            DiagnosticKind::CallTooLarge,
-                            at,
-                            "too many parameters",
-                        );
-                    }
-                    if head.last() == Some(&b'/') {
-                        // `<key/>`: an empty value.
-                        self.value(key, "", false, at, cx);
-                        self.pos = end;
-                        continue;
-                    }
-                    self.key = key;
-                    self.pos = end;
-                    self.scan_from = end;
-                    self.phase = Phase::Child {
-                        start: end,
-                        depth: 0,
-                    };
-                }
-                Phase::Child { start, depth } => {
-                    let mut i = self.scan_from;
-                    let mut depth = depth;
-                    loop {
-                        let Some(rel) = memchr::memchr(b'<', &self.body[i..]) else {
-                            self.scan_from = len;
-                            self.phase = Phase::Child { start, depth };
-                            if eof {
-                                return self.failed(
-                                    DiagnosticKind::UnfinishedCall,
-                                    len,
-                                    format!("the stream ended inside <{}>", self.key),
-                                );
-                            }
-                            return Outcome::More;
-                        };
-                        let lt = i + rel;
-                        let (body, key) = (&self.body, self.key.as_bytes());
-                        let close_key = closes(body, lt, key);
-                        let nested = opens(body, lt, key);
-                        let root_close = closes(body, lt, &self.name);
-                        if (close_key.is_none() || nested.is_none() || root_close.is_none()) && !eof
-                        {
-                            self.scan_from = lt;
-                            self.phase = Phase::Child { start, depth };
-                            return Outcome::More;
-                        }
-                        if let Some(Some(close_end)) = close_key {
-                            if depth == 0 {
-                                let content =
-                                    String::from_utf8_lossy(&self.body[start..lt]).into_owned();
-                                let k = std::mem::take(&mut self.key);
-                                self.value(k, &content, true, start, cx);
-                                self.pos = close_end;
-                                self.phase = Phase::Children;
-                                break;
-                            }
-                            depth -= 1;
-                        } else if nested == Some(true) {
-                            if depth + 1 >= self.max_depth {
-                                return self.failed(
-                                    DiagnosticKind::TooDeep,
-                                    lt,
-                                    "elements nested too deep",
-                                );
-                            }
-                            depth += 1;
-                        } else if matches!(root_close, Some(Some(_))) {
-                            cx.recovered(
-                                DiagnosticKind::MissingCloseTag,
-                                self.at(lt),
-                                format!("<{}> is not closed", self.key),
-                            );
-                            let content =
-                                String::from_utf8_lossy(&self.body[start..lt]).into_owned();
-                            let k = std::mem::take(&mut self.key);
-                            self.value(k, &content, true, start, cx);
-                            self.pos = lt;
-                            self.phase = Phase::Children;
-                            break;
-                        }
-                        i = lt + 1;
-                    }
-                }
+            let step = match self.phase {
+                Phase::Open => self.open_tag(cx, eof),
+                Phase::Children => self.children(cx, eof),
+                Phase::Child { start, depth } => self.child(start, depth, cx, eof),
+            };
+            if let ControlFlow::Break(outcome) = step {
+                return outcome;
             }
         }
+    }
+
+    /// The call's opening tag, `<name>` (or `<name/>`, a call without
+    /// arguments).
+    fn open_tag<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+    ) -> ControlFlow<Outcome> {
+        let len = self.body.len();
+        let window = &self.body[..len.min(MAX_TAG)];
+        let Some(gt) = tag_end(window) else {
+            if eof || len >= MAX_TAG {
+                let f = self.failed(DiagnosticKind::MalformedCall, 0, "unclosed tag");
+                return ControlFlow::Break(f);
+            }
+            return ControlFlow::Break(Outcome::More);
+        };
+        self.pos = gt + 1;
+        if !self.start(cx, gt + 1) {
+            if let Some(mut f) = self.rejected.take() {
+                // Without the call's body we cannot find its end: give
+                // back everything after the tag.
+                f.give_back = len - (gt + 1);
+                return ControlFlow::Break(Outcome::failed(f));
+            }
+        }
+        if gt > 0 && self.body[gt - 1] == b'/' {
+            return ControlFlow::Break(self.complete(cx, gt + 1));
+        }
+        self.phase = Phase::Children;
+        ControlFlow::Continue(())
+    }
+
+    /// Between children: the next child's opening tag, or the call's
+    /// closing tag.
+    fn children<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+    ) -> ControlFlow<Outcome> {
+        let len = self.body.len();
+        self.pos = skip_ws(&self.body, self.pos);
+        if self.pos == len {
+            let ended = if eof {
+                self.end_early(cx)
+            } else {
+                Outcome::More
+            };
+            return ControlFlow::Break(ended);
+        }
+        let at = self.pos;
+        if self.body[at] != b'<' {
+            return ControlFlow::Break(self.end_early(cx));
+        }
+        match closes(&self.body, at, &self.name) {
+            Some(Some(end)) => return ControlFlow::Break(self.complete(cx, end)),
+            None if !eof => return ControlFlow::Break(Outcome::More),
+            _ => {}
+        }
+        // A child: `<key>`, `<key attr>` or `<key/>`.
+        let window = &self.body[at + 1..len.min(at + 1 + MAX_TAG)];
+        let Some(gt) = tag_end(window) else {
+            if !eof && window.len() < MAX_TAG {
+                return ControlFlow::Break(Outcome::More);
+            }
+            return ControlFlow::Break(self.end_early(cx));
+        };
+        let head = &window[..gt];
+        let end = at + 1 + gt + 1;
+        if let Some(stray) = head
+            .strip_prefix(b"/")
+            .map(crate::scan::trim_ws)
+            .filter(|k| is_name(k))
+        {
+            // A closing tag with no element open (`</command>` once more
+            // after `</command>`), as models now and then write one:
+            // skipped.
+            cx.recovered(
+                DiagnosticKind::StrayCloseTag,
+                self.at(at),
+                format!("stray </{}> skipped", String::from_utf8_lossy(stray)),
+            );
+            self.pos = end;
+            return ControlFlow::Continue(());
+        }
+        let name_len = head
+            .iter()
+            .position(|&b| b == b'/' || crate::scan::is_ws(b))
+            .unwrap_or(head.len());
+        if !is_name(&head[..name_len]) {
+            return ControlFlow::Break(self.end_early(cx));
+        }
+        let key = String::from_utf8_lossy(&head[..name_len]).into_owned();
+        if self.params >= cx.limits().max_params {
+            let f = self.failed(DiagnosticKind::CallTooLarge, at, "too many parameters");
+            return ControlFlow::Break(f);
+        }
+        self.pos = end;
+        if head.last() == Some(&b'/') {
+            // `<key/>`: an empty value.
+            self.value(key, "", false, at, cx);
+            return ControlFlow::Continue(());
+        }
+        self.key = key;
+        self.scan_from = end;
+        self.phase = Phase::Child {
+            start: end,
+            depth: 0,
+        };
+        ControlFlow::Continue(())
+    }
+
+    /// Inside child `self.key`, whose content begins at `start`, `depth`
+    /// elements of the same name deep: up to its closing tag.
+    fn child<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        mut depth: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+    ) -> ControlFlow<Outcome> {
+        let len = self.body.len();
+        let mut i = self.scan_from;
+        loop {
+            let Some(rel) = memchr::memchr(b'<', &self.body[i..]) else {
+                self.scan_from = len;
+                self.phase = Phase::Child { start, depth };
+                if eof {
+                    let what = format!("the stream ended inside <{}>", self.key);
+                    let f = self.failed(DiagnosticKind::UnfinishedCall, len, what);
+                    return ControlFlow::Break(f);
+                }
+                return ControlFlow::Break(Outcome::More);
+            };
+            let lt = i + rel;
+            let (body, key) = (&self.body, self.key.as_bytes());
+            let close_key = closes(body, lt, key);
+            let nested = opens(body, lt, key);
+            let root_close = closes(body, lt, &self.name);
+            if (close_key.is_none() || nested.is_none() || root_close.is_none()) && !eof {
+                self.scan_from = lt;
+                self.phase = Phase::Child { start, depth };
+                return ControlFlow::Break(Outcome::More);
+            }
+            if let Some(Some(close_end)) = close_key {
+                if depth == 0 {
+                    self.child_value(start, lt, close_end, cx);
+                    return ControlFlow::Continue(());
+                }
+                depth -= 1;
+            } else if nested == Some(true) {
+                if depth + 1 >= self.max_depth {
+                    let f = self.failed(DiagnosticKind::TooDeep, lt, "elements nested too deep");
+                    return ControlFlow::Break(f);
+                }
+                depth += 1;
+            } else if matches!(root_close, Some(Some(_))) {
+                cx.recovered(
+                    DiagnosticKind::MissingCloseTag,
+                    self.at(lt),
+                    format!("<{}> is not closed", self.key),
+                );
+                self.child_value(start, lt, lt, cx);
+                return ControlFlow::Continue(());
+            }
+            i = lt + 1;
+        }
+    }
+
+    /// Child `self.key`'s content is `body[start..end]`; reading goes on
+    /// at `next`, between children.
+    fn child_value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        end: usize,
+        next: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let content = String::from_utf8_lossy(&self.body[start..end]).into_owned();
+        let key = std::mem::take(&mut self.key);
+        self.value(key, &content, true, start, cx);
+        self.pos = next;
+        self.phase = Phase::Children;
     }
 
     /// A child element closed: hold it until we know whether it repeats.
@@ -454,7 +487,6 @@ impl MorphXml {
                 format!("parameter {key:?} is repeated, so an array, though its schema does not allow one"),
             );
         }
-        let items = schema.and_then(|s| s.get("items"));
         let mut report = |problem: String| {
             cx.recovered(
                 DiagnosticKind::Coercion,
@@ -462,23 +494,8 @@ impl MorphXml {
                 format!("parameter {key:?}: {problem}"),
             )
         };
-        let (json, whole) = if !has_content {
-            let empty = match schema {
-                None => "\"\"",
-                Some(s) if is_type(s, "string") => "\"\"",
-                Some(_) => "null",
-            };
-            (empty.to_owned(), false)
-        } else if array_typed && !repeated {
-            whole_or_item(content, schema, self.max_depth, &mut report)
-        } else {
-            let s = if repeated && array_typed {
-                items
-            } else {
-                schema
-            };
-            (convert(content, s, self.max_depth, &mut report), false)
-        };
+        let content = has_content.then_some(content);
+        let (json, whole) = value_json(content, schema, repeated, self.max_depth, &mut report);
         if let Some(i) = held {
             // What was read in between is complete.
             self.flush(cx);
@@ -638,6 +655,36 @@ fn convert(
             c.json
         }
     }
+}
+
+/// A child's value as JSON (`None`: an empty element), typed by its
+/// parameter's schema (of its items, for a repeated element of an array);
+/// `true` when an array-typed value was the whole array.
+fn value_json(
+    content: Option<&str>,
+    schema: Option<&Value>,
+    repeated: bool,
+    max_depth: usize,
+    report: &mut impl FnMut(String),
+) -> (String, bool) {
+    let array_typed = schema.is_some_and(|s| is_type(s, "array"));
+    let Some(content) = content else {
+        let empty = match schema {
+            None => "\"\"",
+            Some(s) if is_type(s, "string") => "\"\"",
+            Some(_) => "null",
+        };
+        return (empty.to_owned(), false);
+    };
+    if array_typed && !repeated {
+        return whole_or_item(content, schema, max_depth, report);
+    }
+    let s = if repeated && array_typed {
+        schema.and_then(|s| s.get("items"))
+    } else {
+        schema
+    };
+    (convert(content, s, max_depth, report), false)
 }
 
 /// An element of an array-typed parameter: the whole array (as JSON, or

@@ -23,12 +23,14 @@
 
 use crate::protocol::CallAutomaton;
 use std::borrow::Cow;
+use std::ops::ControlFlow;
 
 use super::{Failure, Outcome, Steady};
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::{JsonScanner, Repair, Signal};
+use crate::scan::partial::{Match, Partial, PartialSet, SetMatch};
 
 /// The vendors whose calls this automaton reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,30 +69,30 @@ const KIMI_K2: Tokens = Tokens {
 };
 
 /// The tokens a phase waits for, after whitespace.
+#[derive(Debug)]
 struct Expected {
     /// After the arguments.
-    after_args: [(&'static [u8], Token); 3],
+    after_args: [&'static [u8]; 3],
     /// After the arguments, in a fence.
-    in_fence: [(&'static [u8], Token); 2],
+    in_fence: [&'static [u8]; 2],
     /// After the section's begin token or a call's end token.
-    between: [(&'static [u8], Token); 2],
+    between: [&'static [u8]; 2],
 }
+
+/// Which token of [`Expected`] a finished match found, by its index there.
+const AFTER_ARGS: [Token; 3] = [Token::CallEnd, Token::SectionEnd, Token::CallBegin];
+const IN_FENCE: [Token; 2] = [Token::FenceClose, Token::CallEnd];
+const BETWEEN: [Token; 2] = [Token::CallBegin, Token::SectionEnd];
 
 const fn expected(t: &Tokens) -> Expected {
     Expected {
         after_args: [
-            (t.call_end.as_bytes(), Token::CallEnd),
-            (t.section_end.as_bytes(), Token::SectionEnd),
-            (t.call_begin.as_bytes(), Token::CallBegin),
+            t.call_end.as_bytes(),
+            t.section_end.as_bytes(),
+            t.call_begin.as_bytes(),
         ],
-        in_fence: [
-            (FENCE_CLOSE, Token::FenceClose),
-            (t.call_end.as_bytes(), Token::CallEnd),
-        ],
-        between: [
-            (t.call_begin.as_bytes(), Token::CallBegin),
-            (t.section_end.as_bytes(), Token::SectionEnd),
-        ],
+        in_fence: [FENCE_CLOSE, t.call_end.as_bytes()],
+        between: [t.call_begin.as_bytes(), t.section_end.as_bytes()],
     }
 }
 
@@ -124,14 +126,6 @@ const CHANNEL: &str = "<|channel|>";
 pub(crate) const ANALYSIS_TO: &str = "<|channel|>analysis to=";
 pub(crate) const ANALYSIS_TO_MARKER: usize = 6;
 
-/// Mistral v13: the call's id, between its name and `[ARGS]`.
-const CALL_ID: &[u8] = b"[CALL_ID]";
-
-const DEEPSEEK_EXPECTED: Expected = expected(&DEEPSEEK);
-const MISTRAL_EXPECTED: Expected = expected(&MISTRAL);
-const HARMONY_EXPECTED: Expected = expected(&HARMONY);
-const KIMI_K2_EXPECTED: Expected = expected(&KIMI_K2);
-
 /// DeepSeek-V3's fence around the arguments.
 const FENCE_OPEN: &[u8] = b"```json";
 const FENCE_CLOSE: &[u8] = b"```";
@@ -139,42 +133,113 @@ const FENCE_CLOSE: &[u8] = b"```";
 /// The most bytes a call's name part may take (`functions.NAME:0`).
 const MAX_HEAD: usize = 256;
 
+/// How a vendor names the call in the bytes between its begin token and
+/// the separator (trimmed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NameRule {
+    /// All of them.
+    Verbatim,
+    /// A header's recipient, `to=functions.NAME` (none: no call).
+    Recipient,
+    /// `NAME` before the id token (the id is read apart).
+    BeforeId,
+    /// `functions.NAME:0`: the namespace and the call's index go.
+    Namespaced,
+}
+
+/// Everything that sets one vendor's calls apart from another's. Built
+/// once per vendor; the automaton never changes it.
+#[derive(Debug)]
+pub(crate) struct Rules {
+    tokens: Tokens,
+    expected: Expected,
+    name: NameRule,
+    /// Calls stand alone (no section, no end token): a call ends with its
+    /// JSON, and its name may run into the arguments' `{` (text decoded
+    /// without its control tokens reads `[TOOL_CALLS]NAME{…}`).
+    ends_with_json: bool,
+    /// Each call is a message of its own whose header holds other tokens
+    /// (`<|channel|>`, `<|constrain|>`) and names its recipient; a header
+    /// naming none is markup.
+    headers: bool,
+    /// A token that puts the model's id for the call between the name and
+    /// the separator.
+    id_token: Option<&'static str>,
+    /// DeepSeek-V3: the name part `function`, then the name on its own
+    /// line, and the arguments in a fence.
+    function_line: bool,
+}
+
+const DEEPSEEK_RULES: Rules = Rules {
+    tokens: DEEPSEEK,
+    expected: expected(&DEEPSEEK),
+    name: NameRule::Verbatim,
+    ends_with_json: false,
+    headers: false,
+    id_token: None,
+    function_line: true,
+};
+
+const KIMI_K2_RULES: Rules = Rules {
+    tokens: KIMI_K2,
+    expected: expected(&KIMI_K2),
+    name: NameRule::Namespaced,
+    ends_with_json: false,
+    headers: false,
+    id_token: None,
+    function_line: false,
+};
+
+const MISTRAL_RULES: Rules = Rules {
+    tokens: MISTRAL,
+    expected: expected(&MISTRAL),
+    name: NameRule::BeforeId,
+    ends_with_json: true,
+    headers: false,
+    id_token: Some("[CALL_ID]"),
+    function_line: false,
+};
+
+const HARMONY_RULES: Rules = Rules {
+    tokens: HARMONY,
+    expected: expected(&HARMONY),
+    name: NameRule::Recipient,
+    ends_with_json: false,
+    headers: true,
+    id_token: None,
+    function_line: false,
+};
+
 impl Vendor {
     pub(crate) const fn tokens(self) -> &'static Tokens {
-        match self {
-            Vendor::DeepSeek => &DEEPSEEK,
-            Vendor::KimiK2 => &KIMI_K2,
-            Vendor::Mistral => &MISTRAL,
-            Vendor::Harmony => &HARMONY,
-        }
+        &self.rules().tokens
     }
 
-    fn expected(self) -> &'static Expected {
+    const fn rules(self) -> &'static Rules {
         match self {
-            Vendor::DeepSeek => &DEEPSEEK_EXPECTED,
-            Vendor::KimiK2 => &KIMI_K2_EXPECTED,
-            Vendor::Mistral => &MISTRAL_EXPECTED,
-            Vendor::Harmony => &HARMONY_EXPECTED,
+            Vendor::DeepSeek => &DEEPSEEK_RULES,
+            Vendor::KimiK2 => &KIMI_K2_RULES,
+            Vendor::Mistral => &MISTRAL_RULES,
+            Vendor::Harmony => &HARMONY_RULES,
         }
     }
+}
 
+impl Rules {
     /// The call's name in the (trimmed) bytes between its begin token and
     /// the separator.
-    fn name_of(self, head: &str) -> &str {
-        match self {
-            Vendor::DeepSeek => head,
-            // The header's recipient, `to=functions.NAME` (none: no call).
-            Vendor::Harmony => match head.find("to=") {
+    fn name_of<'h>(&self, head: &'h str) -> &'h str {
+        match self.name {
+            NameRule::Verbatim => head,
+            NameRule::Recipient => match head.find("to=") {
                 Some(at) => recipient(&head[at + 3..]),
                 None => "",
             },
-            // `NAME[CALL_ID]ID`: the id is read apart.
-            Vendor::Mistral => match head.split_once("[CALL_ID]") {
+            NameRule::BeforeId => match self.id_token.and_then(|t| head.split_once(t)) {
                 Some((name, _)) => name.trim_end(),
                 None => head,
             },
-            // `functions.NAME:0`: the namespace and the call's index go.
-            Vendor::KimiK2 => {
+            NameRule::Namespaced => {
                 let name = head.strip_prefix("functions.").unwrap_or(head);
                 match name.rsplit_once(':') {
                     Some((name, index))
@@ -186,6 +251,17 @@ impl Vendor {
                 }
             }
         }
+    }
+
+    /// The model's id for the call in the name part, if it wrote one.
+    fn id_of<'h>(&self, head: &'h str) -> Option<&'h str> {
+        head.split_once(self.id_token?).map(|(_, id)| id)
+    }
+
+    /// Whether a block that began with the section's token holds calls
+    /// with begin tokens of their own.
+    fn calls_inside_sections(&self) -> bool {
+        self.tokens.section_begin != self.tokens.call_begin
     }
 }
 
@@ -227,6 +303,9 @@ enum Phase {
     Head,
     /// The separator, its first byte read.
     Sep,
+    /// The id token (Mistral's `[CALL_ID]`), read where the separator was
+    /// expected.
+    Id,
     /// DeepSeek-V3: the name after `function<sep>`, up to its line break.
     V3Name,
     /// Whitespace (and DeepSeek-V3's fence) before the arguments' `{`.
@@ -254,7 +333,7 @@ enum Token {
 
 #[derive(Debug, Clone)]
 pub(crate) struct TokenCall {
-    vendor: Vendor,
+    rules: &'static Rules,
     phase: Phase,
     /// Whether the block began with the section's token.
     sectioned: bool,
@@ -262,13 +341,13 @@ pub(crate) struct TokenCall {
     head: Vec<u8>,
     /// Stream offset of `head[0]`.
     head_at: u64,
-    /// Bytes of a token being matched (`<` and what follows).
-    pending: Vec<u8>,
-    /// Stream offset of `pending[0]`.
-    pending_at: u64,
-    /// The index, among the tokens the phase expects, of one that `pending`
-    /// begins.
-    matching: usize,
+    /// The token being matched among those the phase expects.
+    token: PartialSet,
+    /// The separator, id token or fence opener being matched.
+    literal: Partial,
+    /// Stream offset of the first byte of the token or literal being
+    /// matched.
+    token_at: u64,
     /// Bytes consumed since the last thing that belongs to the call
     /// (whitespace, a token being matched): given back if the block ends
     /// there.
@@ -295,17 +374,28 @@ pub(crate) struct TokenCall {
     addressed: bool,
 }
 
+/// A phase's step: go on with the next phase, or return the outcome.
+type Step = ControlFlow<Outcome>;
+
+/// Goes on once a call started; otherwise ends with why it did not.
+fn step_of(started: Result<(), Outcome>) -> Step {
+    match started {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(outcome) => ControlFlow::Break(outcome),
+    }
+}
+
 impl TokenCall {
     pub(crate) fn new(vendor: Vendor, max_depth: usize) -> TokenCall {
         TokenCall {
-            vendor,
+            rules: vendor.rules(),
             phase: Phase::FirstCall,
             sectioned: true,
             head: Vec::new(),
             head_at: 0,
-            pending: Vec::new(),
-            pending_at: 0,
-            matching: 0,
+            token: PartialSet::default(),
+            literal: Partial::default(),
+            token_at: 0,
             trail: 0,
             fenced: false,
             json: JsonScanner::new(max_depth).quiet_members(),
@@ -320,11 +410,11 @@ impl TokenCall {
 
     /// gpt-oss: the automaton for the output's start, which goes on with
     /// the header the prompt opened (` to=functions.NAME<|channel|>…`).
-    /// Other vendors have no such calls.
+    /// Vendors without headers have no such calls.
     pub(crate) fn bare_lead(&self) -> Option<TokenCall> {
         let mut lead = self.clone();
         lead.prompt_opened = true;
-        (self.vendor == Vendor::Harmony).then_some(lead)
+        self.rules.headers.then_some(lead)
     }
 
     /// The start markers: the section's begin token (index 0), a call's
@@ -337,7 +427,8 @@ impl TokenCall {
     /// Readies the per-call state.
     fn next_call(&mut self) {
         self.head.clear();
-        self.pending.clear();
+        self.token.reset();
+        self.literal.reset();
         self.trail = 0;
         self.fenced = false;
         self.json.reset();
@@ -345,13 +436,14 @@ impl TokenCall {
         self.repaired = 0;
     }
 
-    /// The tokens the phase waits for (one of the `Expect` phases).
-    fn expected(&self) -> &'static [(&'static [u8], Token)] {
-        let e = self.vendor.expected();
+    /// The tokens the phase waits for (one of the expecting phases), and
+    /// what each is.
+    fn expected(&self) -> (&'static [&'static [u8]], &'static [Token]) {
+        let e = &self.rules.expected;
         match self.phase {
-            Phase::CallEnd if self.fenced => &e.in_fence,
-            Phase::CallEnd => &e.after_args,
-            _ => &e.between,
+            Phase::CallEnd if self.fenced => (&e.in_fence, &IN_FENCE),
+            Phase::CallEnd => (&e.after_args, &AFTER_ARGS),
+            _ => (&e.between, &BETWEEN),
         }
     }
 
@@ -361,8 +453,8 @@ impl TokenCall {
         which: Token,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        let at = self.pending_at;
-        self.pending.clear();
+        let at = self.token_at;
+        let one_per_message = self.rules.headers;
         match (self.phase, which) {
             (_, Token::FenceClose) => {
                 self.fenced = false;
@@ -371,12 +463,10 @@ impl TokenCall {
             }
             // A gpt-oss message ends with its call's token (or `<|end|>`);
             // the next one (`<|start|>`) is read as a message of its own.
-            (Phase::CallEnd, Token::CallEnd | Token::SectionEnd)
-                if self.vendor == Vendor::Harmony =>
-            {
+            (Phase::CallEnd, Token::CallEnd | Token::SectionEnd) if one_per_message => {
                 Some(Outcome::Complete { give_back: 0 })
             }
-            (Phase::CallEnd, Token::CallBegin) if self.vendor == Vendor::Harmony => {
+            (Phase::CallEnd, Token::CallBegin) if one_per_message => {
                 self.missing_call_end(at, cx);
                 Some(Outcome::Complete {
                     give_back: self.trail,
@@ -449,29 +539,29 @@ impl TokenCall {
         &mut self,
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
-    ) -> Result<(), Failure> {
+    ) -> Result<(), Outcome> {
         let head = String::from_utf8_lossy(&self.head);
         let name = match self.phase {
             Phase::V3Name => head.trim(),
             _ if self.addressed => recipient(head.trim()),
-            _ => self.vendor.name_of(head.trim()),
+            _ => self.rules.name_of(head.trim()),
         };
         if self.confirming {
-            let read = self.head.len() + self.vendor.tokens().sep.len();
-            return Err(Failure::no_call(at, read));
+            let read = self.head.len() + self.rules.tokens.sep.len();
+            return Err(Outcome::NotACall { at, read });
         }
-        if self.vendor == Vendor::Harmony && name.is_empty() {
-            return Err(self.harmony_markup(at));
+        if self.rules.headers && name.is_empty() {
+            return Err(self.header_markup(at));
         }
         let plausible = !name.is_empty()
             && !name.contains(char::REPLACEMENT_CHARACTER)
             && !name.chars().any(|c| c.is_whitespace() || c.is_control());
         if !plausible {
-            return Err(Failure::new(
+            return Err(Outcome::failed(Failure::new(
                 DiagnosticKind::MissingName,
                 at,
                 format!("{name:?} is not a tool name"),
-            ));
+            )));
         }
         // Where the name stands in the stream (a slice of the head, which
         // is the stream's bytes when they are UTF-8): events borrow it from
@@ -483,13 +573,11 @@ impl TokenCall {
             Cow::Owned(_) => None,
         };
         // Before the start, so that `tool-input-start` carries it.
-        if self.vendor == Vendor::Mistral {
-            if let Some((_, id)) = head.split_once("[CALL_ID]") {
-                cx.model_call_id(id);
-            }
+        if let Some(id) = self.rules.id_of(&head) {
+            cx.model_call_id(id);
         }
         cx.start_at(name, origin, at)
-            .map_err(|f| f.with_name(name))?;
+            .map_err(|f| Outcome::failed(f.with_name(name)))?;
         self.phase = Phase::BeforeArgs;
         Ok(())
     }
@@ -499,16 +587,15 @@ impl TokenCall {
     fn name_stop(&self) -> u8 {
         match self.phase {
             Phase::V3Name => b'\n',
-            _ => self.vendor.tokens().sep.as_bytes()[0],
+            _ => self.rules.tokens.sep.as_bytes()[0],
         }
     }
 
     /// Where the name part ends in `bytes`: at [`name_stop`](Self::name_stop),
-    /// or for Mistral also at the arguments' `{` (text decoded without its
-    /// control tokens reads `[TOOL_CALLS]NAME{…}`).
+    /// or for calls that end with their JSON also at the arguments' `{`.
     fn name_end(&self, bytes: &[u8]) -> Option<usize> {
-        match self.vendor {
-            Vendor::Mistral if self.phase == Phase::Head => memchr::memchr2(b'[', b'{', bytes),
+        match self.phase {
+            Phase::Head if self.rules.ends_with_json => memchr::memchr2(b'[', b'{', bytes),
             _ => memchr::memchr(self.name_stop(), bytes),
         }
     }
@@ -517,19 +604,22 @@ impl TokenCall {
     /// is markup; after `<|start|>`, only up to its channel, which goes
     /// back to be read again (as the reasoning tag of the analysis
     /// channel, or as a header of its own).
-    fn harmony_markup(&self, at: u64) -> Failure {
+    fn header_markup(&self, at: u64) -> Outcome {
         // `sectioned`: the header began with `<|start|>` (marker 0).
         let channel = self
             .sectioned
             .then(|| memchr::memmem::find(&self.head, CHANNEL.as_bytes()))
             .flatten();
-        let give_back = channel.map_or(0, |c| self.head.len() - c + HARMONY.sep.len());
-        Failure::markup(at, give_back)
+        let sep = self.rules.tokens.sep.len();
+        let give_back = channel.map_or(0, |c| self.head.len() - c + sep);
+        Outcome::Markup { at, give_back }
     }
 
-    /// Whether the name part holds a Mistral call id already.
+    /// Whether the name part holds the model's call id already.
     fn head_has_id(&self) -> bool {
-        memchr::memmem::find(&self.head, CALL_ID).is_some()
+        self.rules
+            .id_token
+            .is_some_and(|t| memchr::memmem::find(&self.head, t.as_bytes()).is_some())
     }
 
     /// Whether the name part, trimmed, is `word`.
@@ -537,33 +627,13 @@ impl TokenCall {
         std::str::from_utf8(&self.head).is_ok_and(|h| h.trim().as_bytes() == word)
     }
 
-    /// Matches `bytes` from `*i` on against the rest of `literal` after the
-    /// `pending` bytes of it already read: `Some(true)` once all of it is
-    /// read (`pending` is then cleared), `Some(false)` at the first byte
-    /// that differs (not consumed), `None` when the slice ends first.
-    fn continue_literal(&mut self, literal: &[u8], bytes: &[u8], i: &mut usize) -> Option<bool> {
-        let want = literal.get(self.pending.len()..).unwrap_or_default();
-        let rest = &bytes[*i..];
-        let common = want.iter().zip(rest).take_while(|(a, b)| a == b).count();
-        self.pending.extend_from_slice(&rest[..common]);
-        *i += common;
-        if common == want.len() {
-            self.pending.clear();
-            Some(true)
-        } else if common == rest.len() {
-            None
-        } else {
-            Some(false)
-        }
-    }
-
-    /// `failed` with the bytes that matched a token only in part given
-    /// back: they may begin a marker (a section's begin token after a
-    /// call-begin token written in prose).
-    fn giving_back_pending(&mut self, failed: Outcome) -> Outcome {
-        let matched = self.pending.len();
-        self.pending.clear();
-        failed.giving_back(matched)
+    /// A malformed call at the literal being matched: the bytes that
+    /// matched it in part go back (they may begin a marker: a section's
+    /// begin token after a call-begin token written in prose).
+    fn malformed_at_literal(&mut self, message: &str) -> Step {
+        let matched = self.literal.matched();
+        self.literal.reset();
+        ControlFlow::Break(self.malformed(self.token_at, message).giving_back(matched))
     }
 
     fn malformed(&self, at: u64, message: &str) -> Outcome {
@@ -599,7 +669,7 @@ impl TokenCall {
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let token = self.vendor.tokens().call_end;
+        let token = self.rules.tokens.call_end;
         cx.recovered(
             DiagnosticKind::MissingEndMarker,
             at,
@@ -612,7 +682,7 @@ impl TokenCall {
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let token = self.vendor.tokens().section_end;
+        let token = self.rules.tokens.section_end;
         cx.recovered(
             DiagnosticKind::MissingEndMarker,
             at,
@@ -621,12 +691,260 @@ impl TokenCall {
     }
 }
 
+/// One method per phase: each consumes from `bytes[*i..]` and either
+/// moves to a phase that goes on ([`ControlFlow::Continue`]) or ends the
+/// slice's work with an outcome ([`ControlFlow::Break`], `More` when the
+/// slice ran out).
+impl TokenCall {
+    /// Whitespace, then one of the tokens the phase expects.
+    fn expect_token<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Step {
+        if !self.token.is_started() {
+            let ws = bytes[*i..].iter().take_while(|&&b| is_ws(b)).count();
+            *i += ws;
+            self.trail += ws;
+            if *i == bytes.len() {
+                return ControlFlow::Break(Outcome::More);
+            }
+            self.token_at = cx.offset(*i);
+        }
+        let (tokens, kinds) = self.expected();
+        let from = *i;
+        let found = self.token.feed(tokens, bytes, i);
+        self.trail += *i - from;
+        match found {
+            SetMatch::More => ControlFlow::Break(Outcome::More),
+            SetMatch::Done(index) => match self.on_token(kinds[index], cx) {
+                Some(done) => ControlFlow::Break(done),
+                None => ControlFlow::Continue(()),
+            },
+            SetMatch::Mismatch => {
+                // The byte is not consumed: it begins what follows.
+                self.token.reset();
+                ControlFlow::Break(self.no_token(cx.offset(*i), cx))
+            }
+        }
+    }
+
+    /// The name part (or DeepSeek-V3's name line), up to what ends it.
+    fn name_part<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Step {
+        let rest = &bytes[*i..];
+        let n = self.name_end(rest).unwrap_or(rest.len());
+        // Up to the limit, then the failure: at the same byte however the
+        // name was cut into chunks.
+        let room = MAX_HEAD.saturating_sub(self.head.len());
+        if self.head.is_empty() {
+            self.head_at = cx.offset(*i);
+        }
+        self.head.extend_from_slice(&rest[..n.min(room)]);
+        *i += n.min(room);
+        if self.confirming {
+            match opens_recipient(&self.head) {
+                Some(true) => self.confirming = false,
+                Some(false) => {
+                    let read = self.head.len();
+                    let at = cx.offset(*i);
+                    return ControlFlow::Break(Outcome::NotACall { at, read });
+                }
+                None => {}
+            }
+        }
+        if n > room {
+            let at = cx.offset(*i);
+            return ControlFlow::Break(self.malformed(at, "the call's name is too long"));
+        }
+        if *i == bytes.len() {
+            return ControlFlow::Break(Outcome::More);
+        }
+        if bytes[*i] == b'{' && self.rules.ends_with_json {
+            return step_of(self.start_call(cx.offset(*i), cx));
+        }
+        if self.phase == Phase::V3Name {
+            *i += 1;
+            return step_of(self.start_call(cx.offset(*i), cx));
+        }
+        self.literal.reset();
+        self.token_at = cx.offset(*i);
+        self.phase = Phase::Sep;
+        ControlFlow::Continue(())
+    }
+
+    /// The separator between the name part and the arguments.
+    fn separator<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Step {
+        let sep = self.rules.tokens.sep.as_bytes();
+        match self.literal.feed(sep, bytes, i) {
+            Match::More => ControlFlow::Break(Outcome::More),
+            Match::Mismatch => {
+                let read = &sep[..self.literal.matched()];
+                if self.rules.headers {
+                    // gpt-oss: other tokens of the header (`<|channel|>`,
+                    // `<|constrain|>`) belong to it.
+                    self.head.extend_from_slice(read);
+                    self.literal.reset();
+                    self.phase = Phase::Head;
+                    return ControlFlow::Continue(());
+                }
+                // Mistral v13: `[CALL_ID]` comes first.
+                let id = self.rules.id_token.map(str::as_bytes);
+                let begins_id = id
+                    .is_some_and(|id| id.starts_with(read) && id.get(read.len()) == bytes.get(*i));
+                if begins_id && !self.head_has_id() {
+                    // What matched of the separator matched the id token.
+                    self.phase = Phase::Id;
+                    return ControlFlow::Continue(());
+                }
+                self.malformed_at_literal("expected the separator after the call's name")
+            }
+            // DeepSeek-V3: the name follows, on its own line.
+            Match::Done if self.rules.function_line && self.head_is(b"function") => {
+                self.head.clear();
+                self.phase = Phase::V3Name;
+                ControlFlow::Continue(())
+            }
+            Match::Done => step_of(self.start_call(cx.offset(*i), cx)),
+        }
+    }
+
+    /// The id token where the separator was expected; the id follows it
+    /// in the name part.
+    fn id_token(&mut self, bytes: &[u8], i: &mut usize) -> Step {
+        let id = self.rules.id_token.unwrap_or_default().as_bytes();
+        match self.literal.feed(id, bytes, i) {
+            Match::More => ControlFlow::Break(Outcome::More),
+            Match::Mismatch => self.malformed_at_literal("expected [ARGS] after the call's id"),
+            Match::Done => {
+                self.head.extend_from_slice(id);
+                self.phase = Phase::Head;
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    /// Whitespace (and DeepSeek-V3's fence) before the arguments.
+    fn before_args<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Step {
+        *i += bytes[*i..].iter().take_while(|&&b| is_ws(b)).count();
+        match bytes.get(*i) {
+            None => return ControlFlow::Break(Outcome::More),
+            Some(b'{') => self.phase = Phase::Args,
+            Some(b'`') if !self.fenced && self.rules.function_line => {
+                self.literal.reset();
+                self.token_at = cx.offset(*i);
+                self.phase = Phase::FenceOpen;
+            }
+            Some(_) => {
+                let at = cx.offset(*i);
+                let f = self.malformed(at, "expected the arguments' JSON object");
+                return ControlFlow::Break(f);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// DeepSeek-V3's fence opener.
+    fn fence_open(&mut self, bytes: &[u8], i: &mut usize) -> Step {
+        match self.literal.feed(FENCE_OPEN, bytes, i) {
+            Match::More => ControlFlow::Break(Outcome::More),
+            Match::Mismatch => self.malformed_at_literal("expected the arguments' JSON object"),
+            Match::Done => {
+                self.fenced = true;
+                self.phase = Phase::BeforeArgs;
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    /// The arguments object, streamed verbatim.
+    #[inline]
+    fn args<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Step {
+        let (n, signal) = match self.prescanned.take() {
+            Some(scan) => scan,
+            None => self.json.advance(&bytes[*i..]),
+        };
+        if self.rejected.is_none() {
+            if let Err(at) = cx.delta(&bytes[*i..*i + n], cx.offset(*i)) {
+                self.rejected = Some(invalid_utf8(at));
+            }
+        }
+        *i += n;
+        match signal {
+            Signal::More => return ControlFlow::Break(Outcome::More),
+            // A call that cannot be delivered fails where its arguments
+            // end, whatever the chunking.
+            Signal::RootEnd if self.rejected.is_some() => {
+                let f = self.rejected.take().unwrap_or_else(|| invalid_utf8(0));
+                return ControlFlow::Break(Outcome::failed(f));
+            }
+            Signal::RootEnd if self.rules.ends_with_json => {
+                return ControlFlow::Break(Outcome::Complete { give_back: 0 });
+            }
+            Signal::RootEnd => {
+                self.trail = 0;
+                self.phase = Phase::CallEnd;
+            }
+            Signal::Control => {
+                self.repair(Repair::Control(bytes[*i]), cx.offset(*i), cx);
+                *i += 1;
+            }
+            Signal::BadEscape => {
+                let repair = Repair::of_bad_escape(bytes[*i]);
+                self.repair(repair, cx.offset(*i), cx);
+                *i += repair.replaced();
+            }
+            // The scanner signals no member (`quiet_members`).
+            Signal::KeyStart
+            | Signal::KeyEnd
+            | Signal::ValueStart
+            | Signal::ValueEnd
+            | Signal::TrailingComma => {}
+            Signal::Syntax | Signal::TooDeep => {
+                let (kind, what) = if signal == Signal::TooDeep {
+                    (DiagnosticKind::TooDeep, "JSON nested too deep")
+                } else {
+                    (DiagnosticKind::MalformedCall, "malformed JSON")
+                };
+                let at = cx.offset(*i);
+                let f = Failure::new(
+                    kind,
+                    at,
+                    format!("{what} in the call's arguments at byte {at}"),
+                );
+                return ControlFlow::Break(Outcome::failed(self.rejected.take().unwrap_or(f)));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 impl CallAutomaton for TokenCall {
     fn begin(&mut self, marker: usize) {
         self.confirming = self.prompt_opened;
-        self.addressed = self.vendor == Vendor::Harmony && marker == ANALYSIS_TO_MARKER;
-        self.sectioned = marker == 0 && self.vendor != Vendor::Mistral;
-        self.phase = if self.sectioned && self.vendor != Vendor::Harmony {
+        self.addressed = self.rules.headers && marker == ANALYSIS_TO_MARKER;
+        self.sectioned = marker == 0 && !self.rules.ends_with_json;
+        self.phase = if self.sectioned && self.rules.calls_inside_sections() {
             Phase::FirstCall
         } else {
             Phase::Head
@@ -653,11 +971,6 @@ impl CallAutomaton for TokenCall {
         if self.rejected.is_some() {
             return Steady::No;
         }
-        // The rest of a token begun in an earlier chunk, not all of it.
-        let continues = |pending: &[u8], token: &[u8]| {
-            let k = pending.len();
-            k + bytes.len() < token.len() && token[k..k + bytes.len()] == *bytes
-        };
         match self.phase {
             Phase::Args if started => {
                 let scan = self.json.advance(bytes);
@@ -667,21 +980,19 @@ impl CallAutomaton for TokenCall {
                 self.prescanned = Some(scan);
                 Steady::No
             }
-            Phase::FirstCall | Phase::Next | Phase::CallEnd if !self.pending.is_empty() => {
-                match self.expected().get(self.matching) {
-                    Some((token, _)) if continues(&self.pending, token) => {
-                        self.pending.extend_from_slice(bytes);
-                        self.trail += bytes.len();
-                        Steady::Quiet
-                    }
-                    _ => Steady::No,
-                }
+            Phase::FirstCall | Phase::Next | Phase::CallEnd
+                if self.token.continues_without_end(self.expected().0, bytes) =>
+            {
+                self.token.take(bytes.len());
+                self.trail += bytes.len();
+                Steady::Quiet
             }
             Phase::Sep
-                if self.matching == 0
-                    && continues(&self.pending, self.vendor.tokens().sep.as_bytes()) =>
+                if self
+                    .literal
+                    .continues_without_end(self.rules.tokens.sep.as_bytes(), bytes) =>
             {
-                self.pending.extend_from_slice(bytes);
+                self.literal.take(bytes.len());
                 Steady::Quiet
             }
             // A header the prompt opened is checked byte by byte until its
@@ -705,248 +1016,21 @@ impl CallAutomaton for TokenCall {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        let t = self.vendor.tokens();
         let mut i = 0;
         loop {
-            match self.phase {
+            let step = match self.phase {
                 Phase::FirstCall | Phase::Next | Phase::CallEnd => {
-                    if self.pending.is_empty() {
-                        let ws = bytes[i..].iter().take_while(|&&b| is_ws(b)).count();
-                        i += ws;
-                        self.trail += ws;
-                    }
-                    let Some(&b) = bytes.get(i) else {
-                        return (i, Outcome::More);
-                    };
-                    let candidates = self.expected();
-                    if self.pending.is_empty() {
-                        self.pending_at = cx.offset(i);
-                        // The usual case, a whole token in the slice: one
-                        // comparison (no candidate is a prefix of another).
-                        let whole = candidates.iter().find(|(c, _)| bytes[i..].starts_with(c));
-                        if let Some(&(token, which)) = whole {
-                            i += token.len();
-                            self.trail += token.len();
-                            if let Some(done) = self.on_token(which, cx) {
-                                return (i, done);
-                            }
-                            continue;
-                        }
-                    }
-                    // `pending` is a prefix of candidate `matching`: most
-                    // bytes only need comparing with its next one.
-                    let k = self.pending.len();
-                    let next_of = |c: &[u8]| c.get(k) == Some(&b);
-                    self.pending.push(b);
-                    let found = match candidates.get(self.matching) {
-                        Some(&(c, which)) if k > 0 && next_of(c) => Some((c, which)),
-                        _ => candidates
-                            .iter()
-                            .position(|(c, _)| c.starts_with(&self.pending))
-                            .map(|index| {
-                                self.matching = index;
-                                candidates[index]
-                            }),
-                    };
-                    match found {
-                        Some((token, which)) => {
-                            i += 1;
-                            self.trail += 1;
-                            if token.len() == self.pending.len() {
-                                if let Some(done) = self.on_token(which, cx) {
-                                    return (i, done);
-                                }
-                            }
-                        }
-                        None => {
-                            // The byte is not consumed: it begins what follows.
-                            self.pending.pop();
-                            return (i, self.no_token(cx.offset(i), cx));
-                        }
-                    }
+                    self.expect_token(bytes, &mut i, cx)
                 }
-                Phase::Head | Phase::V3Name => {
-                    let rest = &bytes[i..];
-                    let n = self.name_end(rest).unwrap_or(rest.len());
-                    // Up to the limit, then the failure: at the same byte
-                    // however the name was cut into chunks.
-                    let room = MAX_HEAD.saturating_sub(self.head.len());
-                    if self.head.is_empty() {
-                        self.head_at = cx.offset(i);
-                    }
-                    self.head.extend_from_slice(&rest[..n.min(room)]);
-                    i += n.min(room);
-                    if self.confirming {
-                        match opens_recipient(&self.head) {
-                            Some(true) => self.confirming = false,
-                            Some(false) => {
-                                let read = self.head.len();
-                                return (i, Outcome::failed(Failure::no_call(cx.offset(i), read)));
-                            }
-                            None => {}
-                        }
-                    }
-                    if n > room {
-                        return (
-                            i,
-                            self.malformed(cx.offset(i), "the call's name is too long"),
-                        );
-                    }
-                    if i == bytes.len() {
-                        return (i, Outcome::More);
-                    }
-                    if bytes[i] == b'{' && self.vendor == Vendor::Mistral {
-                        if let Err(f) = self.start_call(cx.offset(i), cx) {
-                            return (i, Outcome::failed(f));
-                        }
-                    } else if self.phase == Phase::Head {
-                        self.pending.clear();
-                        self.pending_at = cx.offset(i);
-                        self.matching = 0;
-                        self.phase = Phase::Sep;
-                    } else {
-                        i += 1;
-                        if let Err(f) = self.start_call(cx.offset(i), cx) {
-                            return (i, Outcome::failed(f));
-                        }
-                    }
-                }
-                Phase::Sep if self.matching == 1 => {
-                    match self.continue_literal(CALL_ID, bytes, &mut i) {
-                        None => return (i, Outcome::More),
-                        Some(false) => {
-                            let at = self.pending_at;
-                            let f = self.malformed(at, "expected [ARGS] after the call's id");
-                            return (i, self.giving_back_pending(f));
-                        }
-                        Some(true) => {
-                            self.head.extend_from_slice(CALL_ID);
-                            self.phase = Phase::Head;
-                        }
-                    }
-                }
-                Phase::Sep => match self.continue_literal(t.sep.as_bytes(), bytes, &mut i) {
-                    None => return (i, Outcome::More),
-                    // gpt-oss: other tokens of the header (`<|channel|>`,
-                    // `<|constrain|>`) belong to it.
-                    Some(false) if self.vendor == Vendor::Harmony => {
-                        self.head.append(&mut self.pending);
-                        self.phase = Phase::Head;
-                    }
-                    // Mistral v13: `[CALL_ID]` comes first.
-                    Some(false)
-                        if self.vendor == Vendor::Mistral
-                            && !self.head_has_id()
-                            && CALL_ID.starts_with(&self.pending)
-                            && CALL_ID.get(self.pending.len()) == bytes.get(i) =>
-                    {
-                        self.matching = 1;
-                    }
-                    Some(false) => {
-                        let at = self.pending_at;
-                        let f = self.malformed(at, "expected the separator after the call's name");
-                        return (i, self.giving_back_pending(f));
-                    }
-                    // DeepSeek-V3: the name follows, on its own line.
-                    Some(true) if self.vendor == Vendor::DeepSeek && self.head_is(b"function") => {
-                        self.head.clear();
-                        self.phase = Phase::V3Name;
-                    }
-                    Some(true) => {
-                        if let Err(f) = self.start_call(cx.offset(i), cx) {
-                            return (i, Outcome::failed(f));
-                        }
-                    }
-                },
-                Phase::BeforeArgs => {
-                    let ws = bytes[i..].iter().take_while(|&&b| is_ws(b)).count();
-                    i += ws;
-                    match bytes.get(i) {
-                        None => return (i, Outcome::More),
-                        Some(b'{') => self.phase = Phase::Args,
-                        Some(b'`') if !self.fenced && self.vendor == Vendor::DeepSeek => {
-                            self.pending.clear();
-                            self.pending_at = cx.offset(i);
-                            self.phase = Phase::FenceOpen;
-                        }
-                        Some(_) => {
-                            return (
-                                i,
-                                self.malformed(cx.offset(i), "expected the arguments' JSON object"),
-                            )
-                        }
-                    }
-                }
-                Phase::FenceOpen => match self.continue_literal(FENCE_OPEN, bytes, &mut i) {
-                    None => return (i, Outcome::More),
-                    Some(false) => {
-                        let at = self.pending_at;
-                        let f = self.malformed(at, "expected the arguments' JSON object");
-                        return (i, self.giving_back_pending(f));
-                    }
-                    Some(true) => {
-                        self.fenced = true;
-                        self.phase = Phase::BeforeArgs;
-                    }
-                },
-                Phase::Args => {
-                    let (n, signal) = match self.prescanned.take() {
-                        Some(scan) => scan,
-                        None => self.json.advance(&bytes[i..]),
-                    };
-                    if self.rejected.is_none() {
-                        if let Err(at) = cx.delta(&bytes[i..i + n], cx.offset(i)) {
-                            self.rejected = Some(invalid_utf8(at));
-                        }
-                    }
-                    i += n;
-                    match signal {
-                        Signal::More => return (i, Outcome::More),
-                        // A call that cannot be delivered fails where its
-                        // arguments end, whatever the chunking.
-                        Signal::RootEnd if self.rejected.is_some() => {
-                            let f = self.rejected.take().unwrap_or_else(|| invalid_utf8(0));
-                            return (i, Outcome::failed(f));
-                        }
-                        // Nothing but its JSON ends a Mistral call.
-                        Signal::RootEnd if self.vendor == Vendor::Mistral => {
-                            return (i, Outcome::Complete { give_back: 0 });
-                        }
-                        Signal::RootEnd => {
-                            self.trail = 0;
-                            self.phase = Phase::CallEnd;
-                        }
-                        Signal::Control => {
-                            self.repair(Repair::Control(bytes[i]), cx.offset(i), cx);
-                            i += 1;
-                        }
-                        Signal::BadEscape => {
-                            let repair = Repair::of_bad_escape(bytes[i]);
-                            self.repair(repair, cx.offset(i), cx);
-                            i += repair.replaced();
-                        }
-                        // The scanner signals no member (`quiet_members`).
-                        Signal::KeyStart
-                        | Signal::KeyEnd
-                        | Signal::ValueStart
-                        | Signal::ValueEnd
-                        | Signal::TrailingComma => {}
-                        Signal::Syntax | Signal::TooDeep => {
-                            let (kind, what) = if signal == Signal::TooDeep {
-                                (DiagnosticKind::TooDeep, "JSON nested too deep")
-                            } else {
-                                (DiagnosticKind::MalformedCall, "malformed JSON")
-                            };
-                            let at = cx.offset(i);
-                            let f = Failure::new(
-                                kind,
-                                at,
-                                format!("{what} in the call's arguments at byte {at}"),
-                            );
-                            return (i, Outcome::failed(self.rejected.take().unwrap_or(f)));
-                        }
-                    }
-                }
+                Phase::Head | Phase::V3Name => self.name_part(bytes, &mut i, cx),
+                Phase::Sep => self.separator(bytes, &mut i, cx),
+                Phase::Id => self.id_token(bytes, &mut i),
+                Phase::BeforeArgs => self.before_args(bytes, &mut i, cx),
+                Phase::FenceOpen => self.fence_open(bytes, &mut i),
+                Phase::Args => self.args(bytes, &mut i, cx),
+            };
+            if let ControlFlow::Break(outcome) = step {
+                return (i, outcome);
             }
         }
     }
@@ -954,49 +1038,36 @@ impl CallAutomaton for TokenCall {
         if let Some(f) = self.rejected.take() {
             return Outcome::failed(f);
         }
+        let at = cx.offset(0);
         if self.confirming {
-            let read = self.head.len() + self.pending.len();
-            return Outcome::failed(Failure::no_call(cx.offset(0), read));
+            let read = self.head.len() + self.literal.matched();
+            return Outcome::NotACall { at, read };
         }
         let give_back = self.trail;
+        let unfinished =
+            |what: &str| Outcome::failed(Failure::new(DiagnosticKind::UnfinishedCall, at, what));
         match self.phase {
             Phase::CallEnd => {
-                self.missing_call_end(cx.offset(0).saturating_sub(self.trail as u64), cx);
+                self.missing_call_end(at.saturating_sub(self.trail as u64), cx);
                 Outcome::Complete { give_back }
             }
             Phase::Next => {
                 if self.sectioned {
-                    self.missing_section_end(cx.offset(0).saturating_sub(self.trail as u64), cx);
+                    self.missing_section_end(at.saturating_sub(self.trail as u64), cx);
                 }
                 Outcome::Complete { give_back }
             }
-            Phase::Args => {
-                let what = if self.json.in_string() {
-                    "the stream ended inside a string of the call's arguments"
-                } else {
-                    "the stream ended before the call's arguments were complete"
-                };
-                Outcome::failed(Failure::new(
-                    DiagnosticKind::UnfinishedCall,
-                    cx.offset(0),
-                    what,
-                ))
+            Phase::Args if self.json.in_string() => {
+                unfinished("the stream ended inside a string of the call's arguments")
             }
-            Phase::FirstCall => Outcome::failed(Failure::new(
-                DiagnosticKind::UnfinishedCall,
-                cx.offset(0),
-                "the stream ended before the section's first call",
-            )),
-            Phase::Head | Phase::Sep | Phase::V3Name => Outcome::failed(Failure::new(
-                DiagnosticKind::UnfinishedCall,
-                cx.offset(0),
-                "the stream ended inside the call's name",
-            )),
-            Phase::BeforeArgs | Phase::FenceOpen => Outcome::failed(Failure::new(
-                DiagnosticKind::UnfinishedCall,
-                cx.offset(0),
-                "the stream ended before the call's arguments began",
-            )),
+            Phase::Args => unfinished("the stream ended before the call's arguments were complete"),
+            Phase::FirstCall => unfinished("the stream ended before the section's first call"),
+            Phase::Head | Phase::Sep | Phase::Id | Phase::V3Name => {
+                unfinished("the stream ended inside the call's name")
+            }
+            Phase::BeforeArgs | Phase::FenceOpen => {
+                unfinished("the stream ended before the call's arguments began")
+            }
         }
     }
 }

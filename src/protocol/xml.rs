@@ -76,10 +76,8 @@ impl Body {
         slice_len: usize,
         mut outcome: Outcome,
     ) -> (usize, Outcome) {
-        let give_back = match &mut outcome {
-            Outcome::More => return (slice_len, outcome),
-            Outcome::Complete { give_back } => give_back,
-            Outcome::Failed(f) => &mut f.give_back,
+        let Some(give_back) = outcome.given_back_mut() else {
+            return (slice_len, outcome);
         };
         let end = self.bytes.len() - (*give_back).min(self.bytes.len());
         *give_back = before.saturating_sub(end);

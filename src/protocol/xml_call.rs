@@ -570,35 +570,7 @@ impl XmlCall {
                 end,
                 attr,
                 ..
-            } => {
-                if self.args.is_whole() {
-                    return Some(self.failed(
-                        DiagnosticKind::MalformedCall,
-                        self.pos,
-                        "a parameter after the arguments object",
-                    ));
-                }
-                if self.params >= cx.limits().max_params {
-                    let f = Failure::new(
-                        DiagnosticKind::CallTooLarge,
-                        self.at(self.pos),
-                        format!("more than {} parameters", cx.limits().max_params),
-                    );
-                    self.reject(f);
-                    return None;
-                }
-                self.pos = end;
-                if t.func_open.is_none() {
-                    self.phase = Phase::Key { start: end };
-                    self.scan_from = end;
-                } else {
-                    let attr = &self.body[attr.0..attr.1];
-                    attr_text_into(attr, &mut self.key);
-                    self.json_value =
-                        t.string_attr && attr_value(attr, b"string").is_some_and(|v| v == b"false");
-                    self.open_value(end, cx);
-                }
-            }
+            } => return self.param_open(end, attr, cx),
             Tag::Found { index: 1, end, .. } if t.func_close.is_some() => {
                 self.pos = end;
                 self.phase = Phase::AfterFunc { func_end: end };
@@ -620,28 +592,74 @@ impl XmlCall {
                 self.wait = need_until(&self.body, self.pos, pats);
                 return Some(Outcome::More);
             }
-            _ => {
-                // A parameter's close once too often is skipped.
-                let stray = if value_open {
-                    Stray::Absent
-                } else {
-                    self.stray_close(&[Pat::Lit(t.param_close)], eof, cx)
-                };
-                match stray {
-                    Stray::Skipped => {}
-                    Stray::Undecided => return Some(Outcome::More),
-                    Stray::Absent if eof => return Some(self.end_early(cx)),
-                    Stray::Absent => {
-                        return Some(self.failed(
-                            DiagnosticKind::MalformedCall,
-                            self.pos,
-                            "unexpected text between parameters",
-                        ))
-                    }
-                }
-            }
+            _ => return self.between_params(value_open, cx, eof),
         }
         None
+    }
+
+    /// A parameter's opening tag, ending at `end`, with its attributes at
+    /// `attr`.
+    fn param_open<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        end: usize,
+        attr: (usize, usize),
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+        if self.args.is_whole() {
+            return Some(self.failed(
+                DiagnosticKind::MalformedCall,
+                self.pos,
+                "a parameter after the arguments object",
+            ));
+        }
+        if self.params >= cx.limits().max_params {
+            let f = Failure::new(
+                DiagnosticKind::CallTooLarge,
+                self.at(self.pos),
+                format!("more than {} parameters", cx.limits().max_params),
+            );
+            self.reject(f);
+            return None;
+        }
+        self.pos = end;
+        if t.func_open.is_none() {
+            self.phase = Phase::Key { start: end };
+            self.scan_from = end;
+        } else {
+            let attr = &self.body[attr.0..attr.1];
+            attr_text_into(attr, &mut self.key);
+            self.json_value =
+                t.string_attr && attr_value(attr, b"string").is_some_and(|v| v == b"false");
+            self.open_value(end, cx);
+        }
+        None
+    }
+
+    /// Between parameters, neither a parameter nor the call's end: a
+    /// parameter's close once too often is skipped; anything else ends
+    /// the call.
+    fn between_params<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        value_open: bool,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+    ) -> Option<Outcome> {
+        let stray = if value_open {
+            Stray::Absent
+        } else {
+            self.stray_close(&[Pat::Lit(self.tags.param_close)], eof, cx)
+        };
+        match stray {
+            Stray::Skipped => None,
+            Stray::Undecided => Some(Outcome::More),
+            Stray::Absent if eof => Some(self.end_early(cx)),
+            Stray::Absent => Some(self.failed(
+                DiagnosticKind::MalformedCall,
+                self.pos,
+                "unexpected text between parameters",
+            )),
+        }
     }
 
     /// DSML: an arguments object in place of parameters.
@@ -727,18 +745,8 @@ impl XmlCall {
         eof: bool,
         start: usize,
     ) -> Option<Outcome> {
-        let t = self.tags;
         let len = self.body.len();
-
-        let pats = [
-            Pat::Lit(t.param_close),
-            t.param_open,
-            Pat::Lit(t.func_close.unwrap_or(t.end)),
-            Pat::Lit(t.end),
-            // (GLM has no function tags: a repeat, never reached.)
-            Pat::Open(t.func_open.unwrap_or(t.end)),
-            Pat::Lit(self.dialect.start_marker().as_bytes()),
-        ];
+        let pats = self.value_patterns();
         let found = find_tag(&self.body, self.scan_from, &pats);
         // String values stream up to where a tag may begin, or
         // where the value may have ended.
@@ -758,20 +766,7 @@ impl XmlCall {
                 at,
                 end,
                 ..
-            } => match self.opens_nested_call(index, end, eof) {
-                Some(nested) => {
-                    if nested && index == 4 {
-                        self.nested_functions += 1;
-                    } else if nested {
-                        self.nested_blocks += 1;
-                    }
-                    self.scan_from = at + 1;
-                }
-                None => {
-                    self.scan_from = at;
-                    return Some(self.wait_one_byte());
-                }
-            },
+            } => return self.nested_call_tag(index, at, end, eof),
             Tag::Found { index, at, .. } if self.closes_nested(index) => {
                 self.scan_from = at + 1;
             }
@@ -820,6 +815,49 @@ impl XmlCall {
             },
         }
         None
+    }
+
+    /// The tags that matter inside a value, by their index in the
+    /// matches of [`value`](Self::value): the parameter's close, the next
+    /// parameter's open, the function's close, the end marker, and the
+    /// opening tags of a call the value holds as text.
+    fn value_patterns(&self) -> [Pat; 6] {
+        let t = self.tags;
+        [
+            Pat::Lit(t.param_close),
+            t.param_open,
+            Pat::Lit(t.func_close.unwrap_or(t.end)),
+            Pat::Lit(t.end),
+            // (GLM has no function tags: a repeat, never reached.)
+            Pat::Open(t.func_open.unwrap_or(t.end)),
+            Pat::Lit(self.dialect.start_marker().as_bytes()),
+        ]
+    }
+
+    /// Inside a value, a tag (pattern `index`, at `at`, ending at `end`)
+    /// that may open a call the value holds as text.
+    fn nested_call_tag(
+        &mut self,
+        index: usize,
+        at: usize,
+        end: usize,
+        eof: bool,
+    ) -> Option<Outcome> {
+        match self.opens_nested_call(index, end, eof) {
+            Some(nested) => {
+                if nested && index == 4 {
+                    self.nested_functions += 1;
+                } else if nested {
+                    self.nested_blocks += 1;
+                }
+                self.scan_from = at + 1;
+                None
+            }
+            None => {
+                self.scan_from = at;
+                Some(self.wait_one_byte())
+            }
+        }
     }
 
     /// After a function close or end marker inside a value: does it count?

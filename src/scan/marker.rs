@@ -9,6 +9,46 @@ use std::borrow::Cow;
 
 use super::same_bytes;
 
+/// Why a set of markers (start markers, delimiters, reasoning tags) cannot
+/// be used. Small and `Copy`; its `Display` is a sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MarkerError {
+    /// A marker is empty.
+    #[error("a marker is empty")]
+    Empty,
+    /// One marker (with its boundary byte) is a proper prefix of another:
+    /// the held-back bytes could then hold more than the shorter marker,
+    /// and the answer would depend on where a chunk ended.
+    #[error("one marker is a prefix of another")]
+    PrefixOfAnother,
+    /// The custom start marker is empty.
+    #[error("the start marker must not be empty")]
+    EmptyStart,
+    /// A reasoning tag is empty.
+    #[error("the reasoning tags must not be empty")]
+    EmptyReasoningTag,
+    /// A reasoning tag is a prefix of a call marker, or the other way
+    /// round.
+    #[error("a reasoning tag is a prefix of a call marker, or the other way round")]
+    ReasoningTagClash,
+    /// Custom delimiters were given to a format that is not a JSON one.
+    #[error("only the JSON formats take custom delimiters")]
+    DelimitersNotTaken,
+    /// [`ParserBuilder::bare_call_at_start`](crate::ParserBuilder::bare_call_at_start)
+    /// for a format that cannot read a call without its marker.
+    #[error(
+        "only the JSON formats, pythonic and harmony read a call at the start without its marker"
+    )]
+    NoBareCall,
+    /// `morph-xml`'s markers are its tool names: none can be given.
+    #[error("morph-xml markers are the tool names")]
+    MarkersAreToolNames,
+    /// The format only renders prompts; it reads no calls.
+    #[error("this format has no reader")]
+    NoReader,
+}
+
 /// What must follow a marker for it to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Boundary {
@@ -256,17 +296,17 @@ impl MarkerSet {
     /// is a proper prefix of another: the held-back bytes could then hold
     /// more than the shorter marker, and the answer would depend on where a
     /// chunk ended.
-    pub(crate) fn new(markers: Vec<Marker>) -> Result<MarkerSet, &'static str> {
+    pub(crate) fn new(markers: Vec<Marker>) -> Result<MarkerSet, MarkerError> {
         for a in &markers {
             if a.bytes.is_empty() {
-                return Err("a marker is empty");
+                return Err(MarkerError::Empty);
             }
             for b in &markers {
                 let shadows = b.bytes.len() < a.bytes.len()
                     && a.bytes.starts_with(&b.bytes)
                     && b.boundary.accepts(a.bytes[b.bytes.len()]);
                 if shadows {
-                    return Err("one marker is a prefix of another");
+                    return Err(MarkerError::PrefixOfAnother);
                 }
             }
         }

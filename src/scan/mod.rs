@@ -4,6 +4,7 @@
 pub(crate) mod json;
 pub(crate) mod literal;
 pub(crate) mod marker;
+pub(crate) mod partial;
 pub(crate) mod relaxed;
 pub(crate) mod utf8;
 
