@@ -125,7 +125,7 @@ const REF_BUDGET: usize = 256;
 
 /// `schema[key]` of a schema object. A schema has a handful of keywords:
 /// comparing them beats hashing the key.
-#[inline]
+#[inline(always)]
 pub(crate) fn field<'v>(
     schema: &'v serde_json::Map<String, Value>,
     key: &str,

@@ -4,14 +4,14 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::cx::{CallCx, Core, TextOut};
+use crate::cx::{CallCx, Core};
 use crate::error::OnInvalid;
 use crate::event::{Diagnostic, DiagnosticKind};
 use crate::event::{Event, Span};
 use crate::limits::Limits;
 use crate::protocol::{Automaton, CallAutomaton, Failure, Outcome, Steady};
 use crate::reasoning::Reasoning;
-use crate::scan::marker::{Found, MarkerError, MarkerSet, Misses, SMALL_MARKER};
+use crate::scan::marker::{Found, MarkerError, MarkerSet, Misses, Small};
 use crate::tool::Tool;
 
 /// Chunks up to this long take [`Parser::feed`]'s plain-text fast path;
@@ -421,7 +421,7 @@ impl ParserBuilder {
         {
             parser.core.schemas = schemas;
         }
-        parser.start_over();
+        parser.start_stream();
         Ok(parser)
     }
 }
@@ -529,7 +529,7 @@ impl Parser {
     /// Bytes currently held back (a possible marker prefix, or a call in
     /// progress).
     pub fn held_back(&self) -> usize {
-        self.held.len() + self.core.call_buf.len()
+        self.held.len() + self.core.raw.len()
     }
 
     /// Feeds the next chunk of the stream; `sink` receives the events it
@@ -555,15 +555,15 @@ impl Parser {
         // Token-sized text where no marker can start: nothing to hold or
         // look for, and plain ASCII needs no decoding either.
         if chunk.len() <= FAST_TEXT_MAX && self.state == State::Text && self.held.is_empty() {
-            let class = self.markers.classify_small(chunk);
-            if class & SMALL_MARKER == 0 {
-                if class == 0 && self.core.text.carry.is_empty() {
-                    if !chunk.is_empty() {
-                        let text = crate::scan::utf8::ascii_str(chunk);
-                        self.core.text.delta(Cow::Borrowed(text), sink);
+            let small = self.markers.classify_small(chunk);
+            if small != Small::MayStartMarker {
+                match small {
+                    Small::PlainAscii(text) if self.core.text.carry.is_empty() => {
+                        if !text.is_empty() {
+                            self.core.text.delta(Cow::Borrowed(text), sink);
+                        }
                     }
-                } else {
-                    self.core.text.push(chunk, self.offset, sink);
+                    _ => self.core.text.push(chunk, self.offset, sink),
                 }
                 self.offset += chunk.len() as u64;
                 return;
@@ -602,8 +602,7 @@ impl Parser {
         let core = &mut self.core;
         // A chunk that reaches the size limit must be decided by the
         // automaton (`CallCx::at_limit`).
-        let below_limit =
-            core.call_buf.len().saturating_add(chunk.len()) < core.limits.max_call_bytes;
+        let below_limit = core.raw.len().saturating_add(chunk.len()) < core.limits.max_call_bytes;
         if chunk.is_empty() || !below_limit || !self.held.is_empty() {
             return false;
         }
@@ -659,7 +658,7 @@ impl Parser {
                 }
             }
         }
-        core.call_buf.extend_from_slice(chunk);
+        core.raw.append(chunk);
         true
     }
 
@@ -745,7 +744,7 @@ impl Parser {
             };
             let outcome = self.automaton.finish(&mut cx);
             cx.flush();
-            self.trim_delivered();
+            self.core.raw.trim_delivered();
             let end = self.offset;
             let back = match outcome {
                 Outcome::More => {
@@ -775,7 +774,7 @@ impl Parser {
             )));
         }
         self.core.text.close(sink);
-        self.start_over();
+        self.start_stream();
     }
 
     /// Abandons the stream in progress without a word: held-back text and
@@ -794,30 +793,19 @@ impl Parser {
     /// assert_eq!(events, Parser::new(Format::Hermes).parse(b"Fresh start."));
     /// ```
     pub fn reset(&mut self) {
-        self.held.clear();
-        self.core.reset_call();
-        self.core.call_buf.clear();
-        self.core.delivered_to = None;
-        self.core.span_start = 0;
-        self.start_over();
+        self.start_stream();
     }
 
-    /// Readies the parser for a new stream: ids and offsets from 0.
-    fn start_over(&mut self) {
+    /// Readies the parser for a new stream: ids and offsets from 0,
+    /// nothing held, no call.
+    fn start_stream(&mut self) {
+        self.held.clear();
         let starts_open = self.initial == State::Open;
         if self.core.text.reasoning != starts_open {
             self.swap_marker_sets();
         }
-        self.core.text = TextOut {
-            reasoning: starts_open,
-            ..TextOut::default()
-        };
-        self.core.next_call = 0;
-        self.core.delivered = 0;
-        self.core.relaxed_to = 0;
-        self.core.reread = 0;
+        self.core.start_stream(starts_open);
         self.offset = 0;
-        self.core.call_start = 0;
         self.misses.clear();
         if let Some(think) = self.think.as_deref_mut() {
             think.other_misses.clear();
@@ -882,9 +870,7 @@ impl Parser {
     }
 
     fn enter_bare_call(&mut self) {
-        self.core.call_buf.clear();
-        self.core.span_start = 0;
-        self.core.delivered_to = None;
+        self.core.raw.begin_bare();
         self.automaton.begin(0);
         self.state = State::Call;
     }
@@ -924,10 +910,8 @@ impl Parser {
                     // belong to this one.
                     debug_assert!(self.held.len() <= len);
                     let from_chunk = len.saturating_sub(self.held.len());
-                    self.core.call_start = tail_offset - self.held.len() as u64;
-                    self.core.call_buf.clear();
-                    self.core.call_buf.extend_from_slice(&self.held);
-                    self.core.call_buf.extend_from_slice(&chunk[..from_chunk]);
+                    let at = tail_offset - self.held.len() as u64;
+                    self.core.raw.begin(at, &self.held, &chunk[..from_chunk]);
                     self.held.clear();
                     self.begin_call(index, sink);
                     return from_chunk;
@@ -994,9 +978,9 @@ impl Parser {
             Found::Marker { at, index } => {
                 emit(&mut self.core, at, sink);
                 let len = self.markers.marker(index).bytes.len();
-                self.core.call_start = base + at as u64;
-                self.core.call_buf.clear();
-                self.core.call_buf.extend_from_slice(&rest[at..at + len]);
+                self.core
+                    .raw
+                    .begin(base + at as u64, &[], &rest[at..at + len]);
                 self.begin_call(index, sink);
                 i + at + len
             }
@@ -1041,8 +1025,7 @@ impl Parser {
     fn begin_call<'c, S: FnMut(Event<'c>)>(&mut self, marker: usize, sink: &mut S) {
         // A code point cannot continue across a marker.
         self.core.text.flush_carry(sink);
-        self.core.span_start = self.core.call_start;
-        self.core.delivered_to = None;
+        self.core.raw.begin_span();
         self.automaton.begin(marker);
         self.state = State::Call;
     }
@@ -1057,7 +1040,7 @@ impl Parser {
             .core
             .limits
             .max_call_bytes
-            .saturating_sub(self.core.call_buf.len());
+            .saturating_sub(self.core.raw.len());
         let end = chunk.len().min(i.saturating_add(room));
         let slice = &chunk[i..end];
         let base = self.offset + i as u64;
@@ -1072,8 +1055,8 @@ impl Parser {
         let (used, outcome) = self.automaton.advance(slice, &mut cx);
         cx.flush();
         let used = used.min(slice.len());
-        self.core.call_buf.extend_from_slice(&slice[..used]);
-        self.trim_delivered();
+        self.core.raw.append(&slice[..used]);
+        self.core.raw.trim_delivered();
         let at = base + used as u64;
         match outcome {
             Outcome::More if end < chunk.len() || (room == 0 && i < chunk.len()) => {
@@ -1098,7 +1081,9 @@ impl Parser {
 
     /// The attempt ended at stream offset `end` (`chunk` at stream offset
     /// `base` in hand) with `outcome`: delivers, reports or drops it, and
-    /// returns the bytes it gave back, to be scanned again.
+    /// returns the bytes it gave back, to be scanned again. Once per
+    /// call: kept out of the feed loop.
+    #[inline(never)]
     fn settle<'c, S: FnMut(Event<'c>)>(
         &mut self,
         outcome: Outcome,
@@ -1109,18 +1094,18 @@ impl Parser {
         match outcome {
             Outcome::More => Vec::new(),
             Outcome::Complete { give_back } => {
-                let back = self.take_back(give_back);
+                let back = self.core.raw.take_back(give_back);
                 self.complete_call(end - back.len() as u64, chunk, sink);
                 back
             }
-            Outcome::Markup { at, give_back } => {
-                let back = self.take_back(give_back);
+            Outcome::Markup { give_back } => {
+                let back = self.core.raw.take_back(give_back);
                 match self.core.call {
                     None => self.markup(sink),
                     Some(_) => self.fail_call(
                         Failure::new(
                             DiagnosticKind::MalformedCall,
-                            at,
+                            end,
                             "the call went on as the format's markup",
                         ),
                         sink,
@@ -1128,43 +1113,23 @@ impl Parser {
                 }
                 back
             }
-            Outcome::NotACall { at, read } => {
-                let back = self.take_back(read);
-                if self.core.call.is_none() && self.core.call_buf.is_empty() {
+            Outcome::NotACall { read } => {
+                let back = self.core.raw.take_back(read);
+                if self.core.call.is_none() && self.core.raw.is_empty() {
                     // All it read was given back: nothing to report.
-                    self.core.reset_call();
-                    self.state = State::Text;
-                    self.leave_lead_call();
+                    self.end_attempt();
                 } else {
-                    let f = Failure::new(DiagnosticKind::MalformedCall, at, "not a tool call");
+                    let f = Failure::new(DiagnosticKind::MalformedCall, end, "not a tool call");
                     self.fail_call(f, sink);
                 }
                 back
             }
             Outcome::Failed(f) => {
-                let back = self.take_back(f.give_back);
+                let back = self.core.raw.take_back(f.give_back);
                 self.fail_call(*f, sink);
                 back
             }
         }
-    }
-
-    /// Forgets the raw bytes of calls delivered in the middle of a block.
-    #[inline]
-    fn trim_delivered(&mut self) {
-        if let Some(to) = self.core.delivered_to.take() {
-            let cut = usize::try_from(to.saturating_sub(self.core.call_start))
-                .unwrap_or(usize::MAX)
-                .min(self.core.call_buf.len());
-            self.core.call_buf.drain(..cut);
-            self.core.call_start += cut as u64;
-        }
-    }
-
-    /// Splits off the last `n` bytes of the call buffer.
-    fn take_back(&mut self, n: usize) -> Vec<u8> {
-        let keep = self.core.call_buf.len().saturating_sub(n);
-        self.core.call_buf.split_off(keep)
     }
 
     /// `chunk` (at stream offset `base`) is the caller's chunk in hand.
@@ -1174,11 +1139,18 @@ impl Parser {
         chunk: (&'c [u8], u64),
         sink: &mut S,
     ) {
-        if !self.core.deliver(end, chunk, sink) && !self.core.call_buf.is_empty() {
+        if !self.core.deliver(end, chunk, sink) && !self.core.raw.is_empty() {
             let f = Failure::new(DiagnosticKind::MissingName, end, "the call names no tool");
             return self.fail_call(f, sink);
         }
-        self.core.call_buf.clear();
+        self.end_attempt();
+    }
+
+    /// The call attempt is over (delivered, failed, or not a call): its
+    /// state and raw bytes go, and reading goes on in text.
+    fn end_attempt(&mut self) {
+        self.core.reset_call();
+        self.core.raw.clear();
         self.state = State::Text;
         self.leave_lead_call();
     }
@@ -1188,10 +1160,7 @@ impl Parser {
         let tool_name = failure
             .name
             .or_else(|| call.map(|_| self.core.name.clone()));
-        let span = Span {
-            start: self.core.call_start,
-            end: self.core.call_start + self.core.call_buf.len() as u64,
-        };
+        let span = self.core.raw.span();
         sink(Event::Diagnostic(
             Diagnostic::new(failure.kind, failure.offset, failure.message)
                 .about_call(call, tool_name)
@@ -1200,33 +1169,26 @@ impl Parser {
         if let Some(id) = call {
             sink(Event::ToolInputEnd { id });
         }
-        self.core.reset_call();
         if self.core.on_invalid == OnInvalid::KeepAsText {
             self.core
                 .text
-                .push_owned(&self.core.call_buf, self.core.call_start, sink);
+                .push_owned(self.core.raw.bytes(), span.start, sink);
         }
-        self.core.call_buf.clear();
-        self.state = State::Text;
-        self.leave_lead_call();
+        self.end_attempt();
     }
 
     /// The bytes read since the marker are the format's markup: they end
     /// the text part and are neither text nor a call.
     #[cold]
     fn markup<'c, S: FnMut(Event<'c>)>(&mut self, sink: &mut S) {
-        let start = self.core.call_start;
-        let end = start + self.core.call_buf.len() as u64;
+        let Span { start, end } = self.core.raw.span();
         self.core.text.close_for_call(sink);
         if end > start {
             sink(Event::Markup {
                 span: Span { start, end },
             });
         }
-        self.core.reset_call();
-        self.core.call_buf.clear();
-        self.state = State::Text;
-        self.leave_lead_call();
+        self.end_attempt();
     }
 
     /// The stream's first bytes (see [`State::Lead`]): whitespace is text
@@ -1253,8 +1215,7 @@ impl Parser {
             (Some(&b), Some(lead)) if lead.opens_lead(b) => {
                 std::mem::swap(&mut self.automaton, lead);
                 self.lead_call = true;
-                self.core.call_start = base + ws as u64;
-                self.core.call_buf.clear();
+                self.core.raw.begin(base + ws as u64, &[], &[]);
                 self.begin_call(0, sink);
             }
             _ => self.state = State::Text,

@@ -124,7 +124,8 @@
 //! token-sized chunks of a string argument being streamed, take fast paths
 //! that skip the automaton. Prefer [`Parser::feed_str`] when the text is
 //! already a `&str`: it is not validated again. The crate's one `unsafe`
-//! block turns bytes just checked to be ASCII into `&str`.
+//! function turns bytes that the pass which read them found ASCII into
+//! `&str`.
 //!
 //! ## Features
 //!
@@ -160,6 +161,7 @@
 //! `chat.completion.chunk`s or a `chat.completion`; `server` is the proxy
 //! `toolsieve serve` runs on it.
 #![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

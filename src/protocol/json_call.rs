@@ -1138,7 +1138,7 @@ impl JsonCall {
             Some(_) if self.needs_args && !self.list_has_object => {
                 let at = cx.offset(cur.at);
                 let read = usize::try_from(at - self.list_at).unwrap_or(usize::MAX);
-                Some(Outcome::NotACall { at, read })
+                Some(Outcome::NotACall { read })
             }
             Some(_) => {
                 let f = Failure::new(

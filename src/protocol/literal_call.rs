@@ -214,7 +214,6 @@ impl LiteralCall {
     fn fail(&self, consumed: usize, at: u64, message: &str) -> Outcome {
         if !self.any_call && !self.after_marker {
             return Outcome::NotACall {
-                at,
                 read: self.read + consumed,
             };
         }
@@ -695,10 +694,7 @@ impl CallAutomaton for LiteralCall {
                 at,
                 "the stream ended at the start of a call",
             )),
-            _ if !self.any_call && !self.after_marker => Outcome::NotACall {
-                at,
-                read: self.read,
-            },
+            _ if !self.any_call && !self.after_marker => Outcome::NotACall { read: self.read },
             _ => Outcome::failed(Failure::new(
                 DiagnosticKind::UnfinishedCall,
                 at,

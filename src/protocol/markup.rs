@@ -61,23 +61,14 @@ impl CallAutomaton for WithMarkup {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
         if self.markup {
-            return (
-                0,
-                Outcome::Markup {
-                    at: cx.offset(0),
-                    give_back: 0,
-                },
-            );
+            return (0, Outcome::Markup { give_back: 0 });
         }
         self.inner.advance(bytes, cx)
     }
 
     fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         if self.markup {
-            return Outcome::Markup {
-                at: cx.offset(0),
-                give_back: 0,
-            };
+            return Outcome::Markup { give_back: 0 };
         }
         self.inner.finish(cx)
     }

@@ -41,11 +41,11 @@ pub(crate) enum Outcome {
     Complete { give_back: usize },
     /// What was read, less the last `give_back` bytes, is the format's
     /// markup ([`Event::Markup`](crate::Event::Markup)): neither text nor a
-    /// call, and no diagnostic. `at` is where that was found.
-    Markup { at: u64, give_back: usize },
+    /// call, and no diagnostic.
+    Markup { give_back: usize },
     /// Nothing read makes it a call: all `read` bytes go back to be
-    /// scanned as text, without a diagnostic. `at` is where that was found.
-    NotACall { at: u64, read: usize },
+    /// scanned as text, without a diagnostic.
+    NotACall { read: usize },
     /// The call cannot be delivered. Its raw text ends at the consumed
     /// position; scanning resumes there.
     Failed(Box<Failure>),

@@ -263,6 +263,7 @@ impl MorphXml {
 
     /// The call's opening tag, `<name>` (or `<name/>`, a call without
     /// arguments).
+    #[inline]
     fn open_tag<'c, S: FnMut(Event<'c>)>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
@@ -295,6 +296,7 @@ impl MorphXml {
 
     /// Between children: the next child's opening tag, or the call's
     /// closing tag.
+    #[inline]
     fn children<'c, S: FnMut(Event<'c>)>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
@@ -374,6 +376,7 @@ impl MorphXml {
 
     /// Inside child `self.key`, whose content begins at `start`, `depth`
     /// elements of the same name deep: up to its closing tag.
+    #[inline]
     fn child<'c, S: FnMut(Event<'c>)>(
         &mut self,
         start: usize,
@@ -431,6 +434,7 @@ impl MorphXml {
 
     /// Child `self.key`'s content is `body[start..end]`; reading goes on
     /// at `next`, between children.
+    #[inline(always)]
     fn child_value<'c, S: FnMut(Event<'c>)>(
         &mut self,
         start: usize,
@@ -495,7 +499,13 @@ impl MorphXml {
             )
         };
         let content = has_content.then_some(content);
-        let (json, whole) = value_json(content, schema, repeated, self.max_depth, &mut report);
+        let (json, whole) = value_json(
+            content,
+            schema,
+            (array_typed, repeated),
+            self.max_depth,
+            &mut report,
+        );
         if let Some(i) = held {
             // What was read in between is complete.
             self.flush(cx);
@@ -658,16 +668,17 @@ fn convert(
 }
 
 /// A child's value as JSON (`None`: an empty element), typed by its
-/// parameter's schema (of its items, for a repeated element of an array);
-/// `true` when an array-typed value was the whole array.
+/// parameter's schema (of its items, for a repeated element of a
+/// parameter the schema types as an array); `true` when an array-typed
+/// value was the whole array.
+#[inline]
 fn value_json(
     content: Option<&str>,
     schema: Option<&Value>,
-    repeated: bool,
+    (array_typed, repeated): (bool, bool),
     max_depth: usize,
     report: &mut impl FnMut(String),
 ) -> (String, bool) {
-    let array_typed = schema.is_some_and(|s| is_type(s, "array"));
     let Some(content) = content else {
         let empty = match schema {
             None => "\"\"",

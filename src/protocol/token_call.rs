@@ -548,10 +548,10 @@ impl TokenCall {
         };
         if self.confirming {
             let read = self.head.len() + self.rules.tokens.sep.len();
-            return Err(Outcome::NotACall { at, read });
+            return Err(Outcome::NotACall { read });
         }
         if self.rules.headers && name.is_empty() {
-            return Err(self.header_markup(at));
+            return Err(self.header_markup());
         }
         let plausible = !name.is_empty()
             && !name.contains(char::REPLACEMENT_CHARACTER)
@@ -600,11 +600,10 @@ impl TokenCall {
         }
     }
 
-    /// A gpt-oss header without a recipient (ending at stream offset `at`)
-    /// is markup; after `<|start|>`, only up to its channel, which goes
+    /// A gpt-oss header without a recipient is markup; after `<|start|>`, only up to its channel, which goes
     /// back to be read again (as the reasoning tag of the analysis
     /// channel, or as a header of its own).
-    fn header_markup(&self, at: u64) -> Outcome {
+    fn header_markup(&self) -> Outcome {
         // `sectioned`: the header began with `<|start|>` (marker 0).
         let channel = self
             .sectioned
@@ -612,7 +611,7 @@ impl TokenCall {
             .flatten();
         let sep = self.rules.tokens.sep.len();
         let give_back = channel.map_or(0, |c| self.head.len() - c + sep);
-        Outcome::Markup { at, give_back }
+        Outcome::Markup { give_back }
     }
 
     /// Whether the name part holds the model's call id already.
@@ -752,8 +751,7 @@ impl TokenCall {
                 Some(true) => self.confirming = false,
                 Some(false) => {
                     let read = self.head.len();
-                    let at = cx.offset(*i);
-                    return ControlFlow::Break(Outcome::NotACall { at, read });
+                    return ControlFlow::Break(Outcome::NotACall { read });
                 }
                 None => {}
             }
@@ -1041,7 +1039,7 @@ impl CallAutomaton for TokenCall {
         let at = cx.offset(0);
         if self.confirming {
             let read = self.head.len() + self.literal.matched();
-            return Outcome::NotACall { at, read };
+            return Outcome::NotACall { read };
         }
         let give_back = self.trail;
         let unfinished =

@@ -599,6 +599,7 @@ impl XmlCall {
 
     /// A parameter's opening tag, ending at `end`, with its attributes at
     /// `attr`.
+    #[inline]
     fn param_open<'c, S: FnMut(Event<'c>)>(
         &mut self,
         end: usize,
@@ -639,6 +640,7 @@ impl XmlCall {
     /// Between parameters, neither a parameter nor the call's end: a
     /// parameter's close once too often is skipped; anything else ends
     /// the call.
+    #[inline]
     fn between_params<'c, S: FnMut(Event<'c>)>(
         &mut self,
         value_open: bool,
@@ -821,6 +823,7 @@ impl XmlCall {
     /// matches of [`value`](Self::value): the parameter's close, the next
     /// parameter's open, the function's close, the end marker, and the
     /// opening tags of a call the value holds as text.
+    #[inline]
     fn value_patterns(&self) -> [Pat; 6] {
         let t = self.tags;
         [
@@ -1631,11 +1634,10 @@ impl CallAutomaton for XmlCall {
             }
             return Steady::No;
         }
-        let steady = if bytes
-            .iter()
-            .all(|&b| (0x20..0x80).contains(&b) && !matches!(b, b'<' | b'"' | b'\\'))
-        {
-            Steady::Delta(crate::scan::utf8::ascii_str(bytes))
+        let plain =
+            crate::scan::utf8::ascii_where(bytes, 0x20, |b| !matches!(b, b'<' | b'"' | b'\\'));
+        let steady = if let Some(text) = plain {
+            Steady::Delta(text)
         } else if bytes.iter().any(|&b| matches!(b, b'<' | b'\n' | b'\r')) {
             return Steady::No;
         } else {

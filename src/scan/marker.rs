@@ -369,14 +369,24 @@ impl MarkerSet {
         }
     }
 
-    /// What a small chunk holds: [`SMALL_MARKER`] if a byte of it may start
-    /// a marker, [`SMALL_NON_ASCII`] if one is not ASCII (0: plain ASCII
-    /// text, which needs no other look).
+    /// What a small chunk holds, by one table pass over it.
+    #[allow(unsafe_code)]
     #[inline]
-    pub(crate) fn classify_small(&self, hay: &[u8]) -> u8 {
+    pub(crate) fn classify_small<'c>(&self, hay: &'c [u8]) -> Small<'c> {
         // No early exit: a branch-free pass over a token is cheaper.
-        hay.iter()
-            .fold(0, |seen, &b| seen | self.small_table[b as usize])
+        let class = hay
+            .iter()
+            .fold(0, |seen, &b| seen | self.small_table[b as usize]);
+        if class & SMALL_MARKER != 0 {
+            Small::MayStartMarker
+        } else if class == 0 {
+            // SAFETY: `small_table` (the only maker of `self.small_table`)
+            // sets `SMALL_NON_ASCII` for every byte from 0x80 up: a class
+            // of 0 means every byte of `hay` is ASCII.
+            Small::PlainAscii(unsafe { super::utf8::ascii_str_unchecked(hay) })
+        } else {
+            Small::Text
+        }
     }
 
     pub(crate) fn marker(&self, index: usize) -> &Marker {
@@ -630,6 +640,17 @@ impl MarkerSet {
 pub(crate) const SMALL_MARKER: u8 = 1;
 /// A small chunk has a byte that is not ASCII.
 pub(crate) const SMALL_NON_ASCII: u8 = 2;
+
+/// What [`MarkerSet::classify_small`] found in a small chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Small<'c> {
+    /// A byte of it may start a marker.
+    MayStartMarker,
+    /// Plain ASCII text, which needs no other look.
+    PlainAscii(&'c str),
+    /// Text with bytes that are not ASCII (to decode).
+    Text,
+}
 
 fn small_table(first_table: &[bool; 256]) -> [u8; 256] {
     let mut table = [0; 256];

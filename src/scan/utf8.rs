@@ -12,13 +12,15 @@ use std::borrow::Cow;
 
 /// `std::str::from_utf8`, with SIMD validation for longer inputs (the
 /// result, including `Err`, is the same; only speed differs).
+#[allow(unsafe_code)]
 #[inline]
 pub(crate) fn validate(bytes: &[u8]) -> Result<&str, ()> {
     if bytes.len() >= 32 {
         // SIMD validation has its own ASCII fast path: one pass, not two.
         simdutf8::basic::from_utf8(bytes).map_err(|_| ())
     } else if bytes.is_ascii() {
-        Ok(ascii_str(bytes))
+        // SAFETY: `bytes.is_ascii()` just held.
+        Ok(unsafe { ascii_str_unchecked(bytes) })
     } else {
         std::str::from_utf8(bytes).map_err(|_| ())
     }
@@ -26,21 +28,35 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<&str, ()> {
 
 /// `bytes`, known to be ASCII, as `&str`.
 ///
-/// # Panics
-///
-/// In debug builds, if `bytes` is not ASCII (a bug of the caller); release
-/// builds would hand out invalid `&str`, hence the few, simple callers.
-///
-/// The one `unsafe` block of the crate: `std::str::from_utf8` on the short
+/// The crate's one `unsafe` function: `std::str::from_utf8` on the short
 /// slices of token-sized chunks costs more than the rest of a text feed
-/// (see the README's benchmark notes), and an ASCII check is all the
-/// validation such bytes need.
+/// (see the README's benchmark notes), and the pass that found the bytes
+/// ASCII is all the validation they need. Its callers are the checks
+/// themselves: [`validate`], [`ascii_where`] and the marker table's
+/// `classify_small`.
+///
+/// # Safety
+///
+/// Every byte of `bytes` is ASCII (below 0x80). Debug builds check it.
 #[allow(unsafe_code)]
 #[inline]
-pub(crate) fn ascii_str(bytes: &[u8]) -> &str {
+pub(crate) unsafe fn ascii_str_unchecked(bytes: &[u8]) -> &str {
     debug_assert!(bytes.is_ascii());
-    // SAFETY: every caller checked `bytes.is_ascii()`, and ASCII is UTF-8.
+    // SAFETY: the caller guarantees ASCII, and ASCII is UTF-8.
     unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
+/// `bytes` as `&str` when every byte lies in `from..0x80` (ASCII) and
+/// passes `keep`: one pass that both filters and proves the bytes UTF-8.
+#[allow(unsafe_code)]
+#[inline]
+pub(crate) fn ascii_where(bytes: &[u8], from: u8, keep: impl Fn(u8) -> bool) -> Option<&str> {
+    if bytes.iter().all(|&b| (from..0x80).contains(&b) && keep(b)) {
+        // SAFETY: every byte was just checked to be ASCII.
+        Some(unsafe { ascii_str_unchecked(bytes) })
+    } else {
+        None
+    }
 }
 
 /// One decoded piece.

@@ -7,11 +7,17 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::OnInvalid;
-use crate::event::{CallId, Event, ReasoningId, Span, TextId};
+use crate::event::{CallId, Event, Span};
 use crate::event::{Diagnostic, DiagnosticKind};
 use crate::limits::Limits;
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 use crate::tool::Tool;
+
+mod raw;
+mod text;
+
+pub(crate) use raw::RawCall;
+pub(crate) use text::TextOut;
 
 /// Everything an automaton may touch while it runs: ids, the tool list, text
 /// and argument output.
@@ -41,213 +47,11 @@ pub(crate) struct Core {
     /// from `call_buf` or the chunk when the call is delivered, not copied
     /// delta by delta, and a call lying in one chunk borrows them.
     pub(crate) raw_input: Option<(u64, u64)>,
-    /// Raw bytes of the call in progress since the last delivered call
-    /// (given back as text if it fails).
-    pub(crate) call_buf: Vec<u8>,
-    /// Stream offset of `call_buf[0]`.
-    pub(crate) call_start: u64,
+    /// The call's raw bytes and span.
+    pub(crate) raw: RawCall,
     pub(crate) delta_carry: Utf8Carry,
-    /// Where the raw span of the call in progress starts.
-    pub(crate) span_start: u64,
-    /// Set when a call was delivered in the middle of a block (several
-    /// calls in one `<minimax:tool_call>`): bytes before it are accounted for.
-    pub(crate) delivered_to: Option<u64>,
-    /// Stream offset up to which a call body was read ahead as relaxed
-    /// JSON.
-    pub(crate) relaxed_to: u64,
-    /// Bytes read ahead a second time (a call given back from an earlier
-    /// read-ahead, read ahead in turn): at most [`REREAD_FACTOR`] times
-    /// `relaxed_to` in all, so that reading ahead stays linear.
-    pub(crate) reread: u64,
     /// The id the model gave the call in progress, if any.
     pub(crate) model_call_id: Option<String>,
-}
-
-/// See [`Core::reread`]: a second relaxed call after one that lacked its
-/// end marker is read, while a chain of such calls costs at most this many
-/// times the stream.
-pub(crate) const REREAD_FACTOR: u64 = 2;
-
-/// Where text goes: text parts, or reasoning parts while the stream is
-/// inside reasoning (see [`Reasoning`]).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct TextOut {
-    /// The number of the open part (of the kind `reasoning` says).
-    pub(crate) open: Option<u32>,
-    pub(crate) next: u32,
-    pub(crate) next_reasoning: u32,
-    /// Whether the stream is inside reasoning.
-    pub(crate) reasoning: bool,
-    pub(crate) carry: Utf8Carry,
-    /// Invalid UTF-8 that starts before this stream offset continues the
-    /// last reported run: it is replaced without a diagnostic of its own.
-    pub(crate) quiet_until: u64,
-}
-
-/// Invalid sequences closer than this many bytes to the last one are
-/// one run: one diagnostic, one text delta per chunk, so the events of
-/// random bytes stay within a constant factor of the input. By stream
-/// offset, so the same at every chunking.
-pub(crate) const INVALID_RUN_GAP: u64 = 64;
-
-impl TextOut {
-    #[inline]
-    pub(crate) fn delta<'c>(&mut self, delta: Cow<'c, str>, sink: &mut impl FnMut(Event<'c>)) {
-        let n = match self.open {
-            Some(n) => n,
-            None => self.open(sink),
-        };
-        if self.reasoning {
-            sink(Event::ReasoningDelta {
-                id: ReasoningId(n),
-                delta,
-            });
-        } else {
-            sink(Event::TextDelta {
-                id: TextId(n),
-                delta,
-            });
-        }
-    }
-
-    /// Opens a part of the current kind.
-    #[cold]
-    pub(crate) fn open<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) -> u32 {
-        let n = if self.reasoning {
-            let n = self.next_reasoning;
-            self.next_reasoning += 1;
-            sink(Event::ReasoningStart { id: ReasoningId(n) });
-            n
-        } else {
-            let n = self.next;
-            self.next += 1;
-            sink(Event::TextStart { id: TextId(n) });
-            n
-        };
-        self.open = Some(n);
-        n
-    }
-
-    #[inline]
-    pub(crate) fn piece<'c>(&mut self, piece: Utf8Piece<'c>, sink: &mut impl FnMut(Event<'c>)) {
-        let mut run = None;
-        self.merged_piece(piece, &mut run, sink);
-        self.flush_run(run, sink);
-    }
-
-    /// As [`TextOut::piece`], but text after an invalid sequence that
-    /// continues a run is collected in `run` (one delta instead of one per
-    /// sequence) until the next diagnostic or [`TextOut::flush_run`].
-    fn merged_piece<'c>(
-        &mut self,
-        piece: Utf8Piece<'c>,
-        run: &mut Option<String>,
-        sink: &mut impl FnMut(Event<'c>),
-    ) {
-        match piece {
-            Utf8Piece::Text(t) => match run {
-                Some(run) => run.push_str(&t),
-                None => self.delta(t, sink),
-            },
-            Utf8Piece::Invalid(offset) => {
-                let reported = offset >= self.quiet_until;
-                self.quiet_until = offset.saturating_add(INVALID_RUN_GAP);
-                if reported {
-                    let before = run.take();
-                    self.flush_run(before, sink);
-                    self.delta(Cow::Borrowed("\u{FFFD}"), sink);
-                    sink(invalid_utf8(offset));
-                } else {
-                    run.get_or_insert_with(String::new).push('\u{FFFD}');
-                }
-            }
-        }
-    }
-
-    fn flush_run<'c>(&mut self, run: Option<String>, sink: &mut impl FnMut(Event<'c>)) {
-        if let Some(run) = run.filter(|r| !r.is_empty()) {
-            self.delta(Cow::Owned(run), sink);
-        }
-    }
-
-    /// Text borrowed from the current chunk.
-    #[inline]
-    pub(crate) fn push<'c>(
-        &mut self,
-        bytes: &'c [u8],
-        base: u64,
-        sink: &mut impl FnMut(Event<'c>),
-    ) {
-        if bytes.is_empty() {
-            return;
-        }
-        // The common case: whole code points, valid, borrowed as they are.
-        if self.carry.is_empty() {
-            if let Ok(text) = crate::scan::utf8::validate(bytes) {
-                return self.delta(Cow::Borrowed(text), sink);
-            }
-        }
-        self.push_split(bytes, base, sink);
-    }
-
-    /// [`TextOut::push`] of bytes that begin or end inside a code point, or
-    /// hold an invalid sequence.
-    #[inline(never)]
-    fn push_split<'c>(&mut self, bytes: &'c [u8], base: u64, sink: &mut impl FnMut(Event<'c>)) {
-        let mut carry = self.carry;
-        let mut run = None;
-        carry.push_split(bytes, base, &mut |p| self.merged_piece(p, &mut run, sink));
-        self.flush_run(run, sink);
-        self.carry = carry;
-    }
-
-    /// Text from bytes the parser held (copied into the events).
-    pub(crate) fn push_owned<'c>(
-        &mut self,
-        bytes: &[u8],
-        base: u64,
-        sink: &mut impl FnMut(Event<'c>),
-    ) {
-        if bytes.is_empty() {
-            return;
-        }
-        let mut carry = self.carry;
-        let mut run = None;
-        carry.push(bytes, base, &mut |p| {
-            let p = match p {
-                Utf8Piece::Text(t) => Utf8Piece::Text(Cow::Owned(t.into_owned())),
-                Utf8Piece::Invalid(o) => Utf8Piece::Invalid(o),
-            };
-            self.merged_piece(p, &mut run, sink)
-        });
-        self.flush_run(run, sink);
-        self.carry = carry;
-    }
-
-    /// An incomplete code point cannot continue past a call or the end.
-    pub(crate) fn flush_carry<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
-        if let Some(offset) = self.carry.finish() {
-            self.piece(Utf8Piece::Invalid(offset), sink);
-        }
-    }
-
-    pub(crate) fn close<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
-        if let Some(n) = self.open.take() {
-            sink(if self.reasoning {
-                Event::ReasoningEnd { id: ReasoningId(n) }
-            } else {
-                Event::TextEnd { id: TextId(n) }
-            });
-        }
-    }
-
-    /// A call begins: it ends the text part, but not a reasoning part (a
-    /// call made inside reasoning stands within it).
-    pub(crate) fn close_for_call<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
-        if !self.reasoning {
-            self.close(sink);
-        }
-    }
 }
 
 /// The `len` bytes at stream offset `offset`, if they lie in `chunk`
@@ -284,16 +88,6 @@ fn append(pending: &mut Cow<'_, str>, more: &str) {
     }
 }
 
-fn invalid_utf8(offset: u64) -> Event<'static> {
-    Event::Diagnostic(Diagnostic::new(
-        DiagnosticKind::InvalidUtf8,
-        offset,
-        format!(
-            "invalid UTF-8 in text, replaced by U+FFFD (as is any within the next {INVALID_RUN_GAP} bytes)"
-        ),
-    ))
-}
-
 impl Core {
     pub(crate) fn new(tools: Arc<[Tool]>, limits: Limits, on_invalid: OnInvalid) -> Core {
         Core {
@@ -311,13 +105,9 @@ impl Core {
             name_origin: None,
             input: String::new(),
             raw_input: None,
-            call_buf: Vec::new(),
-            call_start: 0,
+            raw: RawCall::default(),
             delta_carry: Utf8Carry::default(),
-            span_start: 0,
-            delivered_to: None,
-            relaxed_to: 0,
-            reread: 0,
+
             model_call_id: None,
         }
     }
@@ -349,7 +139,7 @@ impl Core {
             None => Cow::Owned(self.input.as_str().to_owned()),
         };
         let raw_span = Span {
-            start: self.span_start,
+            start: self.raw.span_start,
             end,
         };
         #[cfg(feature = "validate")]
@@ -376,7 +166,7 @@ impl Core {
             ));
         }
         self.delivered += 1;
-        self.span_start = end;
+        self.raw.span_start = end;
         self.reset_call();
         true
     }
@@ -442,9 +232,9 @@ impl Core {
         (from, to): (u64, u64),
         (chunk, base): (&[u8], u64),
     ) -> Vec<u8> {
-        let buf = &self.call_buf;
-        let buffered_to = self.call_start + buf.len() as u64;
-        let at = |o: u64| usize::try_from(o.saturating_sub(self.call_start)).unwrap_or(0);
+        let buf = &self.raw.buf;
+        let buffered_to = self.raw.start + buf.len() as u64;
+        let at = |o: u64| usize::try_from(o.saturating_sub(self.raw.start)).unwrap_or(0);
         // One allocation, when the bytes are both buffered and in the chunk.
         let mut bytes = Vec::with_capacity(usize::try_from(to.saturating_sub(from)).unwrap_or(0));
         if from < buffered_to {
@@ -457,6 +247,19 @@ impl Core {
             bytes.extend_from_slice(chunk_bytes(chunk, base, rest, tail).unwrap_or_default());
         }
         bytes
+    }
+
+    /// A new stream: no call, no part open, ids and offsets from 0
+    /// (inside reasoning if `starts_open`).
+    pub(crate) fn start_stream(&mut self, starts_open: bool) {
+        self.reset_call();
+        self.text = TextOut {
+            reasoning: starts_open,
+            ..TextOut::default()
+        };
+        self.next_call = 0;
+        self.delivered = 0;
+        self.raw.start_stream();
     }
 
     pub(crate) fn reset_call(&mut self) {
@@ -560,22 +363,22 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// be read ahead as relaxed JSON, and if so counts the bytes it will
     /// read again: all of them while an earlier read-ahead did not cover
     /// `at`; after one did, while the bytes read twice stay within
-    /// [`REREAD_FACTOR`] times the stream read ahead (linear time whatever
+    /// [`REREAD_FACTOR`](raw::REREAD_FACTOR) times the stream read ahead (linear time whatever
     /// the input).
     pub(crate) fn claim_read_ahead(&mut self, at: u64) -> bool {
-        let core = &mut *self.core;
-        let again = core.relaxed_to.saturating_sub(at);
-        let reread = core.reread.saturating_add(again);
-        if again > 0 && reread > core.relaxed_to.saturating_mul(REREAD_FACTOR) {
+        let raw = &mut self.core.raw;
+        let again = raw.relaxed_to.saturating_sub(at);
+        let reread = raw.reread.saturating_add(again);
+        if again > 0 && reread > raw.relaxed_to.saturating_mul(raw::REREAD_FACTOR) {
             return false;
         }
-        core.reread = reread;
+        raw.reread = reread;
         true
     }
 
     /// A read-ahead went up to stream offset `to`.
     pub(crate) fn read_ahead_to(&mut self, to: u64) {
-        self.core.relaxed_to = self.core.relaxed_to.max(to);
+        self.core.raw.relaxed_to = self.core.raw.relaxed_to.max(to);
     }
 
     /// The name of the call in progress, once started.
@@ -819,7 +622,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     pub(crate) fn deliver(&mut self, end: u64) {
         self.flush();
         if self.core.deliver(end, (self.chunk, self.base), self.sink) {
-            self.core.delivered_to = Some(end);
+            self.core.raw.delivered_to = Some(end);
         }
     }
 
@@ -834,7 +637,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         let call = core.call;
         let tool_name = failure.name.or_else(|| call.map(|_| core.name.clone()));
         let span = Span {
-            start: core.span_start,
+            start: core.raw.span_start,
             end: to,
         };
         (self.sink)(Event::Diagnostic(
@@ -855,11 +658,11 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     pub(crate) fn text_up_to(&mut self, to: u64) {
         let core = &mut *self.core;
         if core.on_invalid == OnInvalid::KeepAsText {
-            let bytes = core.call_bytes((core.span_start, to), (self.chunk, self.base));
-            core.text.push_owned(&bytes, core.span_start, self.sink);
+            let bytes = core.call_bytes((core.raw.span_start, to), (self.chunk, self.base));
+            core.text.push_owned(&bytes, core.raw.span_start, self.sink);
         }
-        core.span_start = to;
-        core.delivered_to = Some(to);
+        core.raw.span_start = to;
+        core.raw.delivered_to = Some(to);
     }
 
     /// The model gave the call in progress an id (an empty one is none).
