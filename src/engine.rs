@@ -885,6 +885,31 @@ impl Parser {
         events
     }
 
+    /// [`parse`](Parser::parse) for text already known to be UTF-8: it is
+    /// not validated again, so a `&str` of prose costs little more than
+    /// the search for a marker. The events are the same as `parse` gives
+    /// for its bytes.
+    ///
+    /// ```
+    /// use toolsieve::{Event, Format, Parser};
+    ///
+    /// let output = "Checking.<tool_call>{\"name\": \"get_time\", \"arguments\": {}}</tool_call>";
+    /// let events = Parser::new(Format::Hermes).parse_str(output);
+    /// assert_eq!(events, Parser::new(Format::Hermes).parse(output.as_bytes()));
+    /// assert!(events.iter().any(|e| matches!(e, Event::ToolCall { .. })));
+    /// ```
+    ///
+    /// # Complexity
+    ///
+    /// O(`input.len()`), as [`feed`](Parser::feed).
+    pub fn parse_str<'c>(&mut self, input: &'c str) -> Vec<Event<'c>> {
+        let mut events = Vec::new();
+        let mut sink = |e| events.push(e);
+        self.feed_str(input, &mut sink);
+        self.finish(&mut sink);
+        events
+    }
+
     /// Resolves the held bytes, which lie just before `tail` (at stream
     /// offset `tail_offset`); returns how many bytes of `tail` that used.
     fn resolve_held<'c, S: FnMut(Event<'c>)>(

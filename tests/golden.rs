@@ -85,6 +85,16 @@ fn golden_cases_fed_as_str_match_bytes() {
         let whole = run_whole(&mut parser, &case.input);
         let fed = toolsieve::contract::run_str_cuts(&mut parser, text, &[]);
         assert_eq!(fed, whole, "{}/{} as one &str", case.format, case.name);
+        parser.reset();
+        let mut one_shot = Vec::new();
+        for event in parser.parse_str(text) {
+            toolsieve::event::push_merged(&mut one_shot, event);
+        }
+        assert_eq!(
+            one_shot, whole,
+            "{}/{} by parse_str",
+            case.format, case.name
+        );
         for size in [1, 3, 16, 33, 64, 200] {
             let cuts: Vec<usize> = (size..text.len()).step_by(size).collect();
             let fed = toolsieve::contract::run_str_cuts(&mut parser, text, &cuts);
