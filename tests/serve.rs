@@ -402,6 +402,7 @@ async fn invalid_requests_get_openai_errors_before_the_backend_is_called() {
             "tool_choice",
         ),
         (ask(json!({"model": "unheard-of-model"})), "model"),
+        (ask(json!({"model": "my-finetune"})), "model"),
         (
             ask(json!({"tools": [{"type": "web_search"}]})),
             "tools[0].type",
@@ -422,6 +423,15 @@ async fn invalid_requests_get_openai_errors_before_the_backend_is_called() {
         assert_eq!(status, 400, "{error}");
         assert_eq!(error["error"]["type"], "invalid_request_error");
         assert_eq!(error["error"]["param"], param, "{error}");
+        if param == "model" {
+            // Words for an HTTP client: what to send, not a CLI flag.
+            assert_eq!(error["error"]["code"], "unknown_model_family");
+            let message = error["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("operator") && !message.contains("--"),
+                "{message}"
+            );
+        }
     }
     let (status, error) = post_json(&url, &json!({"messages": 3})).await;
     assert_eq!(status, 400);
@@ -543,6 +553,27 @@ async fn model_auto_separates_reasoning_and_fixed_format_overrides() {
         whole["choices"][0]["message"]["reasoning_content"],
         "Simple question."
     );
+}
+
+#[tokio::test]
+async fn a_model_no_family_matches_gets_the_default_format() {
+    let thinking = "<think>Paris, so get_weather.</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+    let (url, _) = setup(mock(thinking), |c| {
+        c.format = FormatChoice::AutoOr(Format::Hermes)
+    })
+    .await;
+    let body = ask(json!({"model": "my-finetune"}));
+    let streamed = stream(&url, &body).await;
+    assert_eq!(streamed.calls.len(), 1, "{streamed:?}");
+    // Hermes has no reasoning tags of its own.
+    assert!(streamed.content.contains("<think>"), "{streamed:?}");
+    let (status, whole) = post_json(&url, &body).await;
+    assert_eq!(status, 200, "{whole}");
+    assert_eq!(calls_of(&whole["choices"][0]["message"]).len(), 1);
+    // A model a family matches still picks its own format and tags.
+    let streamed = stream(&url, &ask(json!({"model": "Qwen/Qwen3-8B"}))).await;
+    assert_eq!(streamed.reasoning, "Paris, so get_weather.");
+    assert_eq!(streamed.calls.len(), 1);
 }
 
 #[tokio::test]

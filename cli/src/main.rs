@@ -97,6 +97,10 @@ struct ServeArgs {
     /// Pick the format from each request's model id (the default).
     #[arg(long, value_enum)]
     model_format: Option<ModelFormat>,
+    /// With the format picked from the model id: the format of a model id
+    /// no known family matches (a backend serving under its own name).
+    #[arg(long, conflicts_with = "format")]
+    default_format: Option<String>,
     /// Environment variable holding the backend's API key.
     #[arg(long)]
     api_key_env: Option<String>,
@@ -633,6 +637,9 @@ fn serve(args: ServeArgs) -> io::Result<()> {
     let mut config = ServeConfig::new(&args.backend);
     if let Some(name) = &args.format {
         config.format = FormatChoice::Fixed(name.parse().map_err(invalid)?);
+    }
+    if let Some(name) = &args.default_format {
+        config.format = FormatChoice::AutoOr(name.parse().map_err(invalid)?);
     }
     if let Some(var) = &args.api_key_env {
         let key =

@@ -18,7 +18,7 @@ use super::errors::{backend_error, busy, error, refused, stream_error, with_retr
 use super::{AppState, FormatChoice};
 use crate::middleware::{GenerateResult, ModelError, StreamPart, ToolCallingModel, ToolChoice};
 use crate::openai::{self, BackendError, ChatMessage, ChatRequest, ChunkEncoder, ErrorBody};
-use crate::Format;
+use crate::{Format, ModelLookupError};
 
 pub(super) async fn health() -> Json<serde_json::Value> {
     Json(serde_json::json!({"status": "ok"}))
@@ -162,24 +162,27 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
         return Err(refuse(body));
     }
     let request = openai::to_middleware(&chat).map_err(refuse)?;
-    let (format, reasoning) = match config.format {
-        FormatChoice::Fixed(format) => (format, format.default_reasoning()),
-        FormatChoice::Auto => match Format::for_model(&chat.model) {
-            Ok(setup) => {
-                let setup = match request.thinking() {
-                    Some(on) => setup.thinking(on),
-                    None => setup,
-                };
-                (setup.format, setup.reasoning)
-            }
-            Err(e) => {
-                let message = format!(
-                    "{e}; this server picks the tool-call format from the model id, and knows no format for this one (its operator can fix one with --format)"
-                );
-                let body = ErrorBody::invalid_request(message, Some("model".into()));
-                return Err(refuse(body));
-            }
-        },
+    let (format, reasoning) = match (config.format, Format::for_model(&chat.model)) {
+        (FormatChoice::Fixed(format), _) | (FormatChoice::AutoOr(format), Err(_)) => {
+            (format, format.default_reasoning())
+        }
+        (FormatChoice::Auto | FormatChoice::AutoOr(_), Ok(setup)) => {
+            let setup = match request.thinking() {
+                Some(on) => setup.thinking(on),
+                None => setup,
+            };
+            (setup.format, setup.reasoning)
+        }
+        (FormatChoice::Auto, Err(ModelLookupError::Unknown { closest, .. })) => {
+            let message = format!(
+                "this server reads tool calls in the format of the model family named in `model`, and no family it knows matches {:?} (closest: {}); send a model id that names its family (e.g. Qwen/Qwen3-8B), or ask the server's operator to set a default format",
+                chat.model,
+                closest.join(", ")
+            );
+            let mut body = ErrorBody::invalid_request(message, Some("model".into()));
+            body.error.code = Some("unknown_model_family".into());
+            return Err(refuse(body));
+        }
     };
     tracing::debug!(target: "toolsieve::serve", model = %chat.model, format = format.name(), stream = chat.stream, tools = chat.tools.len(), "chat request");
     let wrapped = ToolCallingModel::new(state.backend.clone(), format)

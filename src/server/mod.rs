@@ -44,9 +44,13 @@ pub use auth::parse_keys;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FormatChoice {
     /// From the request's `model`, with [`Format::for_model`] (its
-    /// reasoning tags too); an unknown model is a `400`.
+    /// reasoning tags too); an unknown model is a `400` that says so.
     #[default]
     Auto,
+    /// From the request's `model` as [`Auto`](FormatChoice::Auto) does; a
+    /// model the registry does not know (a backend serving under a name of
+    /// its own) gets this format.
+    AutoOr(Format),
     /// Always this format (and its own reasoning tags, if it has any).
     Fixed(Format),
 }
