@@ -967,6 +967,32 @@ fn a_call_in_history_whose_input_is_not_an_object_is_invalid() {
 }
 
 #[test]
+fn a_call_in_history_whose_input_is_not_an_object_is_rendered_when_tolerant() {
+    let history = vec![
+        Message::user("hi"),
+        Message::Assistant {
+            content: vec![Part::ToolCall {
+                tool_call_id: "c1".into(),
+                tool_name: "get_weather".into(),
+                input: json!(["Paris"]),
+            }],
+        },
+    ];
+    let options = ParamsOptions {
+        tolerant_history: true,
+        ..ParamsOptions::default()
+    };
+    for format in [Format::Hermes, Format::Qwen3Coder, Format::Pythonic] {
+        let out = transform_params(format, &request(history.clone(), None), &options).unwrap();
+        let Some(Message::Assistant { content }) = out.request.messages.last() else {
+            panic!("{format:?}: {:?}", out.request.messages);
+        };
+        let text = format!("{content:?}");
+        assert!(text.contains("Paris"), "{format:?}: {text}");
+    }
+}
+
+#[test]
 fn a_named_tool_choice_does_not_deliver_a_call_to_another_tool() {
     let other = "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>";
     let wrapped = ToolCallingModel::new(ScriptedModel::new(other, 3), Format::Hermes);

@@ -394,6 +394,44 @@ async fn history_with_calls_and_results_goes_to_the_backend_as_text() {
 }
 
 #[tokio::test]
+async fn malformed_calls_of_earlier_turns_are_rendered_as_written_unless_strict() {
+    let body = ask(json!({"messages": [
+        {"role": "user", "content": "Weather in Paris and Rome?"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            // Cut by max_tokens, then replayed.
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Par"}},
+            // A model that wrote a list.
+            {"id": "c2", "type": "function", "function": {"name": "get_weather", "arguments": "[\"Rome\"]"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "error: bad arguments"},
+        {"role": "tool", "tool_call_id": "c2", "content": "error: bad arguments"},
+        {"role": "user", "content": "Try again."}
+    ]}));
+    for format in [Format::Hermes, Format::Qwen3Coder] {
+        let (url, mock) = setup(mock("Sorry."), |c| c.format = FormatChoice::Fixed(format)).await;
+        let (status, whole) = post_json(&url, &body).await;
+        assert_eq!(status, 200, "{format:?}: {whole}");
+        let sent = mock.requests.lock().unwrap()[0].clone();
+        let assistant = sent["messages"][2]["content"].as_str().unwrap();
+        // Nothing the model wrote is lost from the prompt.
+        assert!(
+            assistant.contains("Par") && assistant.contains("Rome"),
+            "{format:?}: {assistant}"
+        );
+    }
+    let (url, mock) = setup(mock("never"), |c| {
+        c.history = toolsieve::openai::History::Strict
+    })
+    .await;
+    let (status, error) = post_json(&url, &body).await;
+    assert_eq!(status, 400, "{error}");
+    assert_eq!(
+        error["error"]["param"],
+        "messages[1].tool_calls[0].function.arguments"
+    );
+    assert!(mock.requests.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
 async fn invalid_requests_get_openai_errors_before_the_backend_is_called() {
     let (url, mock) = setup(mock("never"), |_| {}).await;
     let cases = [

@@ -101,6 +101,10 @@ struct ServeArgs {
     /// no known family matches (a backend serving under its own name).
     #[arg(long, conflicts_with = "format")]
     default_format: Option<String>,
+    /// Refuse (400) earlier turns whose call arguments are not a JSON
+    /// object, instead of rendering them as the model wrote them.
+    #[arg(long)]
+    strict_history: bool,
     /// Environment variable holding the backend's API key.
     #[arg(long)]
     api_key_env: Option<String>,
@@ -637,6 +641,9 @@ fn serve(args: ServeArgs) -> io::Result<()> {
     let mut config = ServeConfig::new(&args.backend);
     if let Some(name) = &args.format {
         config.format = FormatChoice::Fixed(name.parse().map_err(invalid)?);
+    }
+    if args.strict_history {
+        config.history = toolsieve::openai::History::Strict;
     }
     if let Some(name) = &args.default_format {
         config.format = FormatChoice::AutoOr(name.parse().map_err(invalid)?);

@@ -394,11 +394,15 @@ pub(crate) fn xml_escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// The members of a JSON object (none for anything else).
-pub(crate) fn members(args: &Value) -> Vec<(&String, &Value)> {
+/// The members of a JSON object; anything else but `null` is one member,
+/// `arguments`.
+pub(crate) fn members(args: &Value) -> Vec<(&str, &Value)> {
     match args {
-        Value::Object(map) => map.iter().collect(),
-        _ => Vec::new(),
+        Value::Object(map) => map.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+        // Arguments that are not an object (an earlier turn's call read
+        // tolerantly) keep all they hold, as one parameter.
+        Value::Null => Vec::new(),
+        other => vec![("arguments", other)],
     }
 }
 

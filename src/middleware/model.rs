@@ -303,6 +303,12 @@ impl<M: LanguageModel> ToolCallingModel<M> {
         self
     }
 
+    /// See [`ParamsOptions::tolerant_history`].
+    pub fn tolerant_history(mut self, on: bool) -> Self {
+        self.params.tolerant_history = on;
+        self
+    }
+
     /// Include the raw text of failed calls in [`ErrorReport::raw_text`]
     /// (off by default: it may hold user data).
     pub fn include_raw_text(mut self, yes: bool) -> Self {

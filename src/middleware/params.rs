@@ -226,6 +226,11 @@ pub struct ParamsOptions {
     /// format's reasoning tags (`<think>`…`</think>` for formats without
     /// their own). Off: they are dropped, as most chat templates do.
     pub reasoning_in_history: bool,
+    /// Render a call of an earlier turn whose input is not a JSON object
+    /// (a call cut short and replayed) as it stands, with a warning in the
+    /// log, instead of refusing the request. Off: such a call is an
+    /// [`Error::InvalidRequest`].
+    pub tolerant_history: bool,
 }
 
 /// Rewrites `request` for a model that reads tools from its prompt. The
@@ -276,7 +281,7 @@ pub fn transform_params(
         Mode::Text => String::new(),
         _ => format_tools(format, &tools, options.template.as_deref()),
     };
-    let mut messages = rewrite_history(format, &request.messages, options.reasoning_in_history)?;
+    let mut messages = rewrite_history(format, &request.messages, options)?;
     if !prompt.is_empty() {
         match messages.iter_mut().find_map(|m| match m {
             Message::System { content } => Some(content),
@@ -318,8 +323,9 @@ fn join_text(parts: &[String]) -> Vec<Part> {
 fn rewrite_history(
     format: Format,
     messages: &[Message],
-    keep_reasoning: bool,
+    options: &ParamsOptions,
 ) -> Result<Vec<Message>, Error> {
+    let keep_reasoning = options.reasoning_in_history;
     let (start, end) = format
         .default_reasoning()
         .map_or(("<think>".to_owned(), "</think>".to_owned()), |r| {
@@ -334,9 +340,13 @@ fn rewrite_history(
                 } = part
                 {
                     if !input.is_object() {
-                        return Err(Error::InvalidRequest(format!(
+                        let problem = format!(
                             "message {i}: the input of the call to {tool_name:?} is not a JSON object"
-                        )));
+                        );
+                        if !options.tolerant_history {
+                            return Err(Error::InvalidRequest(problem));
+                        }
+                        tracing::warn!(target: "toolsieve::history", "{problem}; rendered as it stands");
                     }
                 }
             }

@@ -17,8 +17,12 @@ use crate::Format;
 /// assert_eq!(text, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\"}}\n</tool_call>");
 /// ```
 pub fn format_tool_call(format: Format, name: &str, args: &Value) -> String {
+    // `null` arguments are none. Anything else that is not an object (a
+    // call of an earlier turn read tolerantly) is written as it stands:
+    // the JSON formats write the value, the others one `arguments`
+    // parameter holding it.
     let empty = Value::Object(Default::default());
-    let args = if args.is_object() { args } else { &empty };
+    let args = if args.is_null() { &empty } else { args };
     (format.spec().render_call)(name, args)
 }
 

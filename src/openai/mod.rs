@@ -54,7 +54,9 @@ pub(crate) use http::check_status;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub use http::{BackendError, BackendLimits, HttpModel};
-pub use request::{request_error, to_backend, to_middleware, transform};
+pub use request::{
+    request_error, to_backend, to_middleware, to_middleware_with, transform, History,
+};
 pub use wire::{
     tool_choice_value, AssistantMessage, ChatCompletion, ChatCompletionChunk, ChatMessage,
     ChatRequest, ChatTool, Choice, ChunkChoice, ContentPart, Delta, ErrorBody, ErrorObject,

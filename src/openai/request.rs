@@ -28,14 +28,41 @@ const READ_HERE: &[&str] = &[
 /// `model`, the sampling fields, `response_format` and every unknown field
 /// land in [`Request::extra`], untouched.
 ///
+/// History is read [`History::Tolerant`]ly: see [`to_middleware_with`]
+/// for the strict reading.
+///
 /// # Errors
 ///
 /// An `invalid_request_error` naming the field: a tool that is not a
 /// function, two tools with one name, `n` above 1 with tools, content
-/// parts other than text (a text-only backend cannot take them), call
-/// arguments that are not a JSON object, a `tool` message answering no
-/// earlier call.
+/// parts other than text (a text-only backend cannot take them), a `tool`
+/// message answering no earlier call.
 pub fn to_middleware(chat: &ChatRequest) -> Result<Request, ErrorBody> {
+    to_middleware_with(chat, History::Tolerant)
+}
+
+/// How earlier turns that are not well-formed are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum History {
+    /// A call of an earlier turn whose arguments are not a JSON object (a
+    /// call cut by `max_tokens` and replayed, a model that wrote a list)
+    /// is rendered as the model wrote it, its arguments the JSON value
+    /// they are or, if they are not JSON, the text they are; a warning is
+    /// logged. One bad turn does not break every later turn of a
+    /// conversation.
+    #[default]
+    Tolerant,
+    /// Such a call is an `invalid_request_error` naming its arguments.
+    Strict,
+}
+
+/// [`to_middleware`], with earlier turns read as `history` says.
+///
+/// # Errors
+///
+/// As [`to_middleware`]; with [`History::Strict`], also call arguments
+/// that are not a JSON object.
+pub fn to_middleware_with(chat: &ChatRequest, history: History) -> Result<Request, ErrorBody> {
     let tools = function_tools(&chat.tools)?;
     if chat.n.is_some_and(|n| n > 1) && !tools.is_empty() {
         return Err(ErrorBody::invalid_request(
@@ -43,7 +70,7 @@ pub fn to_middleware(chat: &ChatRequest) -> Result<Request, ErrorBody> {
             Some("n".into()),
         ));
     }
-    let messages = messages(&chat.messages)?;
+    let messages = messages(&chat.messages, history)?;
     let mut extra = match serde_json::to_value(chat) {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
@@ -143,7 +170,7 @@ fn text_of(content: &MessageContent, at: &str) -> Result<String, ErrorBody> {
     })
 }
 
-fn messages(chat: &[ChatMessage]) -> Result<Vec<Message>, ErrorBody> {
+fn messages(chat: &[ChatMessage], history: History) -> Result<Vec<Message>, ErrorBody> {
     let mut out: Vec<Message> = Vec::with_capacity(chat.len());
     // Tool names by call id, for the `tool` messages that answer them.
     let mut calls: Vec<(String, String)> = Vec::new();
@@ -175,17 +202,8 @@ fn messages(chat: &[ChatMessage]) -> Result<Vec<Message>, ErrorBody> {
                     }
                 }
                 for (j, call) in tool_calls.iter().enumerate() {
-                    let input = match serde_json::from_str::<Value>(&call.function.arguments) {
-                        Ok(Value::Object(map)) => Value::Object(map),
-                        // Some clients send "" for a call without arguments.
-                        _ if call.function.arguments.trim().is_empty() => json!({}),
-                        _ => {
-                            return Err(ErrorBody::invalid_request(
-                                "a call's arguments must be a JSON object",
-                                Some(format!("{at}.tool_calls[{j}].function.arguments")),
-                            ))
-                        }
-                    };
+                    let field = || format!("{at}.tool_calls[{j}].function.arguments");
+                    let input = call_input(&call.function.arguments, history, field)?;
                     calls.push((call.id.clone(), call.function.name.clone()));
                     parts.push(Part::ToolCall {
                         tool_call_id: call.id.clone(),
@@ -229,6 +247,29 @@ fn messages(chat: &[ChatMessage]) -> Result<Vec<Message>, ErrorBody> {
         out.push(message);
     }
     Ok(out)
+}
+
+/// The input of a call of an earlier turn, from its arguments text.
+fn call_input(
+    arguments: &str,
+    history: History,
+    field: impl Fn() -> String,
+) -> Result<Value, ErrorBody> {
+    let parsed = serde_json::from_str::<Value>(arguments);
+    match parsed {
+        Ok(Value::Object(map)) => return Ok(Value::Object(map)),
+        // Some clients send "" for a call without arguments.
+        _ if arguments.trim().is_empty() => return Ok(json!({})),
+        _ if history == History::Strict => {
+            return Err(ErrorBody::invalid_request(
+                "a call's arguments must be a JSON object",
+                Some(field()),
+            ))
+        }
+        _ => {}
+    }
+    // The middleware renders it as it stands, and logs a warning.
+    Ok(parsed.unwrap_or_else(|_| Value::String(arguments.to_owned())))
 }
 
 fn joined(parts: &[Part]) -> String {

@@ -161,7 +161,7 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
         body.error.code = Some("too_many_tools".into());
         return Err(refuse(body));
     }
-    let request = openai::to_middleware(&chat).map_err(refuse)?;
+    let request = openai::to_middleware_with(&chat, config.history).map_err(refuse)?;
     let (format, reasoning) = match (config.format, Format::for_model(&chat.model)) {
         (FormatChoice::Fixed(format), _) | (FormatChoice::AutoOr(format), Err(_)) => {
             (format, format.default_reasoning())
@@ -186,6 +186,7 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
     };
     tracing::debug!(target: "toolsieve::serve", model = %chat.model, format = format.name(), stream = chat.stream, tools = chat.tools.len(), "chat request");
     let wrapped = ToolCallingModel::new(state.backend.clone(), format)
+        .tolerant_history(config.history == openai::History::Tolerant)
         .reasoning(reasoning)
         .limits(config.limits);
     let refused = |e| refuse(openai::request_error(e));

@@ -64,6 +64,9 @@ pub struct ServeConfig {
     pub backend: String,
     /// How the format is picked.
     pub format: FormatChoice,
+    /// How earlier turns that are not well-formed are taken (default
+    /// [`History::Tolerant`](crate::openai::History::Tolerant)).
+    pub history: crate::openai::History,
     /// Sent to the backend as a bearer token.
     pub api_key: Option<String>,
     /// Bearer tokens clients must present (`Authorization: Bearer …`);
@@ -111,6 +114,7 @@ impl ServeConfig {
         ServeConfig {
             backend: backend.into(),
             format: FormatChoice::Auto,
+            history: crate::openai::History::Tolerant,
             api_key: None,
             client_keys: Vec::new(),
             allow_unauthenticated: false,
