@@ -993,6 +993,50 @@ fn a_call_in_history_whose_input_is_not_an_object_is_rendered_when_tolerant() {
 }
 
 #[test]
+fn an_enforced_tool_choice_asks_again_then_is_an_error() {
+    let prose = ScriptedModel::new("Hi there!", 3);
+    let wrapped = ToolCallingModel::new(prose.clone(), Format::Hermes).enforce_tool_choice(2);
+    let r = request(vec![Message::user("hi")], Some(tool("get_weather")));
+    let error = block_on(wrapped.generate(&r).unwrap()).unwrap_err();
+    let unmet = error
+        .downcast_ref::<toolsieve::middleware::ToolChoiceUnmet>()
+        .expect("a ToolChoiceUnmet");
+    assert_eq!(
+        (unmet.tool.as_deref(), unmet.attempts),
+        (Some("get_weather"), 3)
+    );
+    let sent = prose.requests();
+    assert_eq!(sent.len(), 3);
+    // Each retry carries the answer without the call and the correction.
+    let last = format!("{:?}", sent[2].messages);
+    assert!(
+        last.contains("Hi there!") && last.contains("did not call the tool `get_weather`"),
+        "{last}"
+    );
+
+    // Streamed: the held text never goes out; the error does.
+    let mut stream = wrapped.stream(&r).unwrap();
+    let parts: Vec<_> = block_on(async {
+        let mut parts = Vec::new();
+        while let Some(part) = stream.next().await {
+            parts.push(part);
+        }
+        parts
+    });
+    assert_eq!(parts.len(), 1, "{parts:?}");
+    assert!(parts[0].is_err());
+
+    // A call to the named tool goes through at once, text and all.
+    let call = "Sure.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+    let calling = ScriptedModel::new(call, 4);
+    let wrapped = ToolCallingModel::new(calling.clone(), Format::Hermes).enforce_tool_choice(2);
+    let (events, finish) = run_stream(&wrapped, &r);
+    assert_eq!(calls(&events).len(), 1, "{events:?}");
+    assert_eq!(finish, FinishReason::ToolCalls);
+    assert_eq!(calling.requests().len(), 1);
+}
+
+#[test]
 fn a_named_tool_choice_does_not_deliver_a_call_to_another_tool() {
     let other = "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>";
     let wrapped = ToolCallingModel::new(ScriptedModel::new(other, 3), Format::Hermes);

@@ -341,6 +341,65 @@ async fn required_and_named_tool_choice_ask_for_json_and_read_it() {
 }
 
 #[tokio::test]
+async fn a_forced_tool_choice_is_asked_again_then_fails_clearly() {
+    let call = "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}";
+    let body = ask(json!({"tool_choice": "required"}));
+    for streamed in [false, true] {
+        // Prose first, the call when asked again.
+        let prose_then_call = Mock {
+            output: call.into(),
+            turns: Mutex::new(["Hi there!".to_string()].into()),
+            ..Mock::default()
+        };
+        let (url, backend) = setup(prose_then_call, |_| {}).await;
+        let (content, calls, finish) = if streamed {
+            let s = stream(&url, &body).await;
+            assert!(s.errors.is_empty(), "{:?}", s.errors);
+            (
+                s.content,
+                s.calls.len(),
+                s.finish_reason.unwrap_or_default(),
+            )
+        } else {
+            let (status, whole) = post_json(&url, &body).await;
+            assert_eq!(status, 200, "{whole}");
+            let message = &whole["choices"][0]["message"];
+            let content = message["content"].as_str().unwrap_or_default().to_owned();
+            let finish = whole["choices"][0]["finish_reason"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            (content, calls_of(message).len(), finish)
+        };
+        // The prose of the first answer is not passed off as the answer.
+        assert!(!content.contains("Hi there"), "{content}");
+        assert_eq!((calls, finish.as_str()), (1, "tool_calls"));
+        let requests = backend.requests.lock().unwrap().clone();
+        assert_eq!(requests.len(), 2);
+        let retry = requests[1]["messages"].as_array().unwrap();
+        let asked_again = retry.last().unwrap()["content"].as_str().unwrap();
+        assert!(
+            asked_again.contains("tool call is required"),
+            "{asked_again}"
+        );
+        assert_eq!(retry[retry.len() - 2]["content"], "Hi there!");
+
+        // Prose every time: an error the client sees, after one retry.
+        let (url, backend) = setup(mock("Hi there!"), |_| {}).await;
+        // Streamed too, the text waited for a call that never began: the
+        // error comes before any event, as a plain error response.
+        let mut asked = body.clone();
+        asked["stream"] = json!(streamed);
+        let (status, error) = post_json(&url, &asked).await;
+        assert_eq!(status, 502, "{error}");
+        assert_eq!(error["error"]["code"], "tool_choice_unmet");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.contains("2 times"), "{message}");
+        assert_eq!(backend.requests.lock().unwrap().len(), 2);
+    }
+}
+
+#[tokio::test]
 async fn tool_choice_none_sends_no_prompt_and_reads_text() {
     let (url, mock) = setup(mock(TWO_CALLS), |_| {}).await;
     let streamed = stream(&url, &ask(json!({"tool_choice": "none"}))).await;

@@ -101,6 +101,11 @@ struct ServeArgs {
     /// no known family matches (a backend serving under its own name).
     #[arg(long, conflicts_with = "format")]
     default_format: Option<String>,
+    /// How many more times a forced tool_choice (required, a named tool)
+    /// is asked for when an answer lacks the call, before the request
+    /// fails (502, code tool_choice_unmet).
+    #[arg(long, default_value_t = 1)]
+    forced_retries: u32,
     /// Refuse (400) earlier turns whose call arguments are not a JSON
     /// object, instead of rendering them as the model wrote them.
     #[arg(long)]
@@ -642,6 +647,7 @@ fn serve(args: ServeArgs) -> io::Result<()> {
     if let Some(name) = &args.format {
         config.format = FormatChoice::Fixed(name.parse().map_err(invalid)?);
     }
+    config.forced_retries = Some(args.forced_retries);
     if args.strict_history {
         config.history = toolsieve::openai::History::Strict;
     }

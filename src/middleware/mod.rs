@@ -2,6 +2,7 @@
 //! `tool_choice`, for models without a native tool-calling API.
 
 mod choice;
+mod enforce;
 mod model;
 mod params;
 mod prompt;
@@ -13,6 +14,7 @@ mod tool_loop;
 pub use choice::{
     response_schema, validate, wire_tool_choice, Provider, ToolChoice, ToolSpec, WireOptions,
 };
+pub use enforce::ToolChoiceUnmet;
 pub use model::{
     Content, ErrorReport, FinishReason, GenerateResult, Generation, LanguageModel, ModelError,
     ModelPart, ScriptedModel, StreamPart, ToolCallingModel, Usage,

@@ -229,15 +229,31 @@ pub struct GenerateResult {
 type OnError = Arc<dyn Fn(&ErrorReport) + Send + Sync>;
 
 /// Gives `model` tool calling through the text protocol `format`.
-#[derive(Clone)]
 pub struct ToolCallingModel<M> {
-    model: M,
+    model: Arc<M>,
     format: Format,
     params: ParamsOptions,
     limits: Limits,
     reasoning: Option<Reasoning>,
     on_error: Option<OnError>,
     include_raw_text: bool,
+    /// See [`ToolCallingModel::enforce_tool_choice`].
+    pub(super) forced_retries: Option<u32>,
+}
+
+impl<M> Clone for ToolCallingModel<M> {
+    fn clone(&self) -> Self {
+        ToolCallingModel {
+            model: self.model.clone(),
+            format: self.format,
+            params: self.params.clone(),
+            limits: self.limits,
+            reasoning: self.reasoning.clone(),
+            on_error: self.on_error.clone(),
+            include_raw_text: self.include_raw_text,
+            forced_retries: self.forced_retries,
+        }
+    }
 }
 
 impl<M> std::fmt::Debug for ToolCallingModel<M> {
@@ -257,18 +273,32 @@ fn rewrite_finish(reason: FinishReason, called: bool) -> FinishReason {
     }
 }
 
-impl<M: LanguageModel> ToolCallingModel<M> {
+impl<M: LanguageModel + 'static> ToolCallingModel<M> {
     /// Wraps `model`.
     pub fn new(model: M, format: Format) -> ToolCallingModel<M> {
         ToolCallingModel {
-            model,
+            model: Arc::new(model),
             format,
             params: ParamsOptions::default(),
             limits: Limits::default(),
             reasoning: format.default_reasoning(),
             on_error: None,
             include_raw_text: false,
+            forced_retries: None,
         }
+    }
+
+    /// Holds a forced `tool_choice` (`required`, a named tool) to what it
+    /// promises: an answer without the call is asked for again, with a
+    /// corrective message, at most `retries` more times; then the answer
+    /// is an error ([`ToolChoiceUnmet`](super::ToolChoiceUnmet)), not
+    /// prose dressed as an answer. On a stream, text waits until a call
+    /// begins (it may still be taken back). Off by default: the answer
+    /// comes as the model gave it, with a
+    /// [`NoToolCall`](crate::DiagnosticKind::NoToolCall) diagnostic.
+    pub fn enforce_tool_choice(mut self, retries: u32) -> Self {
+        self.forced_retries = Some(retries);
+        self
     }
 
     /// Where the tool prompt goes in the system message.
@@ -333,13 +363,9 @@ impl<M: LanguageModel> ToolCallingModel<M> {
         Ok((transformed, parser))
     }
 
-    /// Generates a whole answer.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidRequest`] before the model is called. The model's own
-    /// error comes out of the future.
-    pub fn generate(
+    /// One answer, as the model gives it (see
+    /// [`generate`](ToolCallingModel::generate)).
+    pub(super) fn generate_once(
         &self,
         request: &Request,
     ) -> Result<BoxFuture<'static, Result<GenerateResult, ModelError>>, Error> {
@@ -403,14 +429,9 @@ impl<M: LanguageModel> ToolCallingModel<M> {
         }))
     }
 
-    /// Streams an answer: text deltas, tool input as it arrives, tool calls,
-    /// diagnostics, then the finish reason.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidRequest`] before the model is called. Model errors
-    /// come as items of the stream.
-    pub fn stream(
+    /// One answer's stream, as the model gives it (see
+    /// [`stream`](ToolCallingModel::stream)).
+    pub(super) fn stream_once(
         &self,
         request: &Request,
     ) -> Result<BoxStream<'static, Result<StreamPart, ModelError>>, Error> {

@@ -272,7 +272,7 @@ impl<M> std::fmt::Debug for ToolLoop<M> {
     }
 }
 
-impl<M: LanguageModel> ToolLoop<M> {
+impl<M: LanguageModel + 'static> ToolLoop<M> {
     /// A loop over `model` with `tools`.
     pub fn new(model: ToolCallingModel<M>, tools: Vec<LoopTool>) -> ToolLoop<M> {
         ToolLoop {

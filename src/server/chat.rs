@@ -185,10 +185,13 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
         }
     };
     tracing::debug!(target: "toolsieve::serve", model = %chat.model, format = format.name(), stream = chat.stream, tools = chat.tools.len(), "chat request");
-    let wrapped = ToolCallingModel::new(state.backend.clone(), format)
+    let mut wrapped = ToolCallingModel::new(state.backend.clone(), format)
         .tolerant_history(config.history == openai::History::Tolerant)
         .reasoning(reasoning)
         .limits(config.limits);
+    if let Some(retries) = config.forced_retries {
+        wrapped = wrapped.enforce_tool_choice(retries);
+    }
     let refused = |e| refuse(openai::request_error(e));
     Ok(if chat.stream {
         Prepared::Streamed {

@@ -6,7 +6,7 @@ use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use crate::middleware::ModelError;
+use crate::middleware::{ModelError, ToolChoiceUnmet};
 use crate::openai::{BackendError, ErrorBody};
 
 pub(super) fn error(status: StatusCode, body: ErrorBody) -> Response {
@@ -47,7 +47,7 @@ pub(super) fn busy(max_concurrent: usize, retry_after: Duration) -> Response {
 /// for the rest. `Retry-After` is relayed.
 pub(super) fn backend_error(e: &ModelError) -> Response {
     let Some(backend) = e.downcast_ref::<BackendError>() else {
-        return gateway(StatusCode::BAD_GATEWAY, "backend_error", e.to_string());
+        return gateway(StatusCode::BAD_GATEWAY, model_error_code(e), e.to_string());
     };
     match backend {
         BackendError::Status {
@@ -83,6 +83,16 @@ pub(super) fn backend_error(e: &ModelError) -> Response {
     }
 }
 
+/// The code of an error that is not the backend's own: the model did not
+/// make the call a forced `tool_choice` asked for, or something else.
+fn model_error_code(e: &ModelError) -> &'static str {
+    if e.is::<ToolChoiceUnmet>() {
+        "tool_choice_unmet"
+    } else {
+        "backend_error"
+    }
+}
+
 fn gateway(status: StatusCode, code: &str, message: String) -> Response {
     let mut body = ErrorBody::new("server_error", message);
     body.error.code = Some(code.into());
@@ -93,7 +103,7 @@ fn gateway(status: StatusCode, code: &str, message: String) -> Response {
 pub(super) fn stream_error(e: &ModelError) -> ErrorBody {
     let code = e
         .downcast_ref::<BackendError>()
-        .map_or("backend_error", BackendError::code);
+        .map_or_else(|| model_error_code(e), BackendError::code);
     let mut body = ErrorBody::new("server_error", e.to_string());
     body.error.code = Some(code.into());
     body

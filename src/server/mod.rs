@@ -64,6 +64,11 @@ pub struct ServeConfig {
     pub backend: String,
     /// How the format is picked.
     pub format: FormatChoice,
+    /// How many more times a forced `tool_choice` (`required`, a named
+    /// tool) is asked for when an answer lacks the call (default 1); then
+    /// the request fails (`502`, or an error event, code
+    /// `tool_choice_unmet`). `None`: the answer comes as the model gave it.
+    pub forced_retries: Option<u32>,
     /// How earlier turns that are not well-formed are taken (default
     /// [`History::Tolerant`](crate::openai::History::Tolerant)).
     pub history: crate::openai::History,
@@ -115,6 +120,7 @@ impl ServeConfig {
             backend: backend.into(),
             format: FormatChoice::Auto,
             history: crate::openai::History::Tolerant,
+            forced_retries: Some(1),
             api_key: None,
             client_keys: Vec::new(),
             allow_unauthenticated: false,
