@@ -190,6 +190,9 @@ fuzz_target!(|input: Input| {
             Piece::Prose(p)
                 if p.contains(start)
                     || p.contains(['<', '`'])
+                    // Pythonic with a tool list: `[NAME(` in prose opens
+                    // a call to a known tool.
+                    || (format == Format::Pythonic && p.contains('['))
                     || straddles(text.as_bytes(), p.as_bytes(), start.as_bytes())
                     || (bare && opens_json(&text, p))
                     || (unmarked_end && after_call && continues_json(p)) => {}
