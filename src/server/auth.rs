@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 
 use super::errors::refused;
@@ -22,11 +22,13 @@ pub(super) async fn check_key(
     if keys.is_empty() {
         return next.run(request).await;
     }
-    let presented = request
-        .headers()
+    // OpenAI clients send `Authorization: Bearer`, Anthropic's `x-api-key`.
+    let headers = request.headers();
+    let presented = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
+        .or_else(|| headers.get("x-api-key").and_then(|v| v.to_str().ok()))
         .map(str::trim);
     match presented {
         Some(key) if matches_any(key.as_bytes(), keys) => next.run(request).await,
@@ -34,8 +36,14 @@ pub(super) async fn check_key(
             let message = if presented.is_some() {
                 "the API key is not one this server accepts"
             } else {
-                "this server needs an API key: send Authorization: Bearer <key>"
+                "this server needs an API key: send Authorization: Bearer <key> (or x-api-key: <key>)"
             };
+            if request.uri().path().starts_with("/v1/messages") {
+                // Anthropic clients read Anthropic's error shape.
+                let body = serde_json::json!({"type": "error",
+                    "error": {"type": "authentication_error", "message": message}});
+                return (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
+            }
             refused(StatusCode::UNAUTHORIZED, "invalid_api_key", message)
         }
     }

@@ -162,28 +162,8 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
         return Err(refuse(body));
     }
     let request = openai::to_middleware_with(&chat, config.history).map_err(refuse)?;
-    let (format, reasoning) = match (config.format, Format::for_model(&chat.model)) {
-        (FormatChoice::Fixed(format), _) | (FormatChoice::AutoOr(format), Err(_)) => {
-            (format, format.default_reasoning())
-        }
-        (FormatChoice::Auto | FormatChoice::AutoOr(_), Ok(setup)) => {
-            let setup = match request.thinking() {
-                Some(on) => setup.thinking(on),
-                None => setup,
-            };
-            (setup.format, setup.reasoning)
-        }
-        (FormatChoice::Auto, Err(ModelLookupError::Unknown { closest, .. })) => {
-            let message = format!(
-                "this server reads tool calls in the format of the model family named in `model`, and no family it knows matches {:?} (closest: {}); send a model id that names its family (e.g. Qwen/Qwen3-8B), or ask the server's operator to set a default format",
-                chat.model,
-                closest.join(", ")
-            );
-            let mut body = ErrorBody::invalid_request(message, Some("model".into()));
-            body.error.code = Some("unknown_model_family".into());
-            return Err(refuse(body));
-        }
-    };
+    let (format, reasoning) =
+        pick_format(config.format, &chat.model, request.thinking()).map_err(refuse)?;
     tracing::debug!(target: "toolsieve::serve", model = %chat.model, format = format.name(), stream = chat.stream, tools = chat.tools.len(), "chat request");
     let mut wrapped = ToolCallingModel::new(state.backend.clone(), format)
         .tolerant_history(config.history == openai::History::Tolerant)
@@ -207,6 +187,36 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
 }
 
 /// A `400` for a request refused before the backend is called.
+/// The format of a request for `model` (and its reasoning tags, with the
+/// thinking switch the request set), or why there is none.
+pub(super) fn pick_format(
+    choice: FormatChoice,
+    model: &str,
+    thinking: Option<bool>,
+) -> Result<(Format, Option<crate::Reasoning>), ErrorBody> {
+    match (choice, Format::for_model(model)) {
+        (FormatChoice::Fixed(format), _) | (FormatChoice::AutoOr(format), Err(_)) => {
+            Ok((format, format.default_reasoning()))
+        }
+        (FormatChoice::Auto | FormatChoice::AutoOr(_), Ok(setup)) => {
+            let setup = match thinking {
+                Some(on) => setup.thinking(on),
+                None => setup,
+            };
+            Ok((setup.format, setup.reasoning))
+        }
+        (FormatChoice::Auto, Err(ModelLookupError::Unknown { closest, .. })) => {
+            let message = format!(
+                "this server reads tool calls in the format of the model family named in `model`, and no family it knows matches {model:?} (closest: {}); send a model id that names its family (e.g. Qwen/Qwen3-8B), or ask the server's operator to set a default format",
+                closest.join(", ")
+            );
+            let mut body = ErrorBody::invalid_request(message, Some("model".into()));
+            body.error.code = Some("unknown_model_family".into());
+            Err(body)
+        }
+    }
+}
+
 fn refuse(body: ErrorBody) -> Box<Response> {
     Box::new(error(StatusCode::BAD_REQUEST, body))
 }

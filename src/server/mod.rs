@@ -37,6 +37,7 @@ mod auth;
 mod chat;
 mod errors;
 mod listen;
+mod messages;
 
 pub use auth::parse_keys;
 
@@ -170,6 +171,7 @@ pub fn router(config: ServeConfig) -> Result<Router, BackendError> {
     let guarded = Router::new()
         .route("/v1/models", get(chat::models))
         .route("/v1/chat/completions", post(chat::chat))
+        .route("/v1/messages", post(messages::messages))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::check_key,

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""The official `anthropic` Python client against `toolsieve serve`'s
+`/v1/messages`.
+
+A mock text-only OpenAI backend (this script, on loopback) replays a
+recorded model answer in 1-5 character pieces; `toolsieve serve` sits in
+front of it; the client asks with tools, streamed and whole, and the SDK's
+own stream accumulator must rebuild the message the whole answer gives.
+
+    python3 -m pip install anthropic
+    cargo build && python3 tests/anthropic_client.py target/debug/toolsieve
+
+Every request has a timeout and no retries; the servers stop at the end.
+"""
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import anthropic
+
+TWO_CALLS = (
+    "<think>Two tools are needed.</think>\n\nLet me check both.\n"
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "get_time", "arguments": {"tz": "Asia/Tokyo"}}\n</tool_call>'
+)
+BARE = '{"name": "get_time", "arguments": {"tz": "Europe/Paris"}}'
+ANSWER = "It is 18 degrees in Paris."
+
+TOOLS = [
+    {"name": "get_weather", "description": "Weather for a city",
+     "input_schema": {"type": "object", "properties": {"city": {"type": "string"}},
+                      "required": ["city"]}},
+    {"name": "get_time", "description": "Time in a zone",
+     "input_schema": {"type": "object", "properties": {"tz": {"type": "string"}},
+                      "required": ["tz"]}},
+]
+
+SEEN = []
+
+
+def pieces(text):
+    i, n = 0, 1
+    while i < len(text):
+        yield text[i:i + n]
+        i += n
+        n = n % 5 + 1
+
+
+class Backend(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        SEEN.append(body)
+        forced = body.get("response_format", {}).get("type") == "json_schema"
+        replied = body["messages"][-1]["role"] == "user" and "<tool_response>" in body["messages"][-1]["content"]
+        output = BARE if forced else ANSWER if replied else TWO_CALLS
+        if not body.get("stream"):
+            answer = {"id": "mock", "object": "chat.completion", "created": 0, "model": "m",
+                      "choices": [{"index": 0, "finish_reason": "stop",
+                                   "message": {"role": "assistant", "content": output}}],
+                      "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
+            data = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+
+        def send(delta, finish=None):
+            chunk = {"id": "mock", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+
+        for piece in pieces(output):
+            send({"content": piece})
+        send({}, "stop")
+        self.wfile.write(b"data: [DONE]\n\n")
+
+
+def shape(message):
+    """A message's blocks without their ids (made fresh per answer)."""
+    out = []
+    for block in message.content:
+        if block.type == "text":
+            out.append(("text", block.text))
+        elif block.type == "thinking":
+            out.append(("thinking", block.thinking))
+        elif block.type == "tool_use":
+            out.append(("tool_use", block.name, block.input))
+    return out, message.stop_reason
+
+
+def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else "target/debug/toolsieve"
+    backend = ThreadingHTTPServer(("127.0.0.1", 0), Backend)
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    backend_url = f"http://127.0.0.1:{backend.server_address[1]}/v1"
+    passed, failed = 0, 0
+    proxy = subprocess.Popen(
+        [binary, "serve", "--backend", backend_url, "--listen", "127.0.0.1:0",
+         "--client-keys-env", "TOOLSIEVE_TEST_KEYS"],
+        stdout=subprocess.PIPE, text=True,
+        env=dict(os.environ, TOOLSIEVE_TEST_KEYS="sk-test-1"))
+    try:
+        line = proxy.stdout.readline()
+        url = line.split("listening on ")[1].split(",")[0].removesuffix("/v1")
+        client = anthropic.Anthropic(base_url=url, api_key="sk-test-1", timeout=10, max_retries=0)
+        ask = dict(model="Qwen/Qwen3-8B", max_tokens=256, tools=TOOLS,
+                   messages=[{"role": "user", "content": "Weather in Paris, time in Tokyo?"}])
+        checks = []
+        whole = client.messages.create(**ask)
+        with client.messages.stream(**ask) as stream:
+            streamed = stream.get_final_message()
+        checks.append(("streamed = whole", shape(streamed) == shape(whole)))
+        blocks, stop = shape(whole)
+        # Blocks in the order the model wrote them (the line break between
+        # the two calls is a text block of its own).
+        kinds = [b[0] for b in blocks if b[0] != "text" or b[1].strip()]
+        checks.append(("thinking, text, two tool_use", kinds == ["thinking", "text", "tool_use", "tool_use"]))
+        checks.append(("reasoning and text", blocks[0] == ("thinking", "Two tools are needed.") and "Let me check both." in blocks[1][1]))
+        uses = [b[1:] for b in blocks if b[0] == "tool_use"]
+        checks.append(("tool inputs", uses == [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "Asia/Tokyo"})]))
+        checks.append(("stop_reason tool_use", stop == "tool_use" and streamed.stop_reason == "tool_use"))
+        ids = [b.id for b in whole.content + streamed.content if b.type == "tool_use"]
+        checks.append(("toolu_ ids, unique", len(set(ids)) == 4 and all(i.startswith("toolu_") for i in ids)))
+        checks.append(("usage", whole.usage.input_tokens == 11 and whole.usage.output_tokens == 7))
+
+        # The results go back; the answer is text.
+        calls = [b for b in whole.content if b.type == "tool_use"]
+        history = ask["messages"] + [
+            {"role": "assistant", "content": [b.model_dump() for b in whole.content]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": calls[0].id, "content": "18 degrees"},
+                {"type": "tool_result", "tool_use_id": calls[1].id,
+                 "content": [{"type": "text", "text": "no such zone"}], "is_error": True}]},
+        ]
+        answer = client.messages.create(**dict(ask, messages=history))
+        checks.append(("tool_result answered", shape(answer) == ([("text", ANSWER)], "end_turn")))
+        sent = SEEN[-1]["messages"][-1]["content"]
+        checks.append(("results rendered, error marked", "18 degrees" in sent and "no such zone" in sent and "error" in sent))
+
+        for choice in [{"type": "any"}, {"type": "tool", "name": "get_time"}]:
+            forced = dict(ask, tool_choice=choice)
+            whole = client.messages.create(**forced)
+            with client.messages.stream(**forced) as stream:
+                streamed = stream.get_final_message()
+            checks.append((f"{choice['type']}: one call, streamed = whole",
+                           shape(whole) == shape(streamed) == ([("tool_use", "get_time", {"tz": "Europe/Paris"})], "tool_use")))
+        try:
+            client.messages.create(**dict(ask, messages=[{"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_nope", "content": "x"}]}]))
+            checks.append(("bad request refused", False))
+        except anthropic.BadRequestError as e:
+            checks.append(("bad request refused", e.body["type"] == "error" and e.body["error"]["type"] == "invalid_request_error"))
+        stranger = anthropic.Anthropic(base_url=url, api_key="sk-wrong", timeout=10, max_retries=0)
+        try:
+            stranger.messages.create(**ask)
+            checks.append(("wrong key refused", False))
+        except anthropic.AuthenticationError as e:
+            checks.append(("wrong key refused", e.body["error"]["type"] == "authentication_error"))
+        for name, ok in checks:
+            print(f"{'ok' if ok else 'FAILED'}: {name}")
+            passed += ok
+            failed += not ok
+    finally:
+        proxy.terminate()
+        proxy.wait(timeout=10)
+        backend.shutdown()
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
