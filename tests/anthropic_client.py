@@ -12,14 +12,13 @@ own stream accumulator must rebuild the message the whole answer gives.
 
 Every request has a timeout and no retries; the servers stop at the end.
 """
-import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import anthropic
+
+import mock_backend
 
 TWO_CALLS = (
     "<think>Two tools are needed.</think>\n\nLet me check both.\n"
@@ -41,49 +40,11 @@ TOOLS = [
 SEEN = []
 
 
-def pieces(text):
-    i, n = 0, 1
-    while i < len(text):
-        yield text[i:i + n]
-        i += n
-        n = n % 5 + 1
-
-
-class Backend(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        SEEN.append(body)
-        forced = body.get("response_format", {}).get("type") == "json_schema"
-        replied = body["messages"][-1]["role"] == "user" and "<tool_response>" in body["messages"][-1]["content"]
-        output = BARE if forced else ANSWER if replied else TWO_CALLS
-        if not body.get("stream"):
-            answer = {"id": "mock", "object": "chat.completion", "created": 0, "model": "m",
-                      "choices": [{"index": 0, "finish_reason": "stop",
-                                   "message": {"role": "assistant", "content": output}}],
-                      "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
-            data = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-
-        def send(delta, finish=None):
-            chunk = {"id": "mock", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-
-        for piece in pieces(output):
-            send({"content": piece})
-        send({}, "stop")
-        self.wfile.write(b"data: [DONE]\n\n")
+def choose(body):
+    forced = body.get("response_format", {}).get("type") == "json_schema"
+    last = body["messages"][-1]
+    replied = last["role"] == "user" and "<tool_response>" in last["content"]
+    return BARE if forced else ANSWER if replied else TWO_CALLS
 
 
 def shape(message):
@@ -101,9 +62,7 @@ def shape(message):
 
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "target/debug/toolsieve"
-    backend = ThreadingHTTPServer(("127.0.0.1", 0), Backend)
-    threading.Thread(target=backend.serve_forever, daemon=True).start()
-    backend_url = f"http://127.0.0.1:{backend.server_address[1]}/v1"
+    backend, backend_url = mock_backend.start(choose, SEEN)
     passed, failed = 0, 0
     proxy = subprocess.Popen(
         [binary, "serve", "--backend", backend_url, "--listen", "127.0.0.1:0",

@@ -15,10 +15,10 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import openai
+
+import mock_backend
 
 TWO_CALLS = (
     "Let me check both.\n"
@@ -39,46 +39,9 @@ TOOLS = [
 ]
 
 
-def pieces(text):
-    i, n = 0, 1
-    while i < len(text):
-        yield text[i:i + n]
-        i += n
-        n = n % 5 + 1
-
-
-class Backend(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        forced = body.get("response_format", {}).get("type") == "json_schema"
-        output = BARE if forced else TWO_CALLS
-        if not body.get("stream"):
-            answer = {"id": "mock", "object": "chat.completion", "created": 0, "model": "m",
-                      "choices": [{"index": 0, "finish_reason": "stop",
-                                   "message": {"role": "assistant", "content": output}}]}
-            data = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()
-
-        def send(delta, finish=None):
-            chunk = {"id": "mock", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-
-        for piece in pieces(output):
-            send({"content": piece})
-        send({}, "stop")
-        self.wfile.write(b"data: [DONE]\n\n")
+def choose(body):
+    forced = body.get("response_format", {}).get("type") == "json_schema"
+    return BARE if forced else TWO_CALLS
 
 
 def calls_streamed(client, **kwargs):
@@ -116,9 +79,7 @@ def same_calls(a, b):
 
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "target/debug/toolsieve"
-    backend = ThreadingHTTPServer(("127.0.0.1", 0), Backend)
-    threading.Thread(target=backend.serve_forever, daemon=True).start()
-    backend_url = f"http://127.0.0.1:{backend.server_address[1]}/v1"
+    backend, backend_url = mock_backend.start(choose)
     passed, failed = 0, 0
     for policy in ["eager", "validated"]:
         proxy = subprocess.Popen(
