@@ -13,20 +13,13 @@ own stream accumulator must rebuild the message the whole answer gives.
 Every request has a timeout and no retries; the servers stop at the end.
 """
 import os
-import subprocess
 import sys
 
 import anthropic
 
 import mock_backend
 
-TWO_CALLS = (
-    "<think>Two tools are needed.</think>\n\nLet me check both.\n"
-    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n'
-    '<tool_call>\n{"name": "get_time", "arguments": {"tz": "Asia/Tokyo"}}\n</tool_call>'
-)
-BARE = '{"name": "get_time", "arguments": {"tz": "Europe/Paris"}}'
-ANSWER = "It is 18 degrees in Paris."
+from mock_backend import ANSWER, BARE, choose
 
 TOOLS = [
     {"name": "get_weather", "description": "Weather for a city",
@@ -38,13 +31,6 @@ TOOLS = [
 ]
 
 SEEN = []
-
-
-def choose(body):
-    forced = body.get("response_format", {}).get("type") == "json_schema"
-    last = body["messages"][-1]
-    replied = last["role"] == "user" and "<tool_response>" in last["content"]
-    return BARE if forced else ANSWER if replied else TWO_CALLS
 
 
 def shape(message):
@@ -64,14 +50,11 @@ def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "target/debug/toolsieve"
     backend, backend_url = mock_backend.start(choose, SEEN)
     passed, failed = 0, 0
-    proxy = subprocess.Popen(
-        [binary, "serve", "--backend", backend_url, "--listen", "127.0.0.1:0",
-         "--client-keys-env", "TOOLSIEVE_TEST_KEYS"],
-        stdout=subprocess.PIPE, text=True,
+    proxy, url = mock_backend.start_serve(
+        binary, backend_url, "--client-keys-env", "TOOLSIEVE_TEST_KEYS",
         env=dict(os.environ, TOOLSIEVE_TEST_KEYS="sk-test-1"))
+    url = url.removesuffix("/v1")
     try:
-        line = proxy.stdout.readline()
-        url = line.split("listening on ")[1].split(",")[0].removesuffix("/v1")
         client = anthropic.Anthropic(base_url=url, api_key="sk-test-1", timeout=10, max_retries=0)
         ask = dict(model="Qwen/Qwen3-8B", max_tokens=256, tools=TOOLS,
                    messages=[{"role": "user", "content": "Weather in Paris, time in Tokyo?"}])

@@ -3,10 +3,40 @@ tests (`openai_client.py`, `anthropic_client.py`): it answers every chat
 request with the text `choose(body)` picks, whole or streamed in 1-5
 character pieces, and records the bodies it received."""
 import json
+import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+
+# What the model writes: reasoning, text and two calls; the bare JSON call
+# a forced `tool_choice` asks for (`response_format`); the answer once the
+# tool results came back.
+TWO_CALLS = (
+    "<think>Two tools are needed.</think>\n\nLet me check both.\n"
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n'
+    '<tool_call>\n{"name": "get_time", "arguments": {"tz": "Asia/Tokyo"}}\n</tool_call>'
+)
+BARE = '{"name": "get_time", "arguments": {"tz": "Europe/Paris"}}'
+ANSWER = "It is 18 degrees in Paris."
+
+
+def choose(body):
+    """The answer for a request, by what it asks."""
+    forced = body.get("response_format", {}).get("type") == "json_schema"
+    last = body["messages"][-1]
+    replied = last["role"] == "user" and "<tool_response>" in last["content"]
+    return BARE if forced else ANSWER if replied else TWO_CALLS
+
+
+def start_serve(binary, backend_url, *args, env=None):
+    """`toolsieve serve` in front of the backend on a free loopback port;
+    returns the process (terminate it) and its `/v1` URL."""
+    proxy = subprocess.Popen(
+        [binary, "serve", "--backend", backend_url, "--listen", "127.0.0.1:0", *args],
+        stdout=subprocess.PIPE, text=True, env=env)
+    url = proxy.stdout.readline().split("listening on ")[1].split(",")[0]
+    return proxy, url
 
 
 def pieces(text):

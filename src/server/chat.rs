@@ -15,8 +15,9 @@ use futures::stream::{self, BoxStream, StreamExt};
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::errors::{backend_error, busy, error, refused, stream_error, with_retry_after};
+use super::route::{read_body, wrapped_model, Refusal};
 use super::{AppState, FormatChoice};
-use crate::middleware::{GenerateResult, ModelError, StreamPart, ToolCallingModel, ToolChoice};
+use crate::middleware::{GenerateResult, ModelError, StreamPart, ToolChoice};
 use crate::openai::{self, BackendError, ChatMessage, ChatRequest, ChunkEncoder, ErrorBody};
 use crate::{Format, ModelLookupError};
 
@@ -90,15 +91,11 @@ enum Prepared {
 
 pub(super) async fn chat(State(state): State<Arc<AppState>>, body: Body) -> Response {
     let config = &state.config;
-    // The body first, under a deadline: a slow client holds no slot.
-    let read = axum::body::to_bytes(body, config.max_body_bytes);
-    let body = match tokio::time::timeout(config.body_read_timeout, read).await {
-        Ok(Ok(body)) => body,
-        Ok(Err(_)) => return too_large(config.max_body_bytes),
-        Err(_) => return too_slow(config.body_read_timeout),
-    };
-    let Ok(slot) = state.slots.clone().try_acquire_owned() else {
-        return busy(config.max_concurrent, config.retry_after);
+    let (body, slot) = match read_body(&state, body).await {
+        Ok(read) => read,
+        Err(Refusal::TooLarge(limit)) => return too_large(limit),
+        Err(Refusal::TooSlow(limit)) => return too_slow(limit),
+        Err(Refusal::Busy) => return busy(config.max_concurrent, config.retry_after),
     };
     // Parsing, checking and rendering the prompt are CPU work that grows
     // with the request: off the async workers.
@@ -165,13 +162,7 @@ fn prepare(state: &AppState, body: &Bytes) -> Result<Prepared, Box<Response>> {
     let (format, reasoning) =
         pick_format(config.format, &chat.model, request.thinking()).map_err(refuse)?;
     tracing::debug!(target: "toolsieve::serve", model = %chat.model, format = format.name(), stream = chat.stream, tools = chat.tools.len(), "chat request");
-    let mut wrapped = ToolCallingModel::new(state.backend.clone(), format)
-        .tolerant_history(config.history == openai::History::Tolerant)
-        .reasoning(reasoning)
-        .limits(config.limits);
-    if let Some(retries) = config.forced_retries {
-        wrapped = wrapped.enforce_tool_choice(retries);
-    }
+    let wrapped = wrapped_model(state, format, reasoning);
     let refused = |e| refuse(openai::request_error(e));
     Ok(if chat.stream {
         Prepared::Streamed {

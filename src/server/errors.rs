@@ -111,7 +111,7 @@ pub(super) fn stream_error(e: &ModelError) -> ErrorBody {
 
 pub(super) async fn not_found(method: Method, uri: Uri) -> Response {
     let message = format!(
-        "no route {method} {}; toolsieve serve answers POST /v1/chat/completions, POST /v1/messages, GET /v1/models and GET /health (token counting is not offered: the backend's tokenizer is not known here)",
+        "no route {method} {}; toolsieve serve answers POST /v1/chat/completions, POST /v1/messages, POST /v1/responses, GET /v1/models and GET /health (token counting is not offered: the backend's tokenizer is not known here)",
         uri.path()
     );
     refused(StatusCode::NOT_FOUND, "unknown_url", message)

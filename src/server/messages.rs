@@ -3,28 +3,29 @@
 //! request does; the answer comes back as Anthropic content blocks, whole
 //! or as Anthropic's event stream.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::sse::Event as SseEvent;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use futures::stream::{self, BoxStream, StreamExt};
+use futures::stream::BoxStream;
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::chat::pick_format;
+use super::route::{
+    backend_fields, prefixed_id, read_body, sse_answer, wrapped_model, Refusal, WireEvents,
+};
 use super::AppState;
-use crate::event::Event;
 use crate::middleware::{
     Content, FinishReason, GenerateResult, Message, ModelError, Part, Request, StreamPart,
-    ToolCallingModel, ToolChoice, ToolResult, ToolSpec, Usage,
+    ToolChoice, ToolResult, ToolSpec, Usage,
 };
-use crate::openai::{BackendError, History};
+use crate::openai::BackendError;
 use crate::Tool;
 
 /// A Messages API request (the fields toolsieve reads; others are
@@ -192,21 +193,17 @@ fn to_middleware(m: &MessagesRequest) -> Result<Request, String> {
         InToolChoice::Tool { name } => ToolChoice::Tool { name: name.clone() },
         InToolChoice::None {} => ToolChoice::None,
     });
-    let mut extra = Map::new();
-    extra.insert("model".into(), json!(m.model));
-    extra.insert("max_tokens".into(), json!(m.max_tokens));
-    if !m.stop_sequences.is_empty() {
-        extra.insert("stop".into(), json!(m.stop_sequences));
-    }
-    for (key, value) in [
-        ("temperature", m.temperature.map(|v| json!(v))),
-        ("top_p", m.top_p.map(|v| json!(v))),
-        ("top_k", m.top_k.map(|v| json!(v))),
-    ] {
-        if let Some(value) = value {
-            extra.insert(key.into(), value);
-        }
-    }
+    let stop = (!m.stop_sequences.is_empty()).then(|| json!(m.stop_sequences));
+    let extra = backend_fields(
+        &m.model,
+        &[
+            ("max_tokens", Some(json!(m.max_tokens))),
+            ("stop", stop),
+            ("temperature", m.temperature.map(|v| json!(v))),
+            ("top_p", m.top_p.map(|v| json!(v))),
+            ("top_k", m.top_k.map(|v| json!(v))),
+        ],
+    );
     Ok(Request {
         messages,
         tools,
@@ -322,12 +319,6 @@ fn thinking_switch(m: &MessagesRequest) -> Option<bool> {
     }
 }
 
-/// A fresh id with Anthropic's prefix (`msg_…`, `toolu_…`).
-fn new_id(prefix: &str) -> String {
-    let random = crate::openai::random_call_id();
-    format!("{prefix}{}", random.trim_start_matches("call_"))
-}
-
 fn stop_reason(reason: FinishReason) -> &'static str {
     match reason {
         FinishReason::ToolCalls => "tool_use",
@@ -353,12 +344,12 @@ fn message_of(model: &str, result: &GenerateResult) -> Value {
             }
             Content::ToolCall { name, input, .. } => {
                 let input: Value = serde_json::from_str(input).unwrap_or_else(|_| json!({}));
-                json!({"type": "tool_use", "id": new_id("toolu_"), "name": name, "input": input})
+                json!({"type": "tool_use", "id": prefixed_id("toolu_"), "name": name, "input": input})
             }
         })
         .collect();
     json!({
-        "id": new_id("msg_"),
+        "id": prefixed_id("msg_"),
         "type": "message",
         "role": "assistant",
         "model": model,
@@ -371,27 +362,21 @@ fn message_of(model: &str, result: &GenerateResult) -> Value {
 
 pub(super) async fn messages(State(state): State<Arc<AppState>>, body: Body) -> Response {
     let config = &state.config;
-    let read = axum::body::to_bytes(body, config.max_body_bytes);
-    let body = match tokio::time::timeout(config.body_read_timeout, read).await {
-        Ok(Ok(body)) => body,
-        Ok(Err(_)) => {
-            let message = format!("the request body is over {} bytes", config.max_body_bytes);
+    let (body, slot) = match read_body(&state, body).await {
+        Ok(read) => read,
+        Err(Refusal::TooLarge(limit)) => {
+            let message = format!("the request body is over {limit} bytes");
             return error(StatusCode::PAYLOAD_TOO_LARGE, "request_too_large", message);
         }
-        Err(_) => {
-            return error(
-                StatusCode::REQUEST_TIMEOUT,
-                "timeout_error",
-                "the request body did not arrive in time",
-            )
+        Err(Refusal::TooSlow(_)) => {
+            let message = "the request body did not arrive in time";
+            return error(StatusCode::REQUEST_TIMEOUT, "timeout_error", message);
         }
-    };
-    let Ok(slot) = state.slots.clone().try_acquire_owned() else {
-        return error(
-            StatusCode::from_u16(529).unwrap_or(StatusCode::SERVICE_UNAVAILABLE),
-            "overloaded_error",
-            "too many requests at once; retry shortly",
-        );
+        Err(Refusal::Busy) => {
+            let overloaded = StatusCode::from_u16(529).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+            let message = "too many requests at once; retry shortly";
+            return error(overloaded, "overloaded_error", message);
+        }
     };
     let request: MessagesRequest = {
         let mut json = serde_json::Deserializer::from_slice(&body);
@@ -422,13 +407,7 @@ pub(super) async fn messages(State(state): State<Arc<AppState>>, body: Body) -> 
             Ok(picked) => picked,
             Err(body) => return invalid(body.error.message),
         };
-    let mut wrapped = ToolCallingModel::new(state.backend.clone(), format)
-        .tolerant_history(config.history == History::Tolerant)
-        .reasoning(reasoning)
-        .limits(config.limits);
-    if let Some(retries) = config.forced_retries {
-        wrapped = wrapped.enforce_tool_choice(retries);
-    }
+    let wrapped = wrapped_model(&state, format, reasoning);
     if request.stream {
         match wrapped.stream(&middle) {
             Ok(parts) => streamed(parts, request.model, slot).await,
@@ -449,43 +428,26 @@ pub(super) async fn messages(State(state): State<Arc<AppState>>, body: Body) -> 
 
 /// The Anthropic event stream of an answer.
 async fn streamed(
-    mut parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+    parts: BoxStream<'static, Result<StreamPart, ModelError>>,
     model: String,
     slot: OwnedSemaphorePermit,
 ) -> Response {
-    // An error before anything came is still an HTTP status.
-    let first = parts.next().await;
-    if let Some(Err(e)) = &first {
-        return model_error(e);
-    }
+    let opening = move |_: &mut Encoder| {
+        let start = json!({"type": "message_start", "message": {
+            "id": prefixed_id("msg_"), "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": 0, "output_tokens": 0}}});
+        vec![
+            sse("message_start", &start),
+            sse("ping", &json!({"type": "ping"})),
+        ]
+    };
     let encoder = Encoder {
         open: None,
         next_index: 0,
         called: false,
-        usage: None,
-        failed: false,
-        _slot: slot,
     };
-    let start = json!({"type": "message_start", "message": {
-        "id": new_id("msg_"), "type": "message", "role": "assistant", "model": model,
-        "content": [], "stop_reason": null, "stop_sequence": null,
-        "usage": {"input_tokens": 0, "output_tokens": 0}}});
-    let opening = vec![
-        sse("message_start", &start),
-        sse("ping", &json!({"type": "ping"})),
-    ];
-    let events = stream::iter(first)
-        .chain(parts)
-        .scan(encoder, |encoder, part| {
-            let out = (!encoder.failed).then(|| encoder.part(part));
-            futures::future::ready(out)
-        })
-        .flat_map(stream::iter);
-    let all = stream::iter(opening.into_iter().map(Ok::<_, Infallible>))
-        .chain(events.map(Ok::<_, Infallible>));
-    Sse::new(all)
-        .keep_alive(KeepAlive::default())
-        .into_response()
+    sse_answer(parts, slot, opening, encoder, model_error).await
 }
 
 fn sse(name: &str, data: &Value) -> SseEvent {
@@ -506,10 +468,6 @@ struct Encoder {
     open: Option<(Block, u32)>,
     next_index: u32,
     called: bool,
-    usage: Option<Usage>,
-    failed: bool,
-    /// Held as long as the stream lives.
-    _slot: OwnedSemaphorePermit,
 }
 
 impl Encoder {
@@ -564,7 +522,7 @@ impl Encoder {
         let index = self.next_index;
         self.next_index += 1;
         out.push(sse("content_block_start", &json!({"type": "content_block_start", "index": index,
-            "content_block": {"type": "tool_use", "id": new_id("toolu_"), "name": name, "input": {}}})));
+            "content_block": {"type": "tool_use", "id": prefixed_id("toolu_"), "name": name, "input": {}}})));
         out.push(sse(
             "content_block_delta",
             &json!({"type": "content_block_delta", "index": index,
@@ -575,45 +533,41 @@ impl Encoder {
             &json!({"type": "content_block_stop", "index": index}),
         ));
     }
+}
 
-    fn part(&mut self, part: Result<StreamPart, ModelError>) -> Vec<SseEvent> {
-        let mut out = Vec::new();
-        match part {
-            Ok(StreamPart::Event(Event::TextDelta { delta, .. })) => {
-                self.delta(Block::Text, &delta, &mut out)
-            }
-            Ok(StreamPart::Event(Event::ReasoningDelta { delta, .. })) => {
-                self.delta(Block::Thinking, &delta, &mut out)
-            }
-            Ok(StreamPart::Reasoning(text)) => self.delta(Block::Thinking, &text, &mut out),
-            Ok(StreamPart::Event(Event::ToolCall {
-                tool_name, input, ..
-            })) => self.tool_use(&tool_name, &input, &mut out),
-            Ok(StreamPart::Usage(usage)) => self.usage = Some(usage),
-            Ok(StreamPart::Finish(reason)) => {
-                self.close(&mut out);
-                let reason = if self.called {
-                    FinishReason::ToolCalls
-                } else {
-                    reason
-                };
-                out.push(sse(
-                    "message_delta",
-                    &json!({"type": "message_delta",
-                    "delta": {"stop_reason": stop_reason(reason), "stop_sequence": null},
-                    "usage": usage_json(self.usage.as_ref())}),
-                ));
-                out.push(sse("message_stop", &json!({"type": "message_stop"})));
-            }
-            Ok(_) => {}
-            Err(e) => {
-                self.failed = true;
-                out.push(sse(
-                    "error",
-                    &json!({"type": "error", "error": {"type": "api_error", "message": e.to_string()}}),
-                ));
-            }
-        }
-        out
+impl WireEvents for Encoder {
+    fn text(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+        self.delta(Block::Text, delta, out);
+    }
+
+    fn reasoning(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+        self.delta(Block::Thinking, delta, out);
+    }
+
+    fn call(&mut self, name: &str, input: &str, out: &mut Vec<SseEvent>) {
+        self.tool_use(name, input, out);
+    }
+
+    fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut Vec<SseEvent>) {
+        self.close(out);
+        let reason = if self.called {
+            FinishReason::ToolCalls
+        } else {
+            reason
+        };
+        out.push(sse(
+            "message_delta",
+            &json!({"type": "message_delta",
+            "delta": {"stop_reason": stop_reason(reason), "stop_sequence": null},
+            "usage": usage_json(usage)}),
+        ));
+        out.push(sse("message_stop", &json!({"type": "message_stop"})));
+    }
+
+    fn fail(&mut self, e: &ModelError, out: &mut Vec<SseEvent>) {
+        out.push(sse(
+            "error",
+            &json!({"type": "error", "error": {"type": "api_error", "message": e.to_string()}}),
+        ));
     }
 }

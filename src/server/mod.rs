@@ -38,6 +38,8 @@ mod chat;
 mod errors;
 mod listen;
 mod messages;
+mod responses;
+mod route;
 
 pub use auth::parse_keys;
 
@@ -172,6 +174,7 @@ pub fn router(config: ServeConfig) -> Result<Router, BackendError> {
         .route("/v1/models", get(chat::models))
         .route("/v1/chat/completions", post(chat::chat))
         .route("/v1/messages", post(messages::messages))
+        .route("/v1/responses", post(responses::responses))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::check_key,

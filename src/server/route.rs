@@ -1,0 +1,176 @@
+//! What the three model routes share: the body read under the server's
+//! limits, the slot, the wrapped model, ids and sampling settings. Each
+//! route says its refusals in its own wire's error shape.
+
+use std::convert::Infallible;
+
+use axum::body::{Body, Bytes};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::stream::{self, BoxStream, StreamExt};
+use serde_json::{Map, Value};
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::AppState;
+use crate::event::Event;
+use crate::middleware::{FinishReason, ModelError, StreamPart, ToolCallingModel, Usage};
+use crate::openai::{History, HttpModel};
+use crate::{Format, Reasoning};
+
+/// Why a request was not taken before it was read.
+pub(super) enum Refusal {
+    /// The body is over `max_body_bytes`.
+    TooLarge(usize),
+    /// The body did not arrive within `body_read_timeout`.
+    TooSlow(std::time::Duration),
+    /// Every slot is taken.
+    Busy,
+}
+
+/// The request body, read under the deadline before a slot is taken (a
+/// slow client holds none), and the slot.
+pub(super) async fn read_body(
+    state: &AppState,
+    body: Body,
+) -> Result<(Bytes, OwnedSemaphorePermit), Refusal> {
+    let config = &state.config;
+    let read = axum::body::to_bytes(body, config.max_body_bytes);
+    let body = match tokio::time::timeout(config.body_read_timeout, read).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) => return Err(Refusal::TooLarge(config.max_body_bytes)),
+        Err(_) => return Err(Refusal::TooSlow(config.body_read_timeout)),
+    };
+    let slot = state
+        .slots
+        .clone()
+        .try_acquire_owned()
+        .map_err(|_| Refusal::Busy)?;
+    Ok((body, slot))
+}
+
+/// The backend wrapped for `format`, with the server's history, limits
+/// and `tool_choice` rules.
+pub(super) fn wrapped_model(
+    state: &AppState,
+    format: Format,
+    reasoning: Option<Reasoning>,
+) -> ToolCallingModel<HttpModel> {
+    let config = &state.config;
+    let wrapped = ToolCallingModel::new(state.backend.clone(), format)
+        .tolerant_history(config.history == History::Tolerant)
+        .reasoning(reasoning)
+        .limits(config.limits);
+    match config.forced_retries {
+        Some(retries) => wrapped.enforce_tool_choice(retries),
+        None => wrapped,
+    }
+}
+
+/// A fresh id with a wire's prefix (`msg_`, `toolu_`, `resp_`, `fc_`).
+pub(super) fn prefixed_id(prefix: &str) -> String {
+    let random = crate::openai::random_call_id();
+    format!("{prefix}{}", random.trim_start_matches("call_"))
+}
+
+/// The backend's request fields: the model, and the settings given, by
+/// their chat names.
+pub(super) fn backend_fields(
+    model: &str,
+    settings: &[(&str, Option<Value>)],
+) -> Map<String, Value> {
+    let mut extra = Map::new();
+    extra.insert("model".into(), Value::String(model.to_owned()));
+    for (key, value) in settings {
+        if let Some(value) = value {
+            extra.insert((*key).into(), value.clone());
+        }
+    }
+    extra
+}
+
+/// How a wire writes an answer's parts as its events (the Anthropic and
+/// Responses encoders); [`sse_answer`] drives it.
+pub(super) trait WireEvents: Send + 'static {
+    /// Text for the user.
+    fn text(&mut self, delta: &str, out: &mut Vec<SseEvent>);
+    /// The model's reasoning.
+    fn reasoning(&mut self, delta: &str, out: &mut Vec<SseEvent>);
+    /// A call, delivered whole.
+    fn call(&mut self, name: &str, input: &str, out: &mut Vec<SseEvent>);
+    /// The end, with the backend's token counts if it gave them.
+    fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut Vec<SseEvent>);
+    /// The backend failed mid-stream: the last event.
+    fn fail(&mut self, e: &ModelError, out: &mut Vec<SseEvent>);
+}
+
+/// A wire encoder, the usage seen so far, and whether it failed.
+struct Driving<W> {
+    wire: W,
+    usage: Option<Usage>,
+    failed: bool,
+    /// Held as long as the stream lives.
+    _slot: OwnedSemaphorePermit,
+}
+
+impl<W: WireEvents> Driving<W> {
+    fn part(&mut self, part: Result<StreamPart, ModelError>) -> Vec<SseEvent> {
+        let mut out = Vec::new();
+        match part {
+            Ok(StreamPart::Event(Event::TextDelta { delta, .. })) => {
+                self.wire.text(&delta, &mut out)
+            }
+            Ok(StreamPart::Event(Event::ReasoningDelta { delta, .. })) => {
+                self.wire.reasoning(&delta, &mut out)
+            }
+            Ok(StreamPart::Reasoning(text)) => self.wire.reasoning(&text, &mut out),
+            Ok(StreamPart::Event(Event::ToolCall {
+                tool_name, input, ..
+            })) => self.wire.call(&tool_name, &input, &mut out),
+            Ok(StreamPart::Usage(usage)) => self.usage = Some(usage),
+            Ok(StreamPart::Finish(reason)) => {
+                self.wire.finish(reason, self.usage.as_ref(), &mut out)
+            }
+            Ok(_) => {}
+            Err(e) => {
+                self.failed = true;
+                self.wire.fail(&e, &mut out);
+            }
+        }
+        out
+    }
+}
+
+/// An answer's stream as server-sent events: `opening` first, then what
+/// `wire` makes of each part. The first part is read before answering,
+/// so that a backend that refused the request is an HTTP error
+/// (`refused`), not an event.
+pub(super) async fn sse_answer<W: WireEvents>(
+    mut parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+    slot: OwnedSemaphorePermit,
+    opening: impl FnOnce(&mut W) -> Vec<SseEvent>,
+    mut wire: W,
+    refused: impl FnOnce(&ModelError) -> Response,
+) -> Response {
+    let first = parts.next().await;
+    if let Some(Err(e)) = &first {
+        return refused(e);
+    }
+    let opening = opening(&mut wire);
+    let driving = Driving {
+        wire,
+        usage: None,
+        failed: false,
+        _slot: slot,
+    };
+    let events = stream::iter(first)
+        .chain(parts)
+        .scan(driving, |driving, part| {
+            let out = (!driving.failed).then(|| driving.part(part));
+            futures::future::ready(out)
+        })
+        .flat_map(stream::iter);
+    let all = stream::iter(opening).chain(events).map(Ok::<_, Infallible>);
+    Sse::new(all)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
