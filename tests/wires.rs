@@ -1,0 +1,333 @@
+//! Every golden case through the Anthropic (`/v1/messages`) and Responses
+//! (`/v1/responses`) routes: a mock backend writes the case's text, whole
+//! or streamed at several piece sizes, and the events of each stream must
+//! add up to the whole answer of the same route, with the calls the
+//! parser reads from that text.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use toolsieve::server::{FormatChoice, ServeConfig};
+use toolsieve::{Event, Format};
+
+/// What the mock backend writes, and in pieces of how many characters
+/// (0: one).
+#[derive(Default)]
+struct Script {
+    output: String,
+    piece: usize,
+}
+
+async fn backend(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Value>) -> Response {
+    let (output, piece) = {
+        let s = script.lock().unwrap();
+        (s.output.clone(), s.piece)
+    };
+    if body["stream"] != json!(true) {
+        return Json(
+            json!({"id": "m", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": output}}]}),
+        )
+        .into_response();
+    }
+    let chunk = |delta: Value, finish: Value| {
+        let c = json!({"id": "m", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        format!("data: {c}\n\n")
+    };
+    let mut sse = String::new();
+    for piece in toolsieve::contract::char_chunks(&output, piece) {
+        sse.push_str(&chunk(json!({"content": piece}), Value::Null));
+    }
+    sse.push_str(&chunk(json!({}), json!("stop")));
+    sse.push_str("data: [DONE]\n\n");
+    ([("content-type", "text/event-stream")], sse).into_response()
+}
+
+async fn start(format: Format, script: Arc<Mutex<Script>>) -> String {
+    let app = Router::new()
+        .route("/v1/chat/completions", post(backend))
+        .with_state(script);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let backend_url = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let mut config = ServeConfig::new(backend_url);
+    config.format = FormatChoice::Fixed(format);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(toolsieve::server::run(
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    url
+}
+
+/// The `data` of every event of a server-sent stream.
+fn events_of(body: &str) -> Vec<Value> {
+    body.split("\n\n")
+        .filter_map(|frame| frame.lines().find_map(|l| l.strip_prefix("data: ")))
+        .filter_map(|data| serde_json::from_str(data).ok())
+        .collect()
+}
+
+/// A message's blocks or a response's items, without ids: (kind, text
+/// or name, input as JSON).
+type Shape = Vec<(String, String, Value)>;
+
+fn message_shape(message: &Value) -> Shape {
+    message["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| match b["type"].as_str().unwrap() {
+            "text" => (
+                "text".into(),
+                b["text"].as_str().unwrap().into(),
+                Value::Null,
+            ),
+            "thinking" => (
+                "thinking".into(),
+                b["thinking"].as_str().unwrap().into(),
+                Value::Null,
+            ),
+            _ => (
+                "tool_use".into(),
+                b["name"].as_str().unwrap().into(),
+                b["input"].clone(),
+            ),
+        })
+        .collect()
+}
+
+/// The message an Anthropic client rebuilds from the events.
+fn accumulate_message(events: &[Value]) -> (Shape, String) {
+    let mut blocks: Vec<(String, String, String)> = Vec::new();
+    let mut stop = String::new();
+    for e in events {
+        match e["type"].as_str().unwrap() {
+            "content_block_start" => {
+                let b = &e["content_block"];
+                let kind = b["type"].as_str().unwrap().to_owned();
+                let name = b["name"].as_str().unwrap_or_default().to_owned();
+                assert_eq!(e["index"], blocks.len(), "{e}");
+                blocks.push((kind, name, String::new()));
+            }
+            "content_block_delta" => {
+                let d = &e["delta"];
+                let text = d["text"]
+                    .as_str()
+                    .or(d["thinking"].as_str())
+                    .or(d["partial_json"].as_str());
+                let index = e["index"].as_u64().unwrap() as usize;
+                blocks[index].2.push_str(text.unwrap());
+            }
+            "message_delta" => stop = e["delta"]["stop_reason"].as_str().unwrap().to_owned(),
+            "error" => panic!("{e}"),
+            _ => {}
+        }
+    }
+    let shape = blocks
+        .into_iter()
+        .map(|(kind, name, text)| match kind.as_str() {
+            "tool_use" => (kind, name, serde_json::from_str(&text).unwrap()),
+            _ => (kind, text, Value::Null),
+        })
+        .collect();
+    (shape, stop)
+}
+
+fn response_shape(response: &Value) -> Shape {
+    response["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| match item["type"].as_str().unwrap() {
+            "function_call" => {
+                let args = serde_json::from_str(item["arguments"].as_str().unwrap()).unwrap();
+                (
+                    "function_call".into(),
+                    item["name"].as_str().unwrap().into(),
+                    args,
+                )
+            }
+            kind => (
+                kind.into(),
+                item["content"][0]["text"].as_str().unwrap().into(),
+                Value::Null,
+            ),
+        })
+        .collect()
+}
+
+/// The response a Responses client rebuilds from the deltas; checks
+/// that the final event carries the same.
+fn accumulate_response(events: &[Value]) -> (Shape, String) {
+    let mut items: Vec<Value> = Vec::new();
+    let mut last = Value::Null;
+    for (n, e) in events.iter().enumerate() {
+        assert_eq!(e["sequence_number"], n, "{e}");
+        let index = e["output_index"].as_u64().unwrap_or(0) as usize;
+        match e["type"].as_str().unwrap() {
+            "response.output_item.added" => {
+                assert_eq!(index, items.len());
+                let mut item = e["item"].clone();
+                if item["type"] != "function_call" {
+                    item["content"] = json!([{"text": ""}]);
+                }
+                items.push(item);
+            }
+            "response.output_text.delta" | "response.reasoning_text.delta" => {
+                let text = items[index]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned();
+                items[index]["content"][0]["text"] = json!(text + e["delta"].as_str().unwrap());
+            }
+            "response.function_call_arguments.delta" => {
+                let args = items[index]["arguments"].as_str().unwrap().to_owned();
+                items[index]["arguments"] = json!(args + e["delta"].as_str().unwrap());
+            }
+            "response.completed" | "response.incomplete" => last = e["response"].clone(),
+            "response.failed" => panic!("{e}"),
+            _ => {}
+        }
+    }
+    let rebuilt = response_shape(&json!({ "output": items }));
+    assert_eq!(
+        rebuilt,
+        response_shape(&last),
+        "the final event differs from the deltas"
+    );
+    (rebuilt, last["status"].as_str().unwrap().to_owned())
+}
+
+/// The calls the parser reads from the case's text.
+fn parsed_calls(case: &common::Case) -> Vec<(String, Value)> {
+    let events = common::run_whole(&mut case.parser(), &case.input);
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCall {
+                tool_name, input, ..
+            } => Some((tool_name.to_string(), serde_json::from_str(input).unwrap())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn calls_of(shape: &Shape) -> Vec<(String, Value)> {
+    shape
+        .iter()
+        .filter(|(kind, ..)| kind == "tool_use" || kind == "function_call")
+        .map(|(_, name, input)| (name.clone(), input.clone()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_golden_case_streams_to_the_whole_answer_on_both_wires() {
+    let client = reqwest::Client::new();
+    let mut checked = 0;
+    let mut servers: Vec<(Format, String, Arc<Mutex<Script>>)> = Vec::new();
+    for case in common::cases() {
+        // The wires carry text.
+        let Ok(text) = std::str::from_utf8(&case.input) else {
+            continue;
+        };
+        let tools = case.tools.clone().unwrap_or_default();
+        if tools.is_empty() && case.format == Format::MorphXml {
+            continue;
+        }
+        if !servers.iter().any(|(f, ..)| *f == case.format) {
+            let script = Arc::new(Mutex::new(Script::default()));
+            let url = start(case.format, script.clone()).await;
+            servers.push((case.format, url, script));
+        }
+        let (_, url, script) = servers.iter().find(|(f, ..)| *f == case.format).unwrap();
+        script.lock().unwrap().output = text.to_owned();
+        // A reasoning setup of the case's own is not the route's (the
+        // format's default): its calls are compared only between runs.
+        let want_calls = case.reasoning.is_none().then(|| parsed_calls(&case));
+        let at = format!("{}/{}", case.format.name(), case.name);
+        let mut messages = json!({"model": "m", "max_tokens": 64,
+            "messages": [{"role": "user", "content": "go"}]});
+        let mut responses = json!({"model": "m", "input": "go"});
+        if !tools.is_empty() {
+            messages["tools"] = tools
+                .iter()
+                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+                .collect();
+            responses["tools"] = tools
+                .iter()
+                .map(|t| json!({"type": "function", "name": t.name, "parameters": t.parameters}))
+                .collect();
+        }
+        let post =
+            |path: &str, body: &Value| client.post(format!("{url}/v1/{path}")).json(body).send();
+        let whole: Value = post("messages", &messages)
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let whole_message = (
+            message_shape(&whole),
+            whole["stop_reason"].as_str().unwrap().to_owned(),
+        );
+        if let Some(want) = &want_calls {
+            assert_eq!(&calls_of(&whole_message.0), want, "{at}: {whole}");
+        }
+        let whole: Value = post("responses", &responses)
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let whole_response = (
+            response_shape(&whole),
+            whole["status"].as_str().unwrap().to_owned(),
+        );
+        if let Some(want) = &want_calls {
+            assert_eq!(&calls_of(&whole_response.0), want, "{at}: {whole}");
+        }
+        // One character at a time costs a frame per character: the long
+        // cases go in larger pieces.
+        let pieces: &[usize] = if text.len() < 4096 {
+            &[1, 7, 0]
+        } else {
+            &[61, 0]
+        };
+        for &piece in pieces {
+            script.lock().unwrap().piece = piece;
+            let mut streamed = messages.clone();
+            streamed["stream"] = json!(true);
+            let body = post("messages", &streamed)
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            let got = accumulate_message(&events_of(&body));
+            assert_eq!(got, whole_message, "{at}: messages in pieces of {piece}");
+            let mut streamed = responses.clone();
+            streamed["stream"] = json!(true);
+            let body = post("responses", &streamed)
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            let got = accumulate_response(&events_of(&body));
+            assert_eq!(got, whole_response, "{at}: responses in pieces of {piece}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 300, "only {checked} cases");
+}
