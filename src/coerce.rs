@@ -131,7 +131,12 @@ pub(crate) fn field<'v>(
     key: &str,
 ) -> Option<&'v Value> {
     if schema.len() <= 8 {
-        schema.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        for (k, v) in schema {
+            if k.len() == key.len() && k == key {
+                return Some(v);
+            }
+        }
+        None
     } else {
         schema.get(key)
     }

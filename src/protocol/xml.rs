@@ -303,11 +303,12 @@ pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
         Err(()) => String::from_utf8_lossy(raw),
     };
     let t = t.trim();
-    let quoted = |q: char| {
-        let inner = t.strip_prefix(q)?;
-        inner.find(q).map(|end| &inner[..end])
+    // The quotes are ASCII: a byte search finds them at char boundaries.
+    let quoted = |q: u8| {
+        let inner = t.strip_prefix(q as char)?;
+        memchr::memchr(q, inner.as_bytes()).map(|end| &inner[..end])
     };
-    let unq = quoted('"').or_else(|| quoted('\'')).unwrap_or(t);
+    let unq = quoted(b'"').or_else(|| quoted(b'\'')).unwrap_or(t);
     out.clear();
     out.push_str(unq);
 }
