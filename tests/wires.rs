@@ -1,8 +1,10 @@
 //! Every golden case through the Anthropic (`/v1/messages`) and Responses
 //! (`/v1/responses`) routes: a mock backend writes the case's text, whole
-//! or streamed at several piece sizes, and the events of each stream must
-//! add up to the whole answer of the same route, with the calls the
-//! parser reads from that text.
+//! or streamed at several piece sizes. Under the validated policy the
+//! events of each stream add up to the whole answer of the same route,
+//! with the calls the parser reads from that text; under the eager one
+//! (calls stream as they arrive) to the same text, with every delivered
+//! call among the streamed ones.
 
 mod common;
 
@@ -13,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{json, Value};
+use toolsieve::openai::StreamPolicy;
 use toolsieve::server::{FormatChoice, ServeConfig};
 use toolsieve::{Event, Format};
 
@@ -51,7 +54,7 @@ async fn backend(State(script): State<Arc<Mutex<Script>>>, Json(body): Json<Valu
     ([("content-type", "text/event-stream")], sse).into_response()
 }
 
-async fn start(format: Format, script: Arc<Mutex<Script>>) -> String {
+async fn start(format: Format, policy: StreamPolicy, script: Arc<Mutex<Script>>) -> String {
     let app = Router::new()
         .route("/v1/chat/completions", post(backend))
         .with_state(script);
@@ -60,6 +63,7 @@ async fn start(format: Format, script: Arc<Mutex<Script>>) -> String {
     tokio::spawn(async move { axum::serve(listener, app).await });
     let mut config = ServeConfig::new(backend_url);
     config.format = FormatChoice::Fixed(format);
+    config.stream_policy = policy;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(toolsieve::server::run(
@@ -137,7 +141,12 @@ fn accumulate_message(events: &[Value]) -> (Shape, String) {
     let shape = blocks
         .into_iter()
         .map(|(kind, name, text)| match kind.as_str() {
-            "tool_use" => (kind, name, serde_json::from_str(&text).unwrap()),
+            // A call abandoned on an eager stream may not parse.
+            "tool_use" => (
+                kind,
+                name,
+                serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            ),
             _ => (kind, text, Value::Null),
         })
         .collect();
@@ -151,7 +160,8 @@ fn response_shape(response: &Value) -> Shape {
         .iter()
         .map(|item| match item["type"].as_str().unwrap() {
             "function_call" => {
-                let args = serde_json::from_str(item["arguments"].as_str().unwrap()).unwrap();
+                let raw = item["arguments"].as_str().unwrap();
+                let args = serde_json::from_str(raw).unwrap_or(Value::String(raw.into()));
                 (
                     "function_call".into(),
                     item["name"].as_str().unwrap().into(),
@@ -223,6 +233,35 @@ fn parsed_calls(case: &common::Case) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// The text and reasoning of a shape, joined by kind.
+fn texts_of(shape: &Shape) -> (String, String) {
+    let mut text = String::new();
+    let mut reasoning = String::new();
+    for (kind, t, _) in shape {
+        match kind.as_str() {
+            "text" | "message" => text.push_str(t),
+            "thinking" | "reasoning" => reasoning.push_str(t),
+            _ => {}
+        }
+    }
+    (text, reasoning)
+}
+
+/// `sub` in order inside `all`.
+fn is_subsequence<T: PartialEq>(sub: &[T], all: &[T]) -> bool {
+    let mut it = all.iter();
+    sub.iter().all(|x| it.any(|y| y == x))
+}
+
+/// An eager stream against the whole answer: the same text and
+/// reasoning; every delivered call, in order, among the streamed ones
+/// (which also hold the calls that began and were then abandoned).
+fn check_eager(streamed: &Shape, whole: &Shape, at: &str) {
+    assert_eq!(texts_of(streamed), texts_of(whole), "{at}");
+    let (got, want) = (calls_of(streamed), calls_of(whole));
+    assert!(is_subsequence(&want, &got), "{at}: {want:?} not in {got:?}");
+}
+
 fn calls_of(shape: &Shape) -> Vec<(String, Value)> {
     shape
         .iter()
@@ -235,7 +274,7 @@ fn calls_of(shape: &Shape) -> Vec<(String, Value)> {
 async fn every_golden_case_streams_to_the_whole_answer_on_both_wires() {
     let client = reqwest::Client::new();
     let mut checked = 0;
-    let mut servers: Vec<(Format, String, Arc<Mutex<Script>>)> = Vec::new();
+    let mut servers: Vec<(Format, String, String, Arc<Mutex<Script>>)> = Vec::new();
     for case in common::cases() {
         // The wires carry text.
         let Ok(text) = std::str::from_utf8(&case.input) else {
@@ -247,10 +286,11 @@ async fn every_golden_case_streams_to_the_whole_answer_on_both_wires() {
         }
         if !servers.iter().any(|(f, ..)| *f == case.format) {
             let script = Arc::new(Mutex::new(Script::default()));
-            let url = start(case.format, script.clone()).await;
-            servers.push((case.format, url, script));
+            let url = start(case.format, StreamPolicy::Validated, script.clone()).await;
+            let eager = start(case.format, StreamPolicy::Eager, script.clone()).await;
+            servers.push((case.format, url, eager, script));
         }
-        let (_, url, script) = servers.iter().find(|(f, ..)| *f == case.format).unwrap();
+        let (_, url, eager, script) = servers.iter().find(|(f, ..)| *f == case.format).unwrap();
         script.lock().unwrap().output = text.to_owned();
         // A reasoning setup of the case's own is not the route's (the
         // format's default): its calls are compared only between runs.
@@ -300,7 +340,7 @@ async fn every_golden_case_streams_to_the_whole_answer_on_both_wires() {
         // One character at a time costs a frame per character: the long
         // cases go in larger pieces.
         let pieces: &[usize] = if text.len() < 4096 {
-            &[1, 7, 0]
+            &[1, 0]
         } else {
             &[61, 0]
         };
@@ -327,6 +367,26 @@ async fn every_golden_case_streams_to_the_whole_answer_on_both_wires() {
             let got = accumulate_response(&events_of(&body));
             assert_eq!(got, whole_response, "{at}: responses in pieces of {piece}");
         }
+        // Eager: calls stream as they arrive.
+        script.lock().unwrap().piece = if text.len() < 4096 { 7 } else { 61 };
+        let mut streamed = messages.clone();
+        streamed["stream"] = json!(true);
+        let sent = client
+            .post(format!("{eager}/v1/messages"))
+            .json(&streamed)
+            .send();
+        let body = sent.await.unwrap().text().await.unwrap();
+        let (got, _) = accumulate_message(&events_of(&body));
+        check_eager(&got, &whole_message.0, &format!("{at}: eager messages"));
+        let mut streamed = responses.clone();
+        streamed["stream"] = json!(true);
+        let sent = client
+            .post(format!("{eager}/v1/responses"))
+            .json(&streamed)
+            .send();
+        let body = sent.await.unwrap().text().await.unwrap();
+        let (got, _) = accumulate_response(&events_of(&body));
+        check_eager(&got, &whole_response.0, &format!("{at}: eager responses"));
         checked += 1;
     }
     assert!(checked >= 300, "only {checked} cases");

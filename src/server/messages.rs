@@ -25,7 +25,7 @@ use crate::middleware::{
     Content, FinishReason, GenerateResult, Message, ModelError, Part, Request, StreamPart,
     ToolChoice, ToolResult, ToolSpec, Usage,
 };
-use crate::openai::BackendError;
+use crate::openai::{BackendError, StreamPolicy};
 use crate::Tool;
 
 /// A Messages API request (the fields toolsieve reads; others are
@@ -410,7 +410,7 @@ pub(super) async fn messages(State(state): State<Arc<AppState>>, body: Body) -> 
     let wrapped = wrapped_model(&state, format, reasoning);
     if request.stream {
         match wrapped.stream(&middle) {
-            Ok(parts) => streamed(parts, request.model, slot).await,
+            Ok(parts) => streamed(parts, config.stream_policy, request.model, slot).await,
             Err(e) => invalid(e.to_string()),
         }
     } else {
@@ -429,6 +429,7 @@ pub(super) async fn messages(State(state): State<Arc<AppState>>, body: Body) -> 
 /// The Anthropic event stream of an answer.
 async fn streamed(
     parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+    policy: StreamPolicy,
     model: String,
     slot: OwnedSemaphorePermit,
 ) -> Response {
@@ -447,7 +448,7 @@ async fn streamed(
         next_index: 0,
         called: false,
     };
-    sse_answer(parts, slot, opening, encoder, model_error).await
+    sse_answer(parts, policy, slot, opening, encoder, model_error).await
 }
 
 fn sse(name: &str, data: &Value) -> SseEvent {
@@ -459,11 +460,13 @@ fn sse(name: &str, data: &Value) -> SseEvent {
 enum Block {
     Text,
     Thinking,
+    ToolUse,
 }
 
 /// Stream parts into Anthropic events: one content block per text or
-/// thinking part, one `tool_use` block per delivered call (its input in
-/// one `input_json_delta`, once the call parsed).
+/// thinking part, one `tool_use` block per call (its input in
+/// `input_json_delta`s as it arrives, or in one once the call parsed,
+/// as the stream policy says).
 struct Encoder {
     open: Option<(Block, u32)>,
     next_index: u32,
@@ -481,7 +484,7 @@ impl Encoder {
         let index = self.next_index;
         self.next_index += 1;
         let block = match kind {
-            Block::Text => json!({"type": "text", "text": ""}),
+            Block::Text | Block::ToolUse => json!({"type": "text", "text": ""}),
             Block::Thinking => json!({"type": "thinking", "thinking": "", "signature": ""}),
         };
         out.push(sse(
@@ -507,30 +510,12 @@ impl Encoder {
         }
         let index = self.open(kind, out);
         let delta = match kind {
-            Block::Text => json!({"type": "text_delta", "text": text}),
+            Block::Text | Block::ToolUse => json!({"type": "text_delta", "text": text}),
             Block::Thinking => json!({"type": "thinking_delta", "thinking": text}),
         };
         out.push(sse(
             "content_block_delta",
             &json!({"type": "content_block_delta", "index": index, "delta": delta}),
-        ));
-    }
-
-    fn tool_use(&mut self, name: &str, input: &str, out: &mut Vec<SseEvent>) {
-        self.close(out);
-        self.called = true;
-        let index = self.next_index;
-        self.next_index += 1;
-        out.push(sse("content_block_start", &json!({"type": "content_block_start", "index": index,
-            "content_block": {"type": "tool_use", "id": prefixed_id("toolu_"), "name": name, "input": {}}})));
-        out.push(sse(
-            "content_block_delta",
-            &json!({"type": "content_block_delta", "index": index,
-            "delta": {"type": "input_json_delta", "partial_json": input}}),
-        ));
-        out.push(sse(
-            "content_block_stop",
-            &json!({"type": "content_block_stop", "index": index}),
         ));
     }
 }
@@ -544,8 +529,36 @@ impl WireEvents for Encoder {
         self.delta(Block::Thinking, delta, out);
     }
 
-    fn call(&mut self, name: &str, input: &str, out: &mut Vec<SseEvent>) {
-        self.tool_use(name, input, out);
+    fn call_start(&mut self, name: &str, out: &mut Vec<SseEvent>) {
+        self.close(out);
+        let index = self.next_index;
+        self.next_index += 1;
+        let block =
+            json!({"type": "tool_use", "id": prefixed_id("toolu_"), "name": name, "input": {}});
+        out.push(sse(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": index, "content_block": block}),
+        ));
+        self.open = Some((Block::ToolUse, index));
+    }
+
+    fn call_delta(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+        if let Some((Block::ToolUse, index)) = self.open {
+            if !delta.is_empty() {
+                out.push(sse(
+                    "content_block_delta",
+                    &json!({"type": "content_block_delta",
+                    "index": index, "delta": {"type": "input_json_delta", "partial_json": delta}}),
+                ));
+            }
+        }
+    }
+
+    fn call_end(&mut self, input: Option<&str>, out: &mut Vec<SseEvent>) {
+        // An abandoned call stays as sent (the wire cannot take a block
+        // back); its raw text follows as text.
+        self.called |= input.is_some();
+        self.close(out);
     }
 
     fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut Vec<SseEvent>) {

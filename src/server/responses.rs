@@ -25,7 +25,7 @@ use crate::middleware::{
     Content, FinishReason, GenerateResult, Message, ModelError, Part, Request, StreamPart,
     ToolChoice, ToolResult, ToolSpec, Usage,
 };
-use crate::openai::ErrorBody;
+use crate::openai::{ErrorBody, StreamPolicy};
 use crate::Tool;
 
 /// A Responses API request (the fields toolsieve reads).
@@ -409,7 +409,7 @@ pub(super) async fn responses(State(state): State<Arc<AppState>>, body: Body) ->
     };
     if request.stream {
         return match wrapped.stream(&middle) {
-            Ok(parts) => streamed(parts, meta, slot).await,
+            Ok(parts) => streamed(parts, config.stream_policy, meta, slot).await,
             Err(e) => invalid(e.to_string(), None),
         };
     }
@@ -427,6 +427,7 @@ pub(super) async fn responses(State(state): State<Arc<AppState>>, body: Body) ->
 /// The Responses event stream of an answer.
 async fn streamed(
     parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+    policy: StreamPolicy,
     meta: Meta,
     slot: OwnedSemaphorePermit,
 ) -> Response {
@@ -439,8 +440,9 @@ async fn streamed(
         sequence: 0,
         output: Vec::new(),
         open: None,
+        calling: false,
     };
-    sse_answer(parts, slot, opening, encoder, backend_error).await
+    sse_answer(parts, policy, slot, opening, encoder, backend_error).await
 }
 
 /// The output item open on the stream.
@@ -459,6 +461,8 @@ struct Encoder {
     /// The items so far (the open one last).
     output: Vec<Value>,
     open: Option<Open>,
+    /// A call's item is open (the last one).
+    calling: bool,
 }
 
 impl Encoder {
@@ -554,31 +558,6 @@ impl Encoder {
             json!({"item_id": id, "output_index": index, "content_index": 0, "delta": text}),
         ));
     }
-
-    fn function_call(&mut self, name: &str, arguments: &str, out: &mut Vec<SseEvent>) {
-        self.close(out);
-        let index = self.output.len();
-        let (id, call_id) = (prefixed_id("fc_"), crate::openai::random_call_id());
-        let added = call_item(&id, &call_id, name, "", "in_progress");
-        out.push(self.event(
-            "response.output_item.added",
-            json!({"output_index": index, "item": added}),
-        ));
-        out.push(self.event(
-            "response.function_call_arguments.delta",
-            json!({"item_id": id, "output_index": index, "delta": arguments}),
-        ));
-        out.push(self.event(
-            "response.function_call_arguments.done",
-            json!({"item_id": id, "output_index": index, "arguments": arguments}),
-        ));
-        let done = call_item(&id, &call_id, name, arguments, "completed");
-        out.push(self.event(
-            "response.output_item.done",
-            json!({"output_index": index, "item": done.clone()}),
-        ));
-        self.output.push(done);
-    }
 }
 
 impl WireEvents for Encoder {
@@ -590,8 +569,61 @@ impl WireEvents for Encoder {
         self.delta(Open::Reasoning, delta, out);
     }
 
-    fn call(&mut self, name: &str, input: &str, out: &mut Vec<SseEvent>) {
-        self.function_call(name, input, out);
+    fn call_start(&mut self, name: &str, out: &mut Vec<SseEvent>) {
+        self.close(out);
+        let index = self.output.len();
+        let (id, call_id) = (prefixed_id("fc_"), crate::openai::random_call_id());
+        let added = call_item(&id, &call_id, name, "", "in_progress");
+        out.push(self.event(
+            "response.output_item.added",
+            json!({"output_index": index, "item": added.clone()}),
+        ));
+        self.output.push(added);
+        self.calling = true;
+    }
+
+    fn call_delta(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+        if !self.calling || delta.is_empty() {
+            return;
+        }
+        let index = self.output.len() - 1;
+        let id = self.output[index]["id"].clone();
+        let so_far = self.output[index]["arguments"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        self.output[index]["arguments"] = json!(so_far + delta);
+        out.push(self.event(
+            "response.function_call_arguments.delta",
+            json!({"item_id": id, "output_index": index, "delta": delta}),
+        ));
+    }
+
+    fn call_end(&mut self, input: Option<&str>, out: &mut Vec<SseEvent>) {
+        if !self.calling {
+            return;
+        }
+        self.calling = false;
+        let index = self.output.len() - 1;
+        let id = self.output[index]["id"].clone();
+        let arguments = self.output[index]["arguments"].clone();
+        out.push(self.event(
+            "response.function_call_arguments.done",
+            json!({"item_id": id, "output_index": index, "arguments": arguments}),
+        ));
+        // An abandoned call stays as sent, marked incomplete; its raw
+        // text follows as text.
+        let status = if input.is_some() {
+            "completed"
+        } else {
+            "incomplete"
+        };
+        self.output[index]["status"] = json!(status);
+        let item = self.output[index].clone();
+        out.push(self.event(
+            "response.output_item.done",
+            json!({"output_index": index, "item": item}),
+        ));
     }
 
     fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut Vec<SseEvent>) {

@@ -12,9 +12,9 @@ use serde_json::{Map, Value};
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::AppState;
-use crate::event::Event;
+use crate::event::{CallId, Event};
 use crate::middleware::{FinishReason, ModelError, StreamPart, ToolCallingModel, Usage};
-use crate::openai::{History, HttpModel};
+use crate::openai::{History, HttpModel, StreamPolicy};
 use crate::{Format, Reasoning};
 
 /// Why a request was not taken before it was read.
@@ -95,8 +95,19 @@ pub(super) trait WireEvents: Send + 'static {
     fn text(&mut self, delta: &str, out: &mut Vec<SseEvent>);
     /// The model's reasoning.
     fn reasoning(&mut self, delta: &str, out: &mut Vec<SseEvent>);
+    /// A call begins (its name is known); its arguments follow.
+    fn call_start(&mut self, name: &str, out: &mut Vec<SseEvent>);
+    /// A piece of the open call's arguments.
+    fn call_delta(&mut self, delta: &str, out: &mut Vec<SseEvent>);
+    /// The open call ends: delivered with arguments `input`, or (`None`)
+    /// abandoned, its raw text to follow as text.
+    fn call_end(&mut self, input: Option<&str>, out: &mut Vec<SseEvent>);
     /// A call, delivered whole.
-    fn call(&mut self, name: &str, input: &str, out: &mut Vec<SseEvent>);
+    fn call(&mut self, name: &str, input: &str, out: &mut Vec<SseEvent>) {
+        self.call_start(name, out);
+        self.call_delta(input, out);
+        self.call_end(Some(input), out);
+    }
     /// The end, with the backend's token counts if it gave them.
     fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut Vec<SseEvent>);
     /// The backend failed mid-stream: the last event.
@@ -106,6 +117,10 @@ pub(super) trait WireEvents: Send + 'static {
 /// A wire encoder, the usage seen so far, and whether it failed.
 struct Driving<W> {
     wire: W,
+    /// Calls stream as they arrive (eager) or go out whole (validated).
+    policy: StreamPolicy,
+    /// The call streaming (eager), and whether its input ended.
+    open_call: Option<(CallId, bool)>,
     usage: Option<Usage>,
     failed: bool,
     /// Held as long as the stream lives.
@@ -115,7 +130,38 @@ struct Driving<W> {
 impl<W: WireEvents> Driving<W> {
     fn part(&mut self, part: Result<StreamPart, ModelError>) -> Vec<SseEvent> {
         let mut out = Vec::new();
+        // A call whose input ended with anything but its `tool-call` after
+        // it was abandoned.
+        if let Some((id, true)) = self.open_call {
+            let delivered =
+                matches!(&part, Ok(StreamPart::Event(Event::ToolCall { id: c, .. })) if *c == id);
+            if !delivered {
+                self.open_call = None;
+                self.wire.call_end(None, &mut out);
+            }
+        }
+        let eager = self.policy == StreamPolicy::Eager;
         match part {
+            Ok(StreamPart::Event(Event::ToolInputStart { id, tool_name, .. })) if eager => {
+                self.open_call = Some((id, false));
+                self.wire.call_start(&tool_name, &mut out);
+            }
+            Ok(StreamPart::Event(Event::ToolInputDelta { id, delta }))
+                if self.open_call.is_some_and(|(open, _)| open == id) =>
+            {
+                self.wire.call_delta(&delta, &mut out)
+            }
+            Ok(StreamPart::Event(Event::ToolInputEnd { id }))
+                if self.open_call.is_some_and(|(open, _)| open == id) =>
+            {
+                self.open_call = Some((id, true));
+            }
+            Ok(StreamPart::Event(Event::ToolCall { id, input, .. }))
+                if self.open_call.is_some_and(|(open, _)| open == id) =>
+            {
+                self.open_call = None;
+                self.wire.call_end(Some(&input), &mut out);
+            }
             Ok(StreamPart::Event(Event::TextDelta { delta, .. })) => {
                 self.wire.text(&delta, &mut out)
             }
@@ -146,6 +192,7 @@ impl<W: WireEvents> Driving<W> {
 /// (`refused`), not an event.
 pub(super) async fn sse_answer<W: WireEvents>(
     mut parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+    policy: StreamPolicy,
     slot: OwnedSemaphorePermit,
     opening: impl FnOnce(&mut W) -> Vec<SseEvent>,
     mut wire: W,
@@ -158,6 +205,8 @@ pub(super) async fn sse_answer<W: WireEvents>(
     let opening = opening(&mut wire);
     let driving = Driving {
         wire,
+        policy,
+        open_call: None,
         usage: None,
         failed: false,
         _slot: slot,
