@@ -339,11 +339,7 @@ async fn every_golden_case_streams_to_the_whole_answer_on_both_wires() {
         }
         // One character at a time costs a frame per character: the long
         // cases go in larger pieces.
-        let pieces: &[usize] = if text.len() < 4096 {
-            &[1, 0]
-        } else {
-            &[61, 0]
-        };
+        let pieces: &[usize] = if text.len() < 4096 { &[1, 0] } else { &[61, 0] };
         for &piece in pieces {
             script.lock().unwrap().piece = piece;
             let mut streamed = messages.clone();
