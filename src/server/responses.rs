@@ -441,6 +441,7 @@ async fn streamed(
         output: Vec::new(),
         open: None,
         calling: false,
+        so_far: String::new(),
     };
     sse_answer(parts, policy, slot, opening, encoder, backend_error).await
 }
@@ -463,6 +464,9 @@ struct Encoder {
     open: Option<Open>,
     /// A call's item is open (the last one).
     calling: bool,
+    /// The text or arguments of the open item so far: written into the
+    /// item when it closes, so that a long answer is not copied per delta.
+    so_far: String,
 }
 
 impl Encoder {
@@ -512,8 +516,9 @@ impl Encoder {
             return;
         };
         let index = self.output.len() - 1;
-        let item = self.output[index].clone();
-        let (id, text) = (item["id"].clone(), item["content"][0]["text"].clone());
+        let text = json!(std::mem::take(&mut self.so_far));
+        self.output[index]["content"][0]["text"] = text.clone();
+        let id = self.output[index]["id"].clone();
         if kind == Open::Message {
             out.push(self.event(
                 "response.output_text.done",
@@ -544,11 +549,7 @@ impl Encoder {
         }
         let index = self.open(kind, out);
         let id = self.output[index]["id"].clone();
-        let so_far = self.output[index]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        self.output[index]["content"][0]["text"] = json!(so_far + text);
+        self.so_far.push_str(text);
         let name = match kind {
             Open::Message => "response.output_text.delta",
             Open::Reasoning => "response.reasoning_text.delta",
@@ -588,11 +589,7 @@ impl WireEvents for Encoder {
         }
         let index = self.output.len() - 1;
         let id = self.output[index]["id"].clone();
-        let so_far = self.output[index]["arguments"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        self.output[index]["arguments"] = json!(so_far + delta);
+        self.so_far.push_str(delta);
         out.push(self.event(
             "response.function_call_arguments.delta",
             json!({"item_id": id, "output_index": index, "delta": delta}),
@@ -606,7 +603,8 @@ impl WireEvents for Encoder {
         self.calling = false;
         let index = self.output.len() - 1;
         let id = self.output[index]["id"].clone();
-        let arguments = self.output[index]["arguments"].clone();
+        let arguments = json!(std::mem::take(&mut self.so_far));
+        self.output[index]["arguments"] = arguments.clone();
         out.push(self.event(
             "response.function_call_arguments.done",
             json!({"item_id": id, "output_index": index, "arguments": arguments}),
@@ -639,6 +637,14 @@ impl WireEvents for Encoder {
     }
 
     fn fail(&mut self, e: &ModelError, out: &mut Vec<SseEvent>) {
+        // The open item as far as it went.
+        if let Some(last) = self.output.last_mut() {
+            match (self.open.is_some(), self.calling) {
+                (true, _) => last["content"][0]["text"] = json!(self.so_far),
+                (_, true) => last["arguments"] = json!(self.so_far),
+                _ => {}
+            }
+        }
         let body = stream_error(e);
         let mut response = response_json(&self.meta, "failed", self.output.clone(), None, false);
         response["error"] = json!({"code": body.error.code, "message": body.error.message});
