@@ -49,7 +49,7 @@ def shape(message):
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "target/debug/toolsieve"
     backend, backend_url = mock_backend.start(choose, SEEN)
-    passed, failed = 0, 0
+    checks = []
     proxy, url = mock_backend.start_serve(
         binary, backend_url, "--client-keys-env", "TOOLSIEVE_TEST_KEYS",
         env=dict(os.environ, TOOLSIEVE_TEST_KEYS="sk-test-1"))
@@ -58,7 +58,6 @@ def main():
         client = anthropic.Anthropic(base_url=url, api_key="sk-test-1", timeout=10, max_retries=0)
         ask = dict(model="Qwen/Qwen3-8B", max_tokens=256, tools=TOOLS,
                    messages=[{"role": "user", "content": "Weather in Paris, time in Tokyo?"}])
-        checks = []
         whole = client.messages.create(**ask)
         with client.messages.stream(**ask) as stream:
             streamed = stream.get_final_message()
@@ -109,16 +108,9 @@ def main():
             checks.append(("wrong key refused", False))
         except anthropic.AuthenticationError as e:
             checks.append(("wrong key refused", e.body["error"]["type"] == "authentication_error"))
-        for name, ok in checks:
-            print(f"{'ok' if ok else 'FAILED'}: {name}")
-            passed += ok
-            failed += not ok
     finally:
-        proxy.terminate()
-        proxy.wait(timeout=10)
-        backend.shutdown()
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+        mock_backend.stop(proxy, backend)
+    mock_backend.report(checks)
 
 
 if __name__ == "__main__":

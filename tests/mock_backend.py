@@ -4,6 +4,7 @@ request with the text `choose(body)` picks, whole or streamed in 1-5
 character pieces, and records the bodies it received."""
 import json
 import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -89,3 +90,19 @@ def start(choose, seen=None):
     server = ThreadingHTTPServer(("127.0.0.1", 0), Backend)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+def stop(proxy, backend):
+    """Stops `toolsieve serve` and the backend."""
+    proxy.terminate()
+    proxy.wait(timeout=10)
+    backend.shutdown()
+
+
+def report(checks):
+    """Prints each check and exits non-zero if one failed."""
+    for name, ok in checks:
+        print(f"{'ok' if ok else 'FAILED'}: {name}")
+    failed = sum(not ok for _, ok in checks)
+    print(f"{len(checks) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)

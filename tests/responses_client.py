@@ -48,12 +48,11 @@ def shape(response):
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "target/debug/toolsieve"
     backend, backend_url = mock_backend.start(choose, SEEN)
-    passed, failed = 0, 0
+    checks = []
     proxy, url = mock_backend.start_serve(binary, backend_url)
     try:
         client = openai.OpenAI(base_url=url, api_key="unused", timeout=10, max_retries=0)
         ask = dict(model="Qwen/Qwen3-8B", tools=TOOLS, input="Weather in Paris, time in Tokyo?")
-        checks = []
         whole = client.responses.create(**ask)
         with client.responses.stream(**ask) as stream:
             streamed = stream.get_final_response()
@@ -97,16 +96,9 @@ def main():
                 checks.append((f"{param} refused", False))
             except openai.BadRequestError as e:
                 checks.append((f"{param} refused", e.body["param"] == param))
-        for name, ok in checks:
-            print(f"{'ok' if ok else 'FAILED'}: {name}")
-            passed += ok
-            failed += not ok
     finally:
-        proxy.terminate()
-        proxy.wait(timeout=10)
-        backend.shutdown()
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+        mock_backend.stop(proxy, backend)
+    mock_backend.report(checks)
 
 
 if __name__ == "__main__":
