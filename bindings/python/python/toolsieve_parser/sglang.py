@@ -1,0 +1,101 @@
+"""toolsieve inside SGLang: one function-call detector per format,
+registered in `FunctionCallParser`'s table as `toolsieve_<format>`.
+
+`pip install toolsieve-parser` registers them through SGLang's
+`sglang.srt.plugins` entry point, loaded before the server reads its
+arguments, so `--tool-call-parser toolsieve_hermes` is accepted. A call's
+`tool_index` is its position in the response; each call is handed on whole
+once it parsed (name and arguments in one item), so streamed and whole
+responses agree. SGLang is imported only when these are used.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, List, Optional
+
+from ._native import Parser, formats
+from ._stream import Piece, PieceReader, plugin_name, tool_dicts
+
+
+def register() -> None:
+    """Adds `toolsieve_<format>` for every format to SGLang's detector table
+    (the `sglang.srt.plugins` entry point)."""
+    from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+    for format in formats():
+        FunctionCallParser.ToolCallParserEnum[plugin_name(format)] = detector_class(format)
+
+
+@lru_cache(maxsize=None)
+def _base() -> type:
+    from sglang.srt.function_call.base_format_detector import BaseFormatDetector
+    from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
+
+    class ToolsieveDetector(BaseFormatDetector):
+        """A toolsieve parser as an SGLang detector (see the module docs)."""
+
+        toolsieve_format = "hermes"
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._reader: Optional[PieceReader] = None
+
+        def _new_reader(self, tools: Optional[List[Any]]) -> PieceReader:
+            # SGLang reasons in its own reasoning parser: none here.
+            return PieceReader(Parser(self.toolsieve_format, tool_dicts(tools), reasoning=False))
+
+        @classmethod
+        def parses_without_tools(cls) -> bool:
+            # Without a tool list every name is a call, as toolsieve reads
+            # one: a call is never left in the content.
+            return True
+
+        def supports_structural_tag(self) -> bool:
+            return False
+
+        def structure_info(self) -> Any:
+            raise NotImplementedError(
+                "toolsieve detectors do not constrain generation; a forced "
+                "tool_choice uses SGLang's JSON-schema path"
+            )
+
+        def has_tool_call(self, text: str) -> bool:
+            return bool(self._new_reader(None).whole(text).calls)
+
+        def detect_and_parse(self, text: str, tools: List[Any]) -> Any:
+            return self._result(self._new_reader(tools).whole(text), record=False)
+
+        def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> Any:
+            if self._reader is None:
+                self._reader = self._new_reader(tools)
+            return self._result(self._reader.feed(new_text), record=True)
+
+        def finish(self, tools: List[Any]) -> Any:
+            if self._reader is None:
+                return StreamingParseResult()
+            reader, self._reader = self._reader, None
+            return self._result(reader.finish(), record=True)
+
+        def _result(self, piece: Piece, record: bool) -> Any:
+            calls = []
+            for index, call in piece.calls:
+                calls.append(ToolCallItem(tool_index=index, name=call.tool_name, parameters=call.input))
+                if record:
+                    # What SGLang checks at the end for arguments not yet
+                    # sent: all of them were.
+                    self.prev_tool_call_arr.append({"name": call.tool_name, "arguments": call.input})
+                    self.streamed_args_for_tool.append(call.input)
+                    self.current_tool_id = index
+            return StreamingParseResult(normal_text=piece.text, calls=calls)
+
+    return ToolsieveDetector
+
+
+def detector_class(format: str) -> type:
+    """SGLang's detector class for a toolsieve format."""
+    return type(
+        "Toolsieve" + plugin_name(format).title().replace("_", "") + "Detector",
+        (_base(),),
+        {"toolsieve_format": format, "__module__": __name__},
+    )
