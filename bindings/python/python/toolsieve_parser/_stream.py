@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, List, Optional, Union
 
-from ._native import Parser, ReasoningDelta, TextDelta, ToolCall
+from ._native import Parser, ReasoningDelta, TextDelta, ToolCall, ToolsieveError
 
 
 def plugin_name(format: str) -> str:
@@ -77,3 +77,16 @@ def tool_dicts(tools: Optional[Iterable[Any]]) -> Optional[list]:
     for tool in tools:
         out.append(tool.model_dump(exclude_none=True) if hasattr(tool, "model_dump") else tool)
     return out
+
+
+def plugin_reader(format: str, tools: Optional[Iterable[Any]]) -> PieceReader:
+    """A reader for a server plugin: the request's tools, no reasoning (the
+    servers read it apart). A format whose calls are named by the tool list
+    (morph-xml) reads no calls without one: all of its output is text."""
+    tool_list = tool_dicts(tools)
+    try:
+        return PieceReader(Parser(format, tool_list, reasoning=False))
+    except ToolsieveError:
+        if tool_list is not None:
+            raise
+        return PieceReader(Parser(format, reasoning=False, read_calls=False))

@@ -14,8 +14,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, List, Optional
 
-from ._native import Parser, formats
-from ._stream import Piece, PieceReader, plugin_name, tool_dicts
+from ._native import Parser, ToolsieveError, formats
+from ._stream import Piece, PieceReader, plugin_name, plugin_reader
 
 
 def register() -> None:
@@ -42,8 +42,7 @@ def _base() -> type:
             self._reader: Optional[PieceReader] = None
 
         def _new_reader(self, tools: Optional[List[Any]]) -> PieceReader:
-            # SGLang reasons in its own reasoning parser: none here.
-            return PieceReader(Parser(self.toolsieve_format, tool_dicts(tools), reasoning=False))
+            return plugin_reader(self.toolsieve_format, tools)
 
         @classmethod
         def parses_without_tools(cls) -> bool:
@@ -61,7 +60,14 @@ def _base() -> type:
             )
 
         def has_tool_call(self, text: str) -> bool:
-            return bool(self._new_reader(None).whole(text).calls)
+            # Without the request's tools (SGLang does not pass them here):
+            # whether reading the text changes it. If so, SGLang parses it
+            # with the tools, and the answer is the same as streamed.
+            try:
+                piece = PieceReader(Parser(self.toolsieve_format, reasoning=False)).whole(text)
+            except ToolsieveError:
+                return True  # a format whose calls need the tool list
+            return bool(piece.calls) or piece.text != text
 
         def detect_and_parse(self, text: str, tools: List[Any]) -> Any:
             return self._result(self._new_reader(tools).whole(text), record=False)

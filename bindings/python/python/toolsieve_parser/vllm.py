@@ -30,7 +30,7 @@ from ._native import (
     format_reasoning,
     formats,
 )
-from ._stream import Piece, PieceReader, plugin_name, tool_dicts
+from ._stream import Piece, PieceReader, plugin_name, plugin_reader
 
 
 def register() -> None:
@@ -67,11 +67,10 @@ def _tool_base() -> type:
 
         def __init__(self, tokenizer: Any, tools: Optional[list] = None, **kwargs: Any) -> None:
             super().__init__(tokenizer, tools)
-            self._tool_list = tool_dicts(self.tools)
             self._reader: Optional[PieceReader] = None
 
         def _new_reader(self) -> PieceReader:
-            return PieceReader(Parser(self.toolsieve_format, self._tool_list, reasoning=False))
+            return plugin_reader(self.toolsieve_format, self.tools)
 
         def adjust_request(self, request: Any) -> Any:
             request = super().adjust_request(request)

@@ -1,0 +1,59 @@
+"""Every golden case through SGLang's own `FunctionCallParser` with the
+toolsieve detectors: whole, at every two-piece split, and in 1- to
+64-character deltas; the client's view must equal the Rust goldens'."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import CASES, chunked, require_server, split_points
+from servers import expected, reads_reasoning, sglang_stream, sglang_tools, sglang_whole
+
+require_server("sglang")
+
+from sglang.srt.function_call.function_call_parser import FunctionCallParser  # noqa: E402
+
+from toolsieve_parser import formats, plugin_name  # noqa: E402
+from toolsieve_parser.sglang import register  # noqa: E402
+
+register()  # as the entry point does (checked below)
+
+# SGLang gives reasoning to its reasoning parser before the detector sees
+# the text; the detector reads none, so cases with reasoning are vLLM's
+# and the Rust tests'.
+SGLANG_CASES = [c for c in CASES if c.servable and not reads_reasoning(c)]
+
+
+def new_parser(case):
+    return FunctionCallParser(sglang_tools(case), plugin_name(case.format))
+
+
+@pytest.mark.parametrize("case", SGLANG_CASES, ids=repr)
+def test_golden_case_through_sglang(case):
+    want = expected(case, with_ids=False)
+    assert sglang_whole(new_parser(case), case.text).comparable(with_ids=False) == want, "whole"
+    assert sglang_stream(new_parser(case), [case.text]).comparable(with_ids=False) == want, "one piece"
+    for cut in split_points(case.text, limit=1024):
+        got = sglang_stream(new_parser(case), [case.text[:cut], case.text[cut:]])
+        assert got.comparable(with_ids=False) == want, f"split at {cut}"
+    for size in range(1, 65):
+        got = sglang_stream(new_parser(case), chunked(case.text, size))
+        assert got.comparable(with_ids=False) == want, f"{size}-character deltas"
+
+
+def test_tool_index_is_the_position_in_the_response():
+    tools = sglang_tools(type("C", (), {"tools": [{"name": "a"}, {"name": "b"}]})())
+    parser = FunctionCallParser(tools, "toolsieve_hermes")
+    text = '<tool_call>{"name": "b", "arguments": {}}</tool_call><tool_call>{"name": "a", "arguments": {}}</tool_call>'
+    _, calls = parser.parse_stream_chunk(text)
+    assert [(c.tool_index, c.name) for c in calls] == [(0, "b"), (1, "a")]
+
+
+def test_sglang_loads_the_plugin_from_the_installed_entry_point():
+    import sglang.srt.plugins as plugins
+
+    for name in [plugin_name(f) for f in formats()]:
+        FunctionCallParser.ToolCallParserEnum.pop(name, None)
+    plugins._plugins_loaded = False
+    plugins.load_plugins()
+    for format in formats():
+        assert FunctionCallParser.ToolCallParserEnum[plugin_name(format)].toolsieve_format == format
