@@ -77,6 +77,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add_class::<parser::Parser>()?;
+    module.add_class::<parser::Piece>()?;
     events::register(module)?;
     module.add_function(wrap_pyfunction!(formats, module)?)?;
     module.add_function(wrap_pyfunction!(format_for_model, module)?)?;

@@ -143,8 +143,87 @@ impl Parser {
         to_list(py, events)
     }
 
+    /// `feed`, folded: the piece's text, reasoning and completed calls in
+    /// one object instead of an object per event (what a server plugin
+    /// sends per delta).
+    fn feed_piece(&mut self, py: Python<'_>, data: Input) -> PyResult<Piece> {
+        let inner = &mut self.inner;
+        let events = if data.len() >= DETACH_FROM {
+            py.detach(|| feed_into(inner, &data, false))
+        } else {
+            feed_into(inner, &data, false)
+        };
+        Piece::fold(py, events)
+    }
+
+    /// `finish`, folded as `feed_piece`.
+    fn finish_piece(&mut self, py: Python<'_>) -> PyResult<Piece> {
+        let mut events = Vec::new();
+        self.inner.finish(&mut |e: Event<'static>| events.push(e));
+        Piece::fold(py, events)
+    }
+
+    /// `parse`, folded as `feed_piece`.
+    fn parse_piece(&mut self, py: Python<'_>, data: Input) -> PyResult<Piece> {
+        self.inner.reset();
+        let inner = &mut self.inner;
+        let events = if data.len() >= DETACH_FROM {
+            py.detach(|| feed_into(inner, &data, true))
+        } else {
+            feed_into(inner, &data, true)
+        };
+        Piece::fold(py, events)
+    }
+
     fn __repr__(&self) -> String {
         format!("Parser(format={:?})", self.format.name())
+    }
+}
+
+/// What a piece of output gave, folded: its text and reasoning (deltas
+/// joined) and the calls that completed in it. Diagnostics, markup and the
+/// start and end of parts are left out.
+#[pyclass(frozen, get_all, module = "toolsieve_parser")]
+pub struct Piece {
+    /// The text to show.
+    text: String,
+    /// The reasoning to show.
+    reasoning: String,
+    /// The calls that completed, in order.
+    calls: Vec<Py<events::ToolCall>>,
+}
+
+impl Piece {
+    fn fold(py: Python<'_>, events: Vec<Event<'_>>) -> PyResult<Piece> {
+        let mut piece = Piece {
+            text: String::new(),
+            reasoning: String::new(),
+            calls: Vec::new(),
+        };
+        for event in events {
+            match event {
+                Event::TextDelta { delta, .. } => piece.text.push_str(&delta),
+                Event::ReasoningDelta { delta, .. } => piece.reasoning.push_str(&delta),
+                Event::ToolCall { .. } => {
+                    let call = events::to_python(py, event)?;
+                    piece.calls.push(call.extract(py)?);
+                }
+                _ => {}
+            }
+        }
+        Ok(piece)
+    }
+}
+
+#[pymethods]
+impl Piece {
+    fn __repr__(&self) -> String {
+        format!(
+            "Piece(text={:?}, reasoning={:?}, calls={})",
+            self.text,
+            self.reasoning,
+            self.calls.len()
+        )
     }
 }
 

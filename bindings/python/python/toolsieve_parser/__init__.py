@@ -11,6 +11,7 @@ from ._native import (
     Diagnostic,
     Markup,
     Parser,
+    Piece,
     ReasoningDelta,
     ReasoningEnd,
     ReasoningStart,
@@ -29,14 +30,13 @@ from ._native import (
     rewrite_chat_request,
     tool_prompt,
 )
-from ._stream import Piece, PieceReader, plugin_name
+from ._stream import plugin_name
 
 __all__ = [
     "Diagnostic",
     "Markup",
     "Parser",
     "Piece",
-    "PieceReader",
     "ReasoningDelta",
     "ReasoningEnd",
     "ReasoningStart",

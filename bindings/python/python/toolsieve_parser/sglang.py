@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any, List, Optional
 
 from ._native import Parser, ToolsieveError, formats
-from ._stream import Piece, PieceReader, plugin_name, plugin_reader
+from ._stream import plugin_name, plugin_parser
 
 
 def register() -> None:
@@ -39,10 +39,8 @@ def _base() -> type:
 
         def __init__(self) -> None:
             super().__init__()
-            self._reader: Optional[PieceReader] = None
-
-        def _new_reader(self, tools: Optional[List[Any]]) -> PieceReader:
-            return plugin_reader(self.toolsieve_format, tools)
+            self._parser: Optional[Parser] = None
+            self._calls = 0
 
         @classmethod
         def parses_without_tools(cls) -> bool:
@@ -64,30 +62,35 @@ def _base() -> type:
             # whether reading the text changes it. If so, SGLang parses it
             # with the tools, and the answer is the same as streamed.
             try:
-                piece = PieceReader(Parser(self.toolsieve_format, reasoning=False)).whole(text)
+                piece = Parser(self.toolsieve_format, reasoning=False).parse_piece(text)
             except ToolsieveError:
                 return True  # a format whose calls need the tool list
             return bool(piece.calls) or piece.text != text
 
         def detect_and_parse(self, text: str, tools: List[Any]) -> Any:
-            return self._result(self._new_reader(tools).whole(text), record=False)
+            piece = plugin_parser(self.toolsieve_format, tools).parse_piece(text)
+            return self._result(piece, first=0, record=False)
 
         def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> Any:
-            if self._reader is None:
-                self._reader = self._new_reader(tools)
-            return self._result(self._reader.feed(new_text), record=True)
+            if self._parser is None:
+                self._parser = plugin_parser(self.toolsieve_format, tools)
+                self._calls = 0
+            return self._result(self._parser.feed_piece(new_text), first=self._calls, record=True)
 
         def finish(self, tools: List[Any]) -> Any:
-            if self._reader is None:
+            if self._parser is None:
                 return StreamingParseResult()
-            reader, self._reader = self._reader, None
-            return self._result(reader.finish(), record=True)
+            parser, self._parser = self._parser, None
+            return self._result(parser.finish_piece(), first=self._calls, record=True)
 
-        def _result(self, piece: Piece, record: bool) -> Any:
+        def _result(self, piece: Any, first: int, record: bool) -> Any:
+            if not piece.calls:
+                return StreamingParseResult(normal_text=piece.text)
             calls = []
-            for index, call in piece.calls:
+            for index, call in enumerate(piece.calls, first):
                 calls.append(ToolCallItem(tool_index=index, name=call.tool_name, parameters=call.input))
                 if record:
+                    self._calls = index + 1
                     # What SGLang checks at the end for arguments not yet
                     # sent: all of them were.
                     self.prev_tool_call_arr.append({"name": call.tool_name, "arguments": call.input})

@@ -30,7 +30,7 @@ from ._native import (
     format_reasoning,
     formats,
 )
-from ._stream import Piece, PieceReader, plugin_name, plugin_reader
+from ._stream import plugin_name, plugin_parser
 
 
 def register() -> None:
@@ -67,10 +67,8 @@ def _tool_base() -> type:
 
         def __init__(self, tokenizer: Any, tools: Optional[list] = None, **kwargs: Any) -> None:
             super().__init__(tokenizer, tools)
-            self._reader: Optional[PieceReader] = None
-
-        def _new_reader(self) -> PieceReader:
-            return plugin_reader(self.toolsieve_format, self.tools)
+            self._parser: Optional[Parser] = None
+            self._calls = 0
 
         def adjust_request(self, request: Any) -> Any:
             request = super().adjust_request(request)
@@ -81,14 +79,14 @@ def _tool_base() -> type:
             return request
 
         def extract_tool_calls(self, model_output: str, request: Any) -> Any:
-            piece = self._new_reader().whole(model_output)
+            piece = plugin_parser(self.toolsieve_format, self.tools).parse_piece(model_output)
             calls = [
                 ToolCall(
                     id=self._call_id(call),
                     type="function",
                     function=FunctionCall(name=call.tool_name, arguments=call.input),
                 )
-                for _, call in piece.calls
+                for call in piece.calls
             ]
             return ExtractedToolCallInformation(
                 tools_called=bool(calls), tool_calls=calls, content=piece.text or None
@@ -104,26 +102,29 @@ def _tool_base() -> type:
             delta_token_ids: Sequence[int],
             request: Any,
         ) -> Any:
-            if self._reader is None:
-                self._reader = self._new_reader()
-            return self._delta(self._reader.feed(delta_text))
+            if self._parser is None:
+                self._parser = plugin_parser(self.toolsieve_format, self.tools)
+                self._calls = 0
+            return self._delta(self._parser.feed_piece(delta_text))
 
         def finish_streaming(self) -> Any:
             """The end of the stream: what the parser held back, calls cut
             short (their text), and the parser ready for the next stream."""
-            if self._reader is None:
+            if self._parser is None:
                 return None
-            reader, self._reader = self._reader, None
-            return self._delta(reader.finish())
+            parser, self._parser = self._parser, None
+            return self._delta(parser.finish_piece())
 
         def _call_id(self, call: Any) -> str:
             from vllm.entrypoints.generate.base.protocol import make_tool_call_id
 
             return call.model_call_id or make_tool_call_id()
 
-        def _delta(self, piece: Piece) -> Any:
+        def _delta(self, piece: Any) -> Any:
+            if not piece.calls:
+                return DeltaMessage(content=piece.text) if piece.text else None
             tool_calls = []
-            for index, call in piece.calls:
+            for index, call in enumerate(piece.calls, self._calls):
                 tool_calls.append(
                     DeltaToolCall(
                         index=index,
@@ -137,8 +138,7 @@ def _tool_base() -> type:
                 self.prev_tool_call_arr.append({"name": call.tool_name, "arguments": call.input})
                 self.streamed_args_for_tool.append(call.input)
                 self.current_tool_id = index
-            if not piece.text and not tool_calls:
-                return None
+            self._calls += len(piece.calls)
             return DeltaMessage(content=piece.text or None, tool_calls=tool_calls)
 
     return ToolsieveToolParser

@@ -1,0 +1,96 @@
+"""Per-delta cost of the toolsieve plugins against vLLM's and SGLang's own
+parsers, on the same streams, one token a delta.
+
+    python benches/python/plugins.py [--quick]
+
+Needs the test environment of bindings/python (see .ci/run): the package,
+vLLM and SGLang. Two workloads per format the servers share with
+toolsieve: its golden outputs (prose, calls, both; up to 8 KB each, token
+by token), and a call with a 64 KB argument (the format's
+`large_argument_64k` case where there is one, else a hermes-shaped one is
+skipped). Prints microseconds per delta and the total per workload, best
+of three runs (one for the servers' parsers on the 64 KB argument).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[2] / "bindings" / "python" / "tests"
+sys.path.insert(0, str(TESTS))
+
+from builtin import (  # noqa: E402
+    SGLANG_BUILTIN,
+    VLLM_BUILTIN,
+    sglang_runner,
+    toolsieve_sglang_name,
+    toolsieve_vllm,
+    vllm_runner,
+)
+from conftest import CASES, byte_tokenizer, token_pieces  # noqa: E402
+from servers import reads_reasoning  # noqa: E402
+
+TOKENIZER = byte_tokenizer()
+
+
+def workloads(format: str) -> dict:
+    cases = [c for c in CASES if c.format == format and c.servable and not reads_reasoning(c)]
+    small = [c for c in cases if len(c.raw) <= 8192]
+    large = [c for c in cases if c.name == "large_argument_64k"]
+    return {"goldens": small, "64 KB argument": large}
+
+
+def timed(make_run, cases, runs: int = 3) -> "tuple[float, int]":
+    """Best total seconds over `runs`, and the number of deltas."""
+    pieces = [token_pieces(TOKENIZER, c.text) for c in cases]
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        for case, p in zip(cases, pieces):
+            make_run(case)(p)
+        best = min(best, time.perf_counter() - start)
+    return best, sum(len(p) for p in pieces)
+
+
+def row(server: str, format: str, workload: str, parser: str, seconds: float, deltas: int) -> str:
+    return f"| {server} | {format} | {workload} | {parser} | {seconds * 1e6 / deltas:.1f} | {seconds * 1e3:.1f} |"
+
+
+def main(quick: bool) -> None:
+    import importlib
+
+    import toolsieve_parser.sglang
+    from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+
+    toolsieve_parser.sglang.register()
+    importlib.import_module("sglang.srt.function_call.function_call_parser")
+    print(f"toolsieve plugins vs built-in parsers, {time.strftime('%Y-%m-%d')}, one token a delta")
+    print("| server | format | workload | parser | µs / delta | total ms |")
+    print("|---|---|---|---|---|---|")
+    runs = 1 if quick else 3
+    for format in sorted(set(VLLM_BUILTIN) | set(SGLANG_BUILTIN)):
+        for workload, cases in workloads(format).items():
+            if not cases:
+                continue
+            # The built-in parsers that re-read the text per delta take
+            # minutes on the 64 KB argument: one run of those.
+            slow_runs = 1 if workload == "64 KB argument" else runs
+            if format in VLLM_BUILTIN:
+                ours = timed(lambda c: vllm_runner(toolsieve_vllm(format), c, TOKENIZER, False), cases, runs)
+                builtin = ToolParserManager.get_tool_parser(VLLM_BUILTIN[format])
+                theirs = timed(lambda c: vllm_runner(builtin, c, TOKENIZER, True), cases, slow_runs)
+                print(row("vLLM", format, workload, "toolsieve", *ours))
+                print(row("vLLM", format, workload, VLLM_BUILTIN[format], *theirs))
+            if format in SGLANG_BUILTIN:
+                name = toolsieve_sglang_name(format)
+                ours = timed(lambda c: sglang_runner(name, c, False), cases, runs)
+                theirs = timed(lambda c: sglang_runner(SGLANG_BUILTIN[format], c, True), cases, slow_runs)
+                print(row("SGLang", format, workload, "toolsieve", *ours))
+                print(row("SGLang", format, workload, SGLANG_BUILTIN[format], *theirs))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main("--quick" in sys.argv)
