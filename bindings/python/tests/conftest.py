@@ -70,14 +70,16 @@ class Expected:
     content: str
     reasoning: str
     calls: List[tuple]
-    # Reasoning after text or a call, or a call inside reasoning: a server
-    # that gives reasoning and calls to two parsers cannot say that.
+    # Reasoning after text or a call, or a call inside reasoning: vLLM,
+    # which gives reasoning and calls to two parsers in turn, cannot say
+    # that; SGLang cannot say the latter.
     reasoning_not_first: bool
+    call_in_reasoning: bool
 
     @classmethod
     def of(cls, events: List[dict]) -> "Expected":
         content, reasoning, calls = [], [], []
-        seen_text = in_reasoning = not_first = False
+        seen_text = in_reasoning = not_first = call_inside = False
         for e in events:
             kind = e["type"]
             if kind == "text-delta":
@@ -92,8 +94,9 @@ class Expected:
                 in_reasoning = False
             elif kind == "tool-call":
                 not_first = not_first or in_reasoning
+                call_inside = call_inside or in_reasoning
                 calls.append((e["toolName"], e["input"], e.get("modelCallId")))
-        return cls("".join(content), "".join(reasoning), calls, not_first)
+        return cls("".join(content), "".join(reasoning), calls, not_first, call_inside)
 
 
 def golden_cases() -> List[Case]:

@@ -115,12 +115,37 @@ def sglang_tools(case: Case) -> list:
     return [Tool(type="function", function=_function(t)) for t in case.tools or []]
 
 
-def sglang_stream(parser: Any, pieces: Sequence[str]) -> Received:
-    """`parse_stream_chunk` per piece and `parse_stream_end`, as SGLang's
-    chat server calls them."""
+def sglang_reasoning(case: Case) -> Any:
+    """SGLang's own `ReasoningParser` with the toolsieve reasoning detector
+    of the case (its reasoning tags, or the format's), or None for a case
+    that reads no reasoning."""
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
+
+    from toolsieve_parser.sglang import reasoning_detector_class
+
+    if not reads_reasoning(case):
+        return None
+    name = "toolsieve_test_case"
+    ReasoningParser.DetectorMap[name] = reasoning_detector_class(case.format, case.reasoning)
+    return ReasoningParser(model_type=name)
+
+
+def sglang_stream(parser: Any, pieces: Sequence[str], reasoning: Any = None) -> Received:
+    """Per piece, the reasoning parser's `parse_stream_chunk` and the tool
+    parser's on its normal text, then both ends: as SGLang's chat server
+    calls them."""
     received = Received()
     by_index: dict = {}
-    results = [parser.parse_stream_chunk(piece) for piece in pieces]
+    results = []
+    for piece in pieces:
+        if reasoning is not None:
+            thought, piece = reasoning.parse_stream_chunk(piece)
+            received.reasoning += thought or ""
+        results.append(parser.parse_stream_chunk(piece or ""))
+    if reasoning is not None:
+        thought, rest = reasoning.parse_stream_end()
+        received.reasoning += thought or ""
+        results.append(parser.parse_stream_chunk(rest or ""))
     results.append(parser.parse_stream_end())
     for text, calls in results:
         received.content += text or ""
@@ -134,6 +159,9 @@ def sglang_stream(parser: Any, pieces: Sequence[str]) -> Received:
     return received
 
 
-def sglang_whole(parser: Any, text: str) -> Received:
-    content, calls = parser.parse_non_stream(text)
-    return Received(content or "", "", [[c.name, c.parameters, None] for c in calls])
+def sglang_whole(parser: Any, text: str, reasoning: Any = None) -> Received:
+    thought = ""
+    if reasoning is not None:
+        thought, text = reasoning.parse_non_stream(text)
+    content, calls = parser.parse_non_stream(text or "")
+    return Received(content or "", thought or "", [[c.name, c.parameters, None] for c in calls])

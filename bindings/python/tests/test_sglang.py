@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import CASES, chunked, require_server, split_points
-from servers import expected, reads_reasoning, sglang_stream, sglang_tools, sglang_whole
+from servers import expected, sglang_reasoning, sglang_stream, sglang_tools, sglang_whole
 
 require_server("sglang")
 
@@ -17,10 +17,10 @@ from toolsieve_parser.sglang import register  # noqa: E402
 
 register()  # as the entry point does (checked below)
 
-# SGLang gives reasoning to its reasoning parser before the detector sees
-# the text; the detector reads none, so cases with reasoning are vLLM's
-# and the Rust tests'.
-SGLANG_CASES = [c for c in CASES if c.servable and not reads_reasoning(c)]
+# SGLang gives reasoning to its reasoning parser (here toolsieve's) before
+# the tool detector sees the text: a call written inside reasoning stays
+# reasoning.
+SGLANG_CASES = [c for c in CASES if c.servable and not c.expected().call_in_reasoning]
 
 
 def new_parser(case):
@@ -30,13 +30,15 @@ def new_parser(case):
 @pytest.mark.parametrize("case", SGLANG_CASES, ids=repr)
 def test_golden_case_through_sglang(case):
     want = expected(case, with_ids=False)
-    assert sglang_whole(new_parser(case), case.text).comparable(with_ids=False) == want, "whole"
-    assert sglang_stream(new_parser(case), [case.text]).comparable(with_ids=False) == want, "one piece"
+    whole = sglang_whole(new_parser(case), case.text, sglang_reasoning(case))
+    assert whole.comparable(with_ids=False) == want, "whole"
+    one = sglang_stream(new_parser(case), [case.text], sglang_reasoning(case))
+    assert one.comparable(with_ids=False) == want, "one piece"
     for cut in split_points(case.text, limit=1024):
-        got = sglang_stream(new_parser(case), [case.text[:cut], case.text[cut:]])
+        got = sglang_stream(new_parser(case), [case.text[:cut], case.text[cut:]], sglang_reasoning(case))
         assert got.comparable(with_ids=False) == want, f"split at {cut}"
     for size in range(1, 65):
-        got = sglang_stream(new_parser(case), chunked(case.text, size))
+        got = sglang_stream(new_parser(case), chunked(case.text, size), sglang_reasoning(case))
         assert got.comparable(with_ids=False) == want, f"{size}-character deltas"
 
 
@@ -55,5 +57,8 @@ def test_sglang_loads_the_plugin_from_the_installed_entry_point():
         FunctionCallParser.ToolCallParserEnum.pop(name, None)
     plugins._plugins_loaded = False
     plugins.load_plugins()
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
+
     for format in formats():
         assert FunctionCallParser.ToolCallParserEnum[plugin_name(format)].toolsieve_format == format
+        assert ReasoningParser.DetectorMap[plugin_name(format)].toolsieve_format == format

@@ -3,9 +3,9 @@ dicts, and the parser a plugin reads one response with."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Dict, Iterable, Optional
 
-from ._native import Parser, ToolsieveError
+from ._native import Parser, ToolsieveError, format_reasoning
 
 
 def plugin_name(format: str) -> str:
@@ -41,3 +41,13 @@ def plugin_parser(format: str, tools: Optional[Iterable[Any]]) -> Parser:
         if tool_list is not None:
             raise
         return Parser(format, reasoning=False, read_calls=False)
+
+
+def reasoning_tags(format: str, reasoning: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """The reasoning a plugin's reasoning parser reads: `reasoning` if given
+    (`{"start", "end", "starts_open"}`), else the format's own tags, else
+    `<think>` / `</think>`."""
+    if reasoning is not None:
+        return dict(reasoning)
+    tags = format_reasoning(format) or ("<think>", "</think>")
+    return {"start": tags[0], "end": tags[1], "starts_open": False, "calls_inside": False}

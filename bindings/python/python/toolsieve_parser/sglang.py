@@ -12,19 +12,21 @@ responses agree. SGLang is imported only when these are used.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from ._native import Parser, ToolsieveError, formats
-from ._stream import plugin_name, plugin_parser
+from ._stream import plugin_name, plugin_parser, reasoning_tags
 
 
 def register() -> None:
-    """Adds `toolsieve_<format>` for every format to SGLang's detector table
-    (the `sglang.srt.plugins` entry point)."""
+    """Adds `toolsieve_<format>` for every format to SGLang's tool-call and
+    reasoning detector tables (the `sglang.srt.plugins` entry point)."""
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
 
     for format in formats():
         FunctionCallParser.ToolCallParserEnum[plugin_name(format)] = detector_class(format)
+        ReasoningParser.DetectorMap[plugin_name(format)] = reasoning_detector_class(format)
 
 
 @lru_cache(maxsize=None)
@@ -107,4 +109,64 @@ def detector_class(format: str) -> type:
         "Toolsieve" + plugin_name(format).title().replace("_", "") + "Detector",
         (_base(),),
         {"toolsieve_format": format, "__module__": __name__},
+    )
+
+
+@lru_cache(maxsize=None)
+def _reasoning_base() -> type:
+    from sglang.srt.parser.reasoning_parser import BaseReasoningFormatDetector, StreamingParseResult
+
+    class ToolsieveReasoningDetector(BaseReasoningFormatDetector):
+        """A toolsieve parser reading only reasoning, as an SGLang reasoning
+        detector: every reasoning block is reasoning, wherever it stands;
+        `force_reasoning` (a prompt that opened it) starts it open.
+        Reasoning streams as it arrives (`stream_reasoning=False` is not
+        honoured)."""
+
+        toolsieve_format = "hermes"
+        toolsieve_reasoning: Optional[Dict[str, Any]] = None
+
+        def __init__(self, stream_reasoning: bool = True, force_reasoning: Optional[bool] = None, **kwargs: Any):
+            self._tags = reasoning_tags(self.toolsieve_format, self.toolsieve_reasoning)
+            if force_reasoning:
+                self._tags["starts_open"] = True
+            super().__init__(
+                self._tags["start"],
+                self._tags["end"],
+                force_reasoning=bool(self._tags.get("starts_open") or self._tags.get("startsOpen")),
+                stream_reasoning=stream_reasoning,
+            )
+            self._parser: Optional[Parser] = None
+
+        def _new_parser(self) -> Parser:
+            return Parser(self.toolsieve_format, reasoning=self._tags, read_calls=False)
+
+        def detect_and_parse(self, text: str) -> Any:
+            piece = self._new_parser().parse_piece(text)
+            return StreamingParseResult(normal_text=piece.text, reasoning_text=piece.reasoning)
+
+        def parse_streaming_increment(self, new_text: str) -> Any:
+            if self._parser is None:
+                self._parser = self._new_parser()
+            piece = self._parser.feed_piece(new_text)
+            return StreamingParseResult(normal_text=piece.text, reasoning_text=piece.reasoning)
+
+        def finish(self) -> Any:
+            if self._parser is None:
+                return StreamingParseResult()
+            parser, self._parser = self._parser, None
+            piece = parser.finish_piece()
+            return StreamingParseResult(normal_text=piece.text, reasoning_text=piece.reasoning)
+
+    return ToolsieveReasoningDetector
+
+
+def reasoning_detector_class(format: str, reasoning: Optional[Dict[str, Any]] = None) -> type:
+    """SGLang's reasoning detector class for a toolsieve format, reading the
+    format's reasoning tags or `reasoning` (`{"start", "end",
+    "starts_open"}`)."""
+    return type(
+        "Toolsieve" + plugin_name(format).title().replace("_", "") + "ReasoningDetector",
+        (_reasoning_base(),),
+        {"toolsieve_format": format, "toolsieve_reasoning": reasoning, "__module__": __name__},
     )

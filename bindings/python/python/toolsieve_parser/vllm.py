@@ -27,10 +27,9 @@ from ._native import (
     ReasoningEnd,
     ReasoningStart,
     TextDelta,
-    format_reasoning,
     formats,
 )
-from ._stream import plugin_name, plugin_parser
+from ._stream import plugin_name, plugin_parser, reasoning_tags
 
 
 def register() -> None:
@@ -153,13 +152,6 @@ def tool_parser_class(format: str) -> type:
     )
 
 
-def reasoning_tags(format: str) -> Dict[str, Any]:
-    """The reasoning tags a format's reasoning parser reads: the format's
-    own, else `<think>` / `</think>`."""
-    tags = format_reasoning(format) or ("<think>", "</think>")
-    return {"start": tags[0], "end": tags[1], "starts_open": False, "calls_inside": False}
-
-
 @lru_cache(maxsize=None)
 def _reasoning_base() -> type:
     from vllm.entrypoints.generate.base.protocol import DeltaMessage
@@ -176,7 +168,7 @@ def _reasoning_base() -> type:
 
         def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
             super().__init__(tokenizer, *args, **kwargs)
-            self._tags = dict(self.toolsieve_reasoning or reasoning_tags(self.toolsieve_format))
+            self._tags = reasoning_tags(self.toolsieve_format, self.toolsieve_reasoning)
             self._stream: Optional[_ReasoningStream] = None
 
         @property
