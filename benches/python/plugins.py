@@ -9,7 +9,8 @@ toolsieve: its golden outputs (prose, calls, both; up to 8 KB each, token
 by token), and a call with a 64 KB argument (the format's
 `large_argument_64k` case where there is one, else a hermes-shaped one is
 skipped). Prints microseconds per delta and the total per workload, best
-of three runs (one for the servers' parsers on the 64 KB argument).
+of three runs (one for the servers' parsers on the 64 KB argument,
+stopped after 180 s).
 """
 
 from __future__ import annotations
@@ -54,7 +55,27 @@ def timed(make_run, cases, runs: int = 3) -> "tuple[float, int]":
     return best, sum(len(p) for p in pieces)
 
 
-def row(server: str, format: str, workload: str, parser: str, seconds: float, deltas: int) -> str:
+def bounded(make_run, cases, runs: int, limit: float = 180.0) -> "tuple[float, int] | None":
+    """`timed` in a child process, stopped after `limit` seconds (None): some
+    built-in parsers re-read the whole text per delta."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=lambda: send.send(timed(make_run, cases, runs)))
+    child.start()
+    child.join(limit)
+    if child.is_alive():
+        child.terminate()
+        child.join()
+        return None
+    return receive.recv()
+
+
+def row(server: str, format: str, workload: str, parser: str, result: "tuple[float, int] | None") -> str:
+    if result is None:
+        return f"| {server} | {format} | {workload} | {parser} | stopped after 180 s | > 180000 |"
+    seconds, deltas = result
     return f"| {server} | {format} | {workload} | {parser} | {seconds * 1e6 / deltas:.1f} | {seconds * 1e3:.1f} |"
 
 
@@ -80,15 +101,15 @@ def main(quick: bool) -> None:
             if format in VLLM_BUILTIN:
                 ours = timed(lambda c: vllm_runner(toolsieve_vllm(format), c, TOKENIZER, False), cases, runs)
                 builtin = ToolParserManager.get_tool_parser(VLLM_BUILTIN[format])
-                theirs = timed(lambda c: vllm_runner(builtin, c, TOKENIZER, True), cases, slow_runs)
-                print(row("vLLM", format, workload, "toolsieve", *ours))
-                print(row("vLLM", format, workload, VLLM_BUILTIN[format], *theirs))
+                theirs = bounded(lambda c: vllm_runner(builtin, c, TOKENIZER, True), cases, slow_runs)
+                print(row("vLLM", format, workload, "toolsieve", ours))
+                print(row("vLLM", format, workload, VLLM_BUILTIN[format], theirs))
             if format in SGLANG_BUILTIN:
                 name = toolsieve_sglang_name(format)
                 ours = timed(lambda c: sglang_runner(name, c, False), cases, runs)
-                theirs = timed(lambda c: sglang_runner(SGLANG_BUILTIN[format], c, True), cases, slow_runs)
-                print(row("SGLang", format, workload, "toolsieve", *ours))
-                print(row("SGLang", format, workload, SGLANG_BUILTIN[format], *theirs))
+                theirs = bounded(lambda c: sglang_runner(SGLANG_BUILTIN[format], c, True), cases, slow_runs)
+                print(row("SGLang", format, workload, "toolsieve", ours))
+                print(row("SGLang", format, workload, SGLANG_BUILTIN[format], theirs))
         sys.stdout.flush()
 
 
