@@ -185,8 +185,9 @@ impl Reopen {
 }
 
 /// What the bytes of the current root member are being collected for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Capture {
+    #[default]
     None,
     Key,
     Name,
@@ -201,11 +202,12 @@ enum Capture {
 }
 
 /// What the last key announced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Member {
     Name,
     Args,
     Id,
+    #[default]
     Other,
 }
 
@@ -219,84 +221,105 @@ struct Cursor {
     member_from: Option<usize>,
 }
 
-#[derive(Debug, Clone)]
-pub(crate) struct JsonCall {
+/// What a format says about its JSON calls: set by the format file when it
+/// builds the automaton ([`JsonCall::new`] and the builder methods after
+/// it), never changed while reading.
+#[derive(Debug, Clone, Default)]
+struct Rules {
+    /// The end marker of a block, unless [`ends_by_marker`](Self::ends_by_marker)
+    /// names another.
     end: Box<[u8]>,
-    phase: Phase,
-    json: JsonScanner,
-    capture: Capture,
-    member: Member,
-    /// Raw bytes of the key, name or arguments string being collected.
-    buf: Vec<u8>,
-    /// Whether the call's name was read.
-    has_name: bool,
-    /// Stream offset of the name's opening quote.
-    name_at: u64,
-    seen_args: bool,
-    /// Arguments text read before the name was known.
-    pending: Vec<u8>,
-    /// The first reason this call cannot be delivered; scanning goes on to
-    /// find where the call ends, so all of it comes back as text.
-    rejected: Option<Failure>,
-    /// The kinds of string repair made in this call
-    /// ([`Repair::kind_bit`]): each is reported at its first.
-    repaired: u8,
-    /// A comma that ended the last slice (and whitespace after it), held
-    /// back: a closing bracket may show it was a trailing one, to drop.
-    held_comma: Vec<u8>,
-    /// Stream offset of that comma.
-    held_at: u64,
-    /// Whether a trailing comma was dropped from this call.
-    dropped_comma: bool,
-    /// Bytes consumed since the JSON ended (whitespace, part of the end
-    /// marker); given back if the end marker does not follow.
-    trail: usize,
-    /// Whether the block is a JSON array of calls.
-    array: bool,
-    /// Whether a `,` came after the last call object (outside an array).
-    comma: bool,
-    /// Stream offset just past the last call object read.
-    json_end: u64,
-    /// What [`steady`](Self::steady) found scanning the start of the slice
-    /// that [`advance`](Self::advance) gets next.
-    prescanned: Option<(usize, Signal)>,
-    /// Stream offset of the current call object's `{`.
-    object_at: u64,
-    /// The call object read on as relaxed JSON ([`Phase::Relaxed`]).
-    relaxed: Option<RelaxedBody>,
-    /// Stream offset of the fence that opened in this block, if any…
-    fence_at: Option<u64>,
-    /// …and whether it is still open.
-    fenced: bool,
-    /// Stream offset of the first extra `}` or `]` after the call object
-    /// (`{…}}`), if any: ignored when the end marker follows.
-    extra_closer: Option<u64>,
-    /// See [`JsonCall::needing_arguments`].
-    needs_args: bool,
-    /// The object has an arguments key (its value may be `null`).
-    args_key: bool,
-    /// With `needs_args`: the name read before the arguments key, and the
-    /// stream offset where it ended; the call starts at that key.
-    deferred_name: Option<(String, u64)>,
-    /// See [`Reopen`].
-    reopen: Reopen,
     /// See [`JsonCall::ending_by_marker`]: the end marker of the calls
     /// each start marker opens, by the marker's index.
     ends_by_marker: Vec<Box<[u8]>>,
-    /// See [`JsonCall::opening_arrays`].
-    in_array: bool,
-    /// Stream offset of the `[` of the block's array of calls…
-    list_at: u64,
-    /// …and whether a call object opened in it.
-    list_has_object: bool,
     /// See [`JsonCall::closed_by_tokens`].
     closers: &'static [&'static [u8]],
     /// See [`JsonCall::code_after_marker`].
     code_after_marker: bool,
     /// See [`JsonCall::separated_by_lines`].
     lines_separate: bool,
+    /// See [`JsonCall::opening_arrays`].
+    opens_arrays: bool,
+    /// See [`JsonCall::needing_arguments`].
+    needs_args: bool,
+    /// See [`Reopen`].
+    reopen: Reopen,
+}
+
+/// What is known of the call object being read: a fresh value for each
+/// object (see [`JsonCall::begin_object`]).
+#[derive(Debug, Clone, Default)]
+struct Object {
+    capture: Capture,
+    member: Member,
+    /// Whether the call's name was read.
+    has_name: bool,
+    /// Stream offset of the name's opening quote.
+    name_at: u64,
+    seen_args: bool,
+    /// The kinds of string repair made in this call
+    /// ([`Repair::kind_bit`]): each is reported at its first.
+    repaired: u8,
+    /// Stream offset of the comma held in [`JsonCall::held_comma`].
+    held_at: u64,
+    /// Whether a trailing comma was dropped from this call.
+    dropped_comma: bool,
+    /// Bytes consumed since the JSON ended (whitespace, part of the end
+    /// marker); given back if the end marker does not follow.
+    trail: usize,
+    /// Whether a `,` came after the last call object (outside an array).
+    comma: bool,
+    /// What [`steady`](JsonCall::steady) found scanning the start of the
+    /// slice that [`advance`](JsonCall::advance) gets next.
+    prescanned: Option<(usize, Signal)>,
+    /// Stream offset of the current call object's `{`.
+    object_at: u64,
+    /// The call object read on as relaxed JSON ([`Phase::Relaxed`]).
+    relaxed: Option<RelaxedBody>,
+    /// Stream offset of the first extra `}` or `]` after the call object
+    /// (`{…}}`), if any: ignored when the end marker follows.
+    extra_closer: Option<u64>,
+    /// The object has an arguments key (its value may be `null`).
+    args_key: bool,
+    /// With `needs_args`: the name read before the arguments key, and the
+    /// stream offset where it ended; the call starts at that key.
+    deferred_name: Option<(String, u64)>,
     /// A line break came after the last call object.
     line_broke: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct JsonCall {
+    rules: Rules,
+    /// This block's end marker (see [`Rules::ends_by_marker`]).
+    end: Box<[u8]>,
+    phase: Phase,
+    json: JsonScanner,
+    object: Object,
+    /// Raw bytes of the key, name or arguments string being collected.
+    /// (This and the two buffers below outlive the object, so that their
+    /// memory serves the next.)
+    buf: Vec<u8>,
+    /// Arguments text read before the name was known.
+    pending: Vec<u8>,
+    /// A comma that ended the last slice (and whitespace after it), held
+    /// back: a closing bracket may show it was a trailing one, to drop.
+    held_comma: Vec<u8>,
+    /// The first reason this call cannot be delivered; scanning goes on to
+    /// find where the call ends, so all of it comes back as text.
+    rejected: Option<Failure>,
+    /// Whether the block is a JSON array of calls.
+    array: bool,
+    /// Stream offset just past the last call object read.
+    json_end: u64,
+    /// Stream offset of the fence that opened in this block, if any…
+    fence_at: Option<u64>,
+    /// …and whether it is still open.
+    fenced: bool,
+    /// Stream offset of the `[` of the block's array of calls…
+    list_at: u64,
+    /// …and whether a call object opened in it.
+    list_has_object: bool,
 }
 
 impl JsonCall {
@@ -307,43 +330,24 @@ impl JsonCall {
 
     pub(crate) fn new(end: &[u8], max_depth: usize) -> JsonCall {
         JsonCall {
+            rules: Rules {
+                end: end.into(),
+                ..Rules::default()
+            },
             end: end.into(),
             phase: Phase::Lead,
             json: JsonScanner::new(max_depth).accepting_trailing_commas(),
-            capture: Capture::None,
-            member: Member::Other,
+            object: Object::default(),
             buf: Vec::new(),
-            has_name: false,
-            name_at: 0,
-            seen_args: false,
             pending: Vec::new(),
-            rejected: None,
-            repaired: 0,
             held_comma: Vec::new(),
-            held_at: 0,
-            dropped_comma: false,
-            trail: 0,
+            rejected: None,
             array: false,
-            comma: false,
             json_end: 0,
-            prescanned: None,
-            object_at: 0,
-            relaxed: None,
-            extra_closer: None,
             fence_at: None,
             fenced: false,
-            args_key: false,
-            needs_args: false,
-            deferred_name: None,
-            reopen: Reopen::default(),
-            ends_by_marker: Vec::new(),
-            in_array: false,
             list_at: 0,
             list_has_object: false,
-            closers: &[],
-            code_after_marker: false,
-            lines_separate: false,
-            line_broke: false,
         }
     }
 
@@ -352,7 +356,7 @@ impl JsonCall {
     /// markup, not text. They must share no prefix that is not a prefix of
     /// the first.
     pub(crate) fn closed_by_tokens(mut self, closers: &'static [&'static [u8]]) -> JsonCall {
-        self.closers = closers;
+        self.rules.closers = closers;
         self
     }
 
@@ -360,7 +364,7 @@ impl JsonCall {
     /// before a built-in tool's call): code after it is text with a
     /// [`BuiltinToolCall`](DiagnosticKind::BuiltinToolCall) diagnostic.
     pub(crate) fn code_after_marker(mut self) -> JsonCall {
-        self.code_after_marker = true;
+        self.rules.code_after_marker = true;
         self
     }
 
@@ -370,15 +374,15 @@ impl JsonCall {
     /// object must have arguments.
     pub(crate) fn bare_lead(&self, max_depth: usize) -> JsonCall {
         let mut lead = JsonCall::new(b"", max_depth).needing_arguments();
-        lead.closers = self.closers;
-        lead.lines_separate = self.lines_separate;
+        lead.rules.closers = self.rules.closers;
+        lead.rules.lines_separate = self.rules.lines_separate;
         lead
     }
 
     /// Without an end marker, a line break after a call object separates
     /// it from the next, as `;` does (Llama 3 writes one call per line).
     pub(crate) fn separated_by_lines(mut self) -> JsonCall {
-        self.lines_separate = true;
+        self.rules.lines_separate = true;
         self
     }
 
@@ -386,14 +390,14 @@ impl JsonCall {
     /// `i`; empty: the call ends with its JSON), as Granite writes
     /// `<|tool_call|>[…]` and `<tool_call>{…}</tool_call>`.
     pub(crate) fn ending_by_marker(mut self, ends: &[&[u8]]) -> JsonCall {
-        self.ends_by_marker = ends.iter().map(|&e| e.into()).collect();
+        self.rules.ends_by_marker = ends.iter().map(|&e| e.into()).collect();
         self
     }
 
     /// The start marker ends with the `[` of an array of calls
     /// (`functools[`): the block is that array.
     pub(crate) fn opening_arrays(mut self) -> JsonCall {
-        self.in_array = true;
+        self.rules.opens_arrays = true;
         self
     }
 
@@ -402,7 +406,7 @@ impl JsonCall {
     /// `{"name": "x"}` is prose): the call starts once that key is seen,
     /// and an object without it is not a call.
     pub(crate) fn needing_arguments(mut self) -> JsonCall {
-        self.needs_args = true;
+        self.rules.needs_args = true;
         self
     }
 
@@ -410,7 +414,7 @@ impl JsonCall {
     /// end marker followed by the rest of it (and its `boundary`) opens the
     /// next call instead of closing this one.
     pub(crate) fn reopened_by(mut self, start: &[u8], boundary: Boundary) -> JsonCall {
-        self.reopen = Reopen::new(start, &self.end, boundary);
+        self.rules.reopen = Reopen::new(start, &self.rules.end, boundary);
         self
     }
 
@@ -422,24 +426,11 @@ impl JsonCall {
 
     /// Readies the per-call state for the next call object of the block.
     fn begin_object(&mut self) {
-        self.deferred_name = None;
-        self.args_key = false;
+        self.object = Object::default();
         self.json.reset();
-        self.capture = Capture::None;
-        self.member = Member::Other;
         self.buf.clear();
-        self.has_name = false;
-        self.seen_args = false;
         self.pending.clear();
-        self.repaired = 0;
         self.held_comma.clear();
-        self.dropped_comma = false;
-        self.trail = 0;
-        self.comma = false;
-        self.line_broke = false;
-        self.prescanned = None;
-        self.relaxed = None;
-        self.extra_closer = None;
     }
 
     /// Another call object follows in the same block: delivers the one just
@@ -449,7 +440,7 @@ impl JsonCall {
         self.require_arguments(self.json_end);
         if self.rejected.is_none() {
             self.report_extra_closer(cx);
-            if !self.seen_args {
+            if !self.object.seen_args {
                 cx.delta_static("{}");
             }
             cx.deliver(self.json_end);
@@ -459,7 +450,7 @@ impl JsonCall {
 
     /// With `needs_args`, an object without arguments is not a call.
     fn require_arguments(&mut self, at: u64) {
-        if self.needs_args && !self.args_key {
+        if self.rules.needs_args && !self.object.args_key {
             self.reject(Failure::new(
                 DiagnosticKind::MalformedCall,
                 at,
@@ -485,7 +476,7 @@ impl JsonCall {
         if seg.is_empty() || self.rejected.is_some() {
             return;
         }
-        match self.capture {
+        match self.object.capture {
             Capture::None | Capture::Skip => {}
             Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString => {
                 self.buf.extend_from_slice(seg)
@@ -520,11 +511,11 @@ impl JsonCall {
             return true;
         }
         if only_ws && signal == Signal::TrailingComma {
-            self.comma_dropped(self.held_at, cx);
-        } else if self.rejected.is_none() && self.capture == Capture::ArgsObject {
+            self.comma_dropped(self.object.held_at, cx);
+        } else if self.rejected.is_none() && self.object.capture == Capture::ArgsObject {
             // (No other capture spans a comma.)
             if cx.started() {
-                cx.delta_held(&self.held_comma, self.held_at);
+                cx.delta_held(&self.held_comma, self.object.held_at);
             } else {
                 self.pending.extend_from_slice(&self.held_comma);
             }
@@ -554,15 +545,15 @@ impl JsonCall {
             self.comma_dropped(offset + k as u64, cx);
         } else {
             self.held_comma.extend_from_slice(&seg[k..]);
-            self.held_at = offset + k as u64;
+            self.object.held_at = offset + k as u64;
         }
     }
 
     /// A trailing comma at stream offset `at` was left out of the
     /// arguments: reported, once per call.
     fn comma_dropped<'c, S: FnMut(Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
-        if !self.dropped_comma && self.rejected.is_none() {
-            self.dropped_comma = true;
+        if !self.object.dropped_comma && self.rejected.is_none() {
+            self.object.dropped_comma = true;
             cx.recovered(
                 DiagnosticKind::RepairedJson,
                 at,
@@ -582,8 +573,8 @@ impl JsonCall {
         if self.rejected.is_some() {
             return;
         }
-        if self.repaired & repair.kind_bit() == 0 {
-            self.repaired |= repair.kind_bit();
+        if self.object.repaired & repair.kind_bit() == 0 {
+            self.object.repaired |= repair.kind_bit();
             cx.recovered(
                 DiagnosticKind::RepairedJson,
                 offset,
@@ -592,7 +583,7 @@ impl JsonCall {
         }
         let mut buf = [0; 6];
         let fixed = repair.text(&mut buf);
-        match self.capture {
+        match self.object.capture {
             Capture::None | Capture::Skip => {}
             Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString => {
                 self.buf.extend_from_slice(fixed)
@@ -611,7 +602,7 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
         missing_end: Option<u64>,
     ) -> Outcome {
-        let give_back = self.trail;
+        let give_back = self.object.trail;
         self.require_arguments(self.json_end);
         if let Some(mut f) = self.rejected.take() {
             f.give_back = give_back;
@@ -622,7 +613,7 @@ impl JsonCall {
             Some(offset) => self.missing_end_marker("JSON", offset, cx),
             None => self.report_extra_closer(cx),
         }
-        if !self.seen_args {
+        if !self.object.seen_args {
             // No arguments (or `null`): the input is an empty object.
             cx.delta_static("{}");
         }
@@ -643,7 +634,7 @@ impl JsonCall {
     /// Extra closing brackets after the call object are part of the call:
     /// reported.
     fn report_extra_closer<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        if let Some(at) = self.extra_closer.take() {
+        if let Some(at) = self.object.extra_closer.take() {
             cx.recovered(
                 DiagnosticKind::RepairedJson,
                 at,
@@ -673,7 +664,7 @@ impl JsonCall {
 
     /// A call object begins with the `{` at stream offset `at`.
     fn open_object(&mut self, at: u64) {
-        self.object_at = at;
+        self.object.object_at = at;
         self.list_has_object = true;
         self.phase = Phase::Body;
     }
@@ -688,7 +679,7 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
         cx.read_ahead_to(end_at);
-        let Some(relaxed) = self.relaxed.as_ref() else {
+        let Some(relaxed) = self.object.relaxed.as_ref() else {
             return self.relaxed_failed(end_at);
         };
         let max_depth = cx.limits().max_depth;
@@ -708,7 +699,7 @@ impl JsonCall {
         // Something else follows the object before the end marker (or the
         // end of the stream): the call ends with its object, as a JSON one
         // does, and what follows is read again as text.
-        let object_end = self.object_at + read as u64;
+        let object_end = self.object.object_at + read as u64;
         let after = relaxed.bytes[read..].to_vec();
         let give_back = self.after_relaxed(&after, object_end, end_at, missing_end);
         let missing_end = missing_end || give_back > 0;
@@ -725,12 +716,12 @@ impl JsonCall {
             // A tool refused here fails the whole call, as it would in JSON.
             None => {
                 if let Err(f) = cx.start_at(&name, None, at) {
-                    self.relaxed = None;
+                    self.object.relaxed = None;
                     return Outcome::failed(f.with_name(&name));
                 }
             }
         }
-        self.relaxed = None;
+        self.object.relaxed = None;
         let what = if closed {
             "the call's body ended before its closing brackets: closed (and read as JSON if relaxed)"
         } else {
@@ -743,7 +734,7 @@ impl JsonCall {
         }
         self.report_extra_closer(cx);
         let _ = cx.delta_owned(rest.as_bytes(), end_at);
-        self.seen_args = true;
+        self.object.seen_args = true;
         Outcome::Complete { give_back }
     }
 
@@ -765,7 +756,7 @@ impl JsonCall {
                 matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']') || (fenced && b == b'`')
             });
         if closers_only {
-            self.extra_closer = after
+            self.object.extra_closer = after
                 .iter()
                 .position(|b| matches!(b, b'}' | b']'))
                 .map(|k| object_end + k as u64);
@@ -781,7 +772,7 @@ impl JsonCall {
     /// first failed, and what was read after that (up to stream offset
     /// `end_at`) goes back to be read as text.
     fn relaxed_failed(&mut self, end_at: u64) -> Outcome {
-        let Some(relaxed) = self.relaxed.take() else {
+        let Some(relaxed) = self.object.relaxed.take() else {
             return Outcome::failed(Failure::new(
                 DiagnosticKind::MalformedCall,
                 end_at,
@@ -797,19 +788,19 @@ impl JsonCall {
     /// (taken with the bytes that follow it).
     fn value_start(&mut self, first: u8, offset: u64) {
         self.buf.clear();
-        self.capture = match self.member {
+        self.object.capture = match self.object.member {
             Member::Other => Capture::Skip,
             Member::Id if first == b'"' => Capture::Id,
             Member::Id => Capture::Skip,
             Member::Name => {
-                self.name_at = offset;
+                self.object.name_at = offset;
                 Capture::Name
             }
             Member::Args => match first {
                 b'{' => Capture::ArgsObject,
                 b'"' => Capture::ArgsString,
                 b'n' => {
-                    self.seen_args = false;
+                    self.object.seen_args = false;
                     Capture::Skip
                 }
                 _ => {
@@ -825,8 +816,8 @@ impl JsonCall {
     }
 
     fn key_end<'c, S: FnMut(Event<'c>)>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
-        self.capture = Capture::None;
-        self.member = match self.buf.as_slice() {
+        self.object.capture = Capture::None;
+        self.object.member = match self.buf.as_slice() {
             // The keys as models write them, without decoding.
             br#""name""# | br#""tool_name""# => Member::Name,
             br#""arguments""# | br#""parameters""# => Member::Args,
@@ -839,9 +830,9 @@ impl JsonCall {
                 _ => Member::Other,
             },
         };
-        let duplicate = match self.member {
-            Member::Name => self.has_name,
-            Member::Args => self.seen_args,
+        let duplicate = match self.object.member {
+            Member::Name => self.object.has_name,
+            Member::Args => self.object.seen_args,
             Member::Id | Member::Other => false,
         };
         if duplicate {
@@ -854,10 +845,10 @@ impl JsonCall {
                 ),
             ));
         }
-        if self.member == Member::Args {
-            self.seen_args = true;
-            self.args_key = true;
-            if let Some((name, at)) = self.deferred_name.take() {
+        if self.object.member == Member::Args {
+            self.object.seen_args = true;
+            self.object.args_key = true;
+            if let Some((name, at)) = self.object.deferred_name.take() {
                 if let Err(f) = cx.start(&name, at) {
                     self.reject(f.with_name(&name));
                 }
@@ -876,24 +867,24 @@ impl JsonCall {
         end: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let object = cx.call_bytes(self.object_at, end);
+        let object = cx.call_bytes(self.object.object_at, end);
         let Some((name, args)) = named_by_function(&object, cx.limits().max_depth) else {
             return;
         };
         if let Err(f) = cx.start(&name, end) {
             return self.reject(f.with_name(&name));
         }
-        self.has_name = true;
+        self.object.has_name = true;
         // Without arguments of its own, the object's are those read so
         // far (none: the conclusion sends `{}`).
         let args = match args {
             Some(nested) => {
-                self.args_key = true;
+                self.object.args_key = true;
                 nested.into_bytes()
             }
             None => std::mem::take(&mut self.pending),
         };
-        self.seen_args |= !args.is_empty();
+        self.object.seen_args |= !args.is_empty();
         if let Err(at) = cx.delta_owned(&args, end) {
             self.reject(invalid_utf8(at));
         }
@@ -901,22 +892,22 @@ impl JsonCall {
     }
 
     fn value_end<'c, S: FnMut(Event<'c>)>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
-        let capture = std::mem::replace(&mut self.capture, Capture::None);
+        let capture = std::mem::replace(&mut self.object.capture, Capture::None);
         if self.rejected.is_some() {
             return;
         }
         match capture {
             Capture::Name => {
                 // Without escapes the name stands verbatim after its quote.
-                let origin = (!self.buf.contains(&b'\\')).then_some(self.name_at + 1);
+                let origin = (!self.buf.contains(&b'\\')).then_some(self.object.name_at + 1);
                 let started = match decode_str(&self.buf).filter(|n| !n.is_empty()) {
                     None => Err(Failure::new(
                         DiagnosticKind::MissingName,
                         offset,
                         "\"name\" must be a non-empty string",
                     )),
-                    Some(name) if self.needs_args && !self.seen_args => {
-                        self.deferred_name = Some((name.into_owned(), offset));
+                    Some(name) if self.rules.needs_args && !self.object.seen_args => {
+                        self.object.deferred_name = Some((name.into_owned(), offset));
                         Ok(())
                     }
                     Some(name) => cx
@@ -926,7 +917,7 @@ impl JsonCall {
                 if let Err(f) = started {
                     return self.reject(f);
                 }
-                self.has_name = true;
+                self.object.has_name = true;
                 if !self.pending.is_empty() {
                     let pending = std::mem::take(&mut self.pending);
                     if let Err(at) = cx.delta_owned(&pending, offset) {
@@ -982,7 +973,7 @@ impl JsonCall {
                 self.fence_at = Some(cx.offset(cur.at));
                 self.phase = Phase::FenceOpen(Partial::default());
             }
-            Some(_) if self.code_after_marker && self.fence_at.is_none() => {
+            Some(_) if self.rules.code_after_marker && self.fence_at.is_none() => {
                 return Some(Outcome::failed(Failure::new(
                     DiagnosticKind::BuiltinToolCall,
                     cx.offset(cur.at),
@@ -1003,7 +994,7 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
         let i = cur.at;
-        let (n, signal) = match self.prescanned.take() {
+        let (n, signal) = match self.object.prescanned.take() {
             Some(scan) => scan,
             None => self.json.advance(&bytes[i..]),
         };
@@ -1034,7 +1025,7 @@ impl JsonCall {
                 cur.member_from = Some(i);
             }
             Signal::KeyStart => {
-                self.capture = Capture::Key;
+                self.object.capture = Capture::Key;
                 self.buf.clear();
                 self.buf.push(b'"');
             }
@@ -1072,10 +1063,10 @@ impl JsonCall {
 
     /// The call object closed at `at`.
     fn root_end<'c, S: FnMut(Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
-        if !self.has_name && self.rejected.is_none() {
+        if !self.object.has_name && self.rejected.is_none() {
             self.name_from_function(at, cx);
         }
-        if !self.has_name {
+        if !self.object.has_name {
             self.reject(Failure::new(
                 DiagnosticKind::MissingName,
                 at,
@@ -1111,7 +1102,10 @@ impl JsonCall {
             && !self.end.is_empty()
             && cx.claim_read_ahead(at);
         if relaxable {
-            self.relaxed = Some(RelaxedBody::new(cx.call_bytes(self.object_at, at), f));
+            self.object.relaxed = Some(RelaxedBody::new(
+                cx.call_bytes(self.object.object_at, at),
+                f,
+            ));
             self.phase = Phase::Relaxed;
             return None;
         }
@@ -1135,7 +1129,7 @@ impl JsonCall {
             // Unmarked JSON at the start whose list holds no object first
             // (`[1] …`, `[TOOL_CALLS]`) is prose: all of it is read again
             // as text, where a marker may begin at its `[`.
-            Some(_) if self.needs_args && !self.list_has_object => {
+            Some(_) if self.rules.needs_args && !self.list_has_object => {
                 let at = cx.offset(cur.at);
                 let read = usize::try_from(at - self.list_at).unwrap_or(usize::MAX);
                 Some(Outcome::NotACall { read })
@@ -1160,7 +1154,7 @@ impl JsonCall {
     ) -> Option<Outcome> {
         let ws = skip_ws(&bytes[cur.at..]);
         cur.at += ws;
-        self.trail += ws;
+        self.object.trail += ws;
         match bytes.get(cur.at) {
             None => return Some(Outcome::More),
             Some(b',') => {
@@ -1170,7 +1164,7 @@ impl JsonCall {
             }
             Some(b']') => {
                 cur.at += 1;
-                self.trail = 0;
+                self.object.trail = 0;
                 self.array = false;
                 self.json_end = cx.offset(cur.at);
                 self.phase = Phase::Trail;
@@ -1190,38 +1184,39 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
         let ws = skip_ws(&bytes[cur.at..]);
-        if self.lines_separate && !self.line_broke {
-            self.line_broke = memchr::memchr(b'\n', &bytes[cur.at..cur.at + ws]).is_some();
+        if self.rules.lines_separate && !self.object.line_broke {
+            self.object.line_broke = memchr::memchr(b'\n', &bytes[cur.at..cur.at + ws]).is_some();
         }
         cur.at += ws;
-        self.trail += ws;
+        self.object.trail += ws;
         match bytes.get(cur.at) {
             None => return Some(Outcome::More),
             // The next call object of the block; without an end marker,
             // only after a separator (`{…}; {…}`): JSON right after the
             // call is text.
-            Some(b'{') if !self.end.is_empty() || self.comma || self.line_broke => {
+            Some(b'{') if !self.end.is_empty() || self.object.comma || self.object.line_broke => {
                 self.next_object(cx);
                 self.open_object(cx.offset(cur.at));
             }
             // Objects separated by commas (or semicolons, as Llama writes
             // them), without the brackets of an array.
-            Some(b',' | b';') if !self.comma => {
+            Some(b',' | b';') if !self.object.comma => {
                 cur.at += 1;
-                self.trail += 1;
-                self.comma = true;
+                self.object.trail += 1;
+                self.object.comma = true;
             }
             Some(b'`') if self.fenced => self.phase = Phase::FenceClose(Partial::default()),
             // The object closed once too often (`{…}}`), as models now and
             // then write it: ignored if the end marker follows, given back
             // as text if not.
             Some(b'}' | b']') if !self.end.is_empty() => {
-                self.extra_closer.get_or_insert(cx.offset(cur.at));
+                self.object.extra_closer.get_or_insert(cx.offset(cur.at));
                 cur.at += 1;
-                self.trail += 1;
+                self.object.trail += 1;
             }
             Some(&b)
-                if self.end.is_empty() && self.closers.iter().any(|c| c.first() == Some(&b)) =>
+                if self.end.is_empty()
+                    && self.rules.closers.iter().any(|c| c.first() == Some(&b)) =>
             {
                 self.phase = Phase::Closer(PartialSet::default())
             }
@@ -1229,12 +1224,12 @@ impl JsonCall {
             // is an example the model shows, not a call (JSON right after
             // it is not prose: the call ends with its JSON).
             Some(&b)
-                if self.lines_separate
+                if self.rules.lines_separate
                     && !matches!(b, b'{' | b'[')
-                    && self.needs_args
-                    && self.args_key
+                    && self.rules.needs_args
+                    && self.object.args_key
                     && self.end.is_empty()
-                    && !self.line_broke =>
+                    && !self.object.line_broke =>
             {
                 return Some(Outcome::failed(Failure::new(
                     DiagnosticKind::MalformedCall,
@@ -1258,15 +1253,15 @@ impl JsonCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
         let before = cur.at;
-        let found = closer.feed(self.closers, bytes, &mut cur.at);
-        self.trail += cur.at - before;
+        let found = closer.feed(self.rules.closers, bytes, &mut cur.at);
+        self.object.trail += cur.at - before;
         match found {
             SetMatch::More => {
                 self.phase = Phase::Closer(closer);
                 Some(Outcome::More)
             }
             SetMatch::Done(_) => {
-                self.trail = 0;
+                self.object.trail = 0;
                 Some(self.conclude(cx, None))
             }
             // Not a closer: the call ends with its JSON, and what followed
@@ -1282,17 +1277,17 @@ impl JsonCall {
         cur: &mut Cursor,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        let Some(relaxed) = self.relaxed.as_mut() else {
+        let Some(relaxed) = self.object.relaxed.as_mut() else {
             return Some(self.relaxed_end(cx.offset(cur.at), false, cx));
         };
         while cur.at < bytes.len() {
             let to = super::piece_end(relaxed.bytes.len(), cur.at, bytes.len());
             relaxed.bytes.extend_from_slice(&bytes[cur.at..to]);
             cur.at = to;
-            if let Some((k, closes)) = relaxed.find_end(&self.end, &self.reopen, false) {
+            if let Some((k, closes)) = relaxed.find_end(&self.end, &self.rules.reopen, false) {
                 relaxed.bytes.truncate(k);
                 let marker = if closes { self.end.len() } else { 0 };
-                let end_at = self.object_at + (k + marker) as u64;
+                let end_at = self.object.object_at + (k + marker) as u64;
                 // Where the marker ends in this slice; or the bytes that
                 // followed it to tell whether it closes were read in earlier
                 // ones, and go back.
@@ -1356,7 +1351,7 @@ impl JsonCall {
     ) -> Option<Outcome> {
         let before = cur.at;
         let found = ticks.feed(FENCE, bytes, &mut cur.at);
-        self.trail += cur.at - before;
+        self.object.trail += cur.at - before;
         match found {
             Match::Done => {
                 self.fenced = false;
@@ -1365,7 +1360,7 @@ impl JsonCall {
             }
             // Not a fence: the call ends with its JSON.
             Match::Mismatch => {
-                let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
+                let end_of_json = cx.offset(cur.at).saturating_sub(self.object.trail as u64);
                 Some(self.conclude(cx, Some(end_of_json)))
             }
             Match::More => {
@@ -1385,14 +1380,14 @@ impl JsonCall {
     ) -> Option<Outcome> {
         let before = cur.at;
         let found = marker.feed(&self.end, bytes, &mut cur.at);
-        self.trail += cur.at - before;
+        self.object.trail += cur.at - before;
         match found {
-            Match::Done if self.reopen.boundary.is_some() => {
+            Match::Done if self.rules.reopen.boundary.is_some() => {
                 self.phase = Phase::Reopen { seen: 0 };
                 None
             }
             Match::Done => {
-                self.trail = 0;
+                self.object.trail = 0;
                 Some(self.conclude(cx, None))
             }
             Match::More => {
@@ -1401,7 +1396,7 @@ impl JsonCall {
             }
             // Something else follows the JSON: the call ends with it.
             Match::Mismatch => {
-                let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
+                let end_of_json = cx.offset(cur.at).saturating_sub(self.object.trail as u64);
                 Some(self.conclude(cx, Some(end_of_json)))
             }
         }
@@ -1416,11 +1411,11 @@ impl JsonCall {
         cur: &mut Cursor,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        match self.reopen.follows(seen, &bytes[cur.at..], false) {
+        match self.rules.reopen.follows(seen, &bytes[cur.at..], false) {
             // All of it may still be the start marker.
             None => {
                 let more = bytes.len() - cur.at;
-                self.trail += more;
+                self.object.trail += more;
                 self.phase = Phase::Reopen { seen: seen + more };
                 cur.at = bytes.len();
                 Some(Outcome::More)
@@ -1428,13 +1423,13 @@ impl JsonCall {
             // The next call's start marker: this call's end never came, and
             // the marker is read again.
             Some(true) => {
-                let end_of_json = cx.offset(cur.at).saturating_sub(self.trail as u64);
+                let end_of_json = cx.offset(cur.at).saturating_sub(self.object.trail as u64);
                 Some(self.conclude(cx, Some(end_of_json)))
             }
             // The end marker closed the call: what followed it is read again
             // as text.
             Some(false) => {
-                self.trail = seen;
+                self.object.trail = seen;
                 Some(self.conclude(cx, None))
             }
         }
@@ -1443,19 +1438,19 @@ impl JsonCall {
 
 impl CallAutomaton for JsonCall {
     fn begin(&mut self, marker: usize) {
-        if let Some(end) = self.ends_by_marker.get(marker) {
+        if let Some(end) = self.rules.ends_by_marker.get(marker) {
             // Allocates only when the marker differs from the last call's.
             if *end != self.end {
                 self.end = end.clone();
             }
         }
-        self.phase = if self.in_array {
+        self.phase = if self.rules.opens_arrays {
             Phase::ArrayNext
         } else {
             Phase::Lead
         };
         self.rejected = None;
-        self.array = self.in_array;
+        self.array = self.rules.opens_arrays;
         self.fence_at = None;
         self.fenced = false;
         self.begin_object();
@@ -1479,7 +1474,7 @@ impl CallAutomaton for JsonCall {
             // More of the end marker, not yet all of it.
             if marker.continues_without_end(&self.end, bytes) {
                 marker.take(bytes.len());
-                self.trail += bytes.len();
+                self.object.trail += bytes.len();
                 return Steady::Quiet;
             }
             return Steady::No;
@@ -1490,7 +1485,7 @@ impl CallAutomaton for JsonCall {
         let scan = self.json.advance(bytes);
         // A comma at the end may be a trailing one: `advance` holds it back.
         if scan.1 == Signal::More && self.held_comma.is_empty() && !self.json.after_comma() {
-            match self.capture {
+            match self.object.capture {
                 Capture::ArgsObject if started => return Steady::Verbatim,
                 Capture::ArgsObject => {
                     self.pending.extend_from_slice(bytes);
@@ -1503,7 +1498,7 @@ impl CallAutomaton for JsonCall {
                 Capture::None | Capture::Skip => return Steady::Quiet,
             }
         }
-        self.prescanned = Some(scan);
+        self.object.prescanned = Some(scan);
         Steady::No
     }
     /// Reads `bytes` phase by phase. Each phase is a step of its own, which
@@ -1564,8 +1559,8 @@ impl CallAutomaton for JsonCall {
                 // marker may have been following it) closes at the end of
                 // the stream; what follows it is text again.
                 let end = self.end.len();
-                let closed = match self.relaxed.as_mut() {
-                    Some(relaxed) => match relaxed.find_end(&self.end, &self.reopen, true) {
+                let closed = match self.object.relaxed.as_mut() {
+                    Some(relaxed) => match relaxed.find_end(&self.end, &self.rules.reopen, true) {
                         Some((k, closes)) => {
                             // The read-ahead returns any marker it can decide.
                             debug_assert!(closes, "a decided marker ends the read-ahead");
@@ -1587,13 +1582,13 @@ impl CallAutomaton for JsonCall {
             Phase::Trail if self.end.is_empty() => self.conclude(cx, None),
             // The end marker closed the call.
             Phase::Reopen { seen } => {
-                self.trail = seen;
+                self.object.trail = seen;
                 self.conclude(cx, None)
             }
             // A closer cut short by the end of the stream is text.
             Phase::Closer(_) => self.conclude(cx, None),
             Phase::Trail | Phase::End(_) | Phase::FenceClose(_) => {
-                let end_of_json = cx.offset(0).saturating_sub(self.trail as u64);
+                let end_of_json = cx.offset(0).saturating_sub(self.object.trail as u64);
                 self.conclude(cx, Some(end_of_json))
             }
         }

@@ -76,9 +76,15 @@ macro_rules! event_class {
                 Ok(dict)
             }
 
-            fn __repr__(&self) -> String {
-                let fields: Vec<String> = vec![$(format!("{}={:?}", stringify!($field), self.$field)),*];
-                format!("{}({})", stringify!($name), fields.join(", "))
+            /// `ToolCall(id='call_0', tool_name='f', …)`: each field as
+            /// Python writes it.
+            fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+                let fields: Vec<String> = vec![$(format!(
+                    "{}={}",
+                    stringify!($field),
+                    self.$field.clone().into_pyobject(py)?.repr()?
+                )),*];
+                Ok(format!("{}({})", stringify!($name), fields.join(", ")))
             }
         }
     };

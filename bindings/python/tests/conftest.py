@@ -122,12 +122,25 @@ def golden_cases() -> List[Case]:
 CASES = golden_cases()
 
 
-def split_points(text: str, limit: int = 4096) -> range:
-    """Every split point of a text up to `limit` characters; for a longer
-    one, `limit` points spread evenly over it."""
-    if len(text) <= limit:
+# Outputs longer than this (the 64 KB arguments and long prose of the
+# goldens) get a sample of the cuttings in the server tests: every cutting
+# of them would be hundreds of thousands of server calls, and the Rust
+# goldens test every split of them already.
+LONG = 4096
+
+
+def split_points(text: str) -> range:
+    """Every split point of a text up to `LONG` characters; 256 spread
+    evenly over a longer one."""
+    if len(text) <= LONG:
         return range(1, len(text))
-    return range(1, len(text), len(text) // limit + 1)
+    return range(1, len(text), len(text) // 256 + 1)
+
+
+def delta_sizes(text: str) -> range:
+    """Delta sizes: every one from 1 to 64 characters; for a long text,
+    1, 2, 3, 7, 16 and 64."""
+    return range(1, 65) if len(text) <= LONG else (1, 2, 3, 7, 16, 64)
 
 
 def chunked(text: str, size: int) -> List[str]:

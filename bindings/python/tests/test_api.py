@@ -47,6 +47,8 @@ def test_events_are_objects_with_the_rust_fields():
     assert call.to_dict()["rawSpan"] == {"start": 4, "end": 64}
     assert isinstance(events[1], ts.TextDelta) and events[1].delta == "Now."
     assert events[1] == ts.TextDelta("text_0", "Now.")
+    assert repr(events[1]) == "TextDelta(id='text_0', delta='Now.')"
+    assert repr(call).endswith("raw_span=(4, 64), model_call_id=None)")
 
 
 def test_a_call_to_an_unknown_tool_is_text_with_a_diagnostic():

@@ -5,7 +5,7 @@ toolsieve detectors: whole, at every two-piece split, and in 1- to
 from __future__ import annotations
 
 import pytest
-from conftest import CASES, chunked, require_server, split_points
+from conftest import CASES, chunked, delta_sizes, require_server, split_points
 from servers import expected, sglang_reasoning, sglang_stream, sglang_tools, sglang_whole
 
 require_server("sglang")
@@ -34,10 +34,10 @@ def test_golden_case_through_sglang(case):
     assert whole.comparable(with_ids=False) == want, "whole"
     one = sglang_stream(new_parser(case), [case.text], sglang_reasoning(case))
     assert one.comparable(with_ids=False) == want, "one piece"
-    for cut in split_points(case.text, limit=1024):
+    for cut in split_points(case.text):
         got = sglang_stream(new_parser(case), [case.text[:cut], case.text[cut:]], sglang_reasoning(case))
         assert got.comparable(with_ids=False) == want, f"split at {cut}"
-    for size in range(1, 65):
+    for size in delta_sizes(case.text):
         got = sglang_stream(new_parser(case), chunked(case.text, size), sglang_reasoning(case))
         assert got.comparable(with_ids=False) == want, f"{size}-character deltas"
 

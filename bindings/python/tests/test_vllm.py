@@ -5,7 +5,7 @@ deltas; the client's view must equal the Rust goldens'."""
 from __future__ import annotations
 
 import pytest
-from conftest import CASES, byte_tokenizer, chunked, require_server, split_points
+from conftest import CASES, byte_tokenizer, chunked, delta_sizes, require_server, split_points
 from servers import (
     expected,
     reads_reasoning,
@@ -49,11 +49,11 @@ def test_golden_case_through_vllm(case):
     streamed = vllm_stream(parser_class(TOKENIZER, tools), request, [(case.text, [])])
     assert streamed.comparable(with_ids=False) == want, "one delta"
     check_ids(case, streamed)
-    for cut in split_points(case.text, limit=1024):
+    for cut in split_points(case.text):
         pieces = [(case.text[:cut], []), (case.text[cut:], [])]
         got = vllm_stream(parser_class(TOKENIZER, tools), request, pieces)
         assert got.comparable(with_ids=False) == want, f"split at {cut}"
-    for size in range(1, 65):
+    for size in delta_sizes(case.text):
         pieces = [(p, []) for p in chunked(case.text, size)]
         got = vllm_stream(parser_class(TOKENIZER, tools), request, pieces)
         assert got.comparable(with_ids=False) == want, f"{size}-character deltas"

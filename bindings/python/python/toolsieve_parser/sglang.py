@@ -34,6 +34,8 @@ def _base() -> type:
     from sglang.srt.function_call.base_format_detector import BaseFormatDetector
     from sglang.srt.function_call.core_types import StreamingParseResult, ToolCallItem
 
+    empty = StreamingParseResult()
+
     class ToolsieveDetector(BaseFormatDetector):
         """A toolsieve parser as an SGLang detector (see the module docs)."""
 
@@ -74,10 +76,18 @@ def _base() -> type:
             return self._result(piece, first=0, record=False)
 
         def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> Any:
-            if self._parser is None:
-                self._parser = plugin_parser(self.toolsieve_format, tools)
+            parser = self._parser
+            if parser is None:
+                parser = self._parser = plugin_parser(self.toolsieve_format, tools)
                 self._calls = 0
-            return self._result(self._parser.feed_piece(new_text), first=self._calls, record=True)
+            piece = parser.feed_piece(new_text)
+            if piece.calls:
+                return self._result(piece, first=self._calls, record=True)
+            if not piece.text:
+                # Most deltas inside a call: nothing to send yet. SGLang
+                # only reads a result, so one empty result serves them all.
+                return empty
+            return StreamingParseResult(normal_text=piece.text)
 
         def finish(self, tools: List[Any]) -> Any:
             if self._parser is None:
