@@ -1,0 +1,452 @@
+//! The members of a call object: which bytes are the name, the arguments,
+//! the id, or something to skip; commas held back and string repairs.
+
+use super::*;
+
+/// The raw values of the members of a call object that name the tool and
+/// hold its arguments.
+#[derive(Default)]
+pub(super) struct CallMembers<'j> {
+    pub(super) name: Option<&'j str>,
+    /// `arguments`, or `parameters`.
+    pub(super) args: Option<&'j str>,
+    pub(super) function: Option<&'j str>,
+}
+
+impl<'j> CallMembers<'j> {
+    /// The members of `json`, a complete JSON object; `None` if one of
+    /// them is given twice (as JSON refuses it).
+    pub(super) fn of(json: &'j str, max_depth: usize) -> Option<CallMembers<'j>> {
+        let mut members = CallMembers::default();
+        for (key, value) in root_members(json.as_bytes(), max_depth) {
+            let slot = match decode_str(&json.as_bytes()[key])?.as_ref() {
+                "name" => &mut members.name,
+                "arguments" | "parameters" => &mut members.args,
+                "function" => &mut members.function,
+                _ => continue,
+            };
+            if slot.replace(&json[value]).is_some() {
+                return None;
+            }
+        }
+        Some(members)
+    }
+
+    /// For a call object without `"name"` that names its tool by
+    /// `"function"` instead: a string (`{"function": "f", "arguments":
+    /// {…}}`; its arguments are the object's own, so `None` here), or the
+    /// nested shape of the OpenAI API (`{"type": "function", "function":
+    /// {"name": "f", "arguments": {…}}}`, with the arguments inside). The
+    /// name and those arguments.
+    pub(super) fn by_function(&self, max_depth: usize) -> Option<(String, Option<String>)> {
+        let function = self.function?;
+        let (name, args) = match function.as_bytes().first() {
+            Some(b'"') => (function, None),
+            Some(b'{') => {
+                let inner = CallMembers::of(function, max_depth)?;
+                (inner.name?, Some(arguments_text(inner.args, max_depth)?))
+            }
+            _ => return None,
+        };
+        let name = decode_str(name.as_bytes())?.into_owned();
+        (!name.is_empty()).then_some((name, args))
+    }
+}
+
+/// A call's arguments from the raw value of its arguments member: `{}`
+/// when absent or `null`, an object as it stands, a string holding an
+/// object decoded; `None` for anything else.
+pub(super) fn arguments_text(raw: Option<&str>, max_depth: usize) -> Option<String> {
+    let Some(raw) = raw else {
+        return Some("{}".to_owned());
+    };
+    match raw.as_bytes().first() {
+        Some(b'n') => Some("{}".to_owned()),
+        Some(b'{') => Some(raw.to_owned()),
+        Some(b'"') => object_in_string(raw.as_bytes(), max_depth),
+        _ => None,
+    }
+}
+
+/// [`CallMembers::by_function`] of the complete JSON object `object`.
+pub(super) fn named_by_function(
+    object: &[u8],
+    max_depth: usize,
+) -> Option<(String, Option<String>)> {
+    let object = std::str::from_utf8(object).ok()?;
+    if !is_complete_value(object.as_bytes(), max_depth) {
+        return None;
+    }
+    CallMembers::of(object.trim(), max_depth)?.by_function(max_depth)
+}
+
+/// Arguments given as a JSON-encoded string (`raw`, quotes included): the
+/// object it holds (`{}` when blank); `None` if it holds anything else.
+pub(super) fn object_in_string(raw: &[u8], max_depth: usize) -> Option<String> {
+    let decoded = decode_string(raw)?;
+    if decoded.trim().is_empty() {
+        return Some("{}".to_owned());
+    }
+    let is_object =
+        decoded.trim_start().starts_with('{') && is_complete_value(decoded.as_bytes(), max_depth);
+    is_object.then_some(decoded)
+}
+
+/// The members of the JSON object `json` (known to be complete): the byte
+/// ranges of each raw key (quotes included) and of its value.
+pub(super) fn root_members(
+    json: &[u8],
+    max_depth: usize,
+) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let mut scanner = JsonScanner::new(max_depth);
+    let mut members = Vec::new();
+    let (mut key, mut value) = (0..0, 0);
+    let mut at = 0;
+    while at < json.len() {
+        let (n, signal) = scanner.advance(&json[at..]);
+        at += n;
+        match signal {
+            Signal::KeyStart => key.start = at - 1,
+            Signal::KeyEnd => key.end = at,
+            Signal::ValueStart => value = at - 1,
+            Signal::ValueEnd => members.push((key.clone(), value..at)),
+            _ => break,
+        }
+    }
+    members
+}
+
+impl JsonCall {
+    /// Bytes of the current member, in the current chunk.
+    #[inline]
+    pub(super) fn take<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        seg: &'c [u8],
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if seg.is_empty() || self.rejected.is_some() {
+            return;
+        }
+        match self.object.capture {
+            Capture::None | Capture::Skip => {}
+            Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString => {
+                self.buf.extend_from_slice(seg)
+            }
+            Capture::ArgsObject => {
+                if cx.started() {
+                    if let Err(at) = cx.delta(seg, offset) {
+                        self.reject(invalid_utf8(at));
+                    }
+                } else {
+                    self.pending.extend_from_slice(seg);
+                }
+            }
+        }
+    }
+
+    /// The slice `seg` follows a held-back comma, and the scan stopped with
+    /// `signal`: a closing bracket after nothing but whitespace drops the
+    /// comma (and the whitespace after it); anything else sends it. Whether
+    /// it is still held (only whitespace so far, more to come).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn settle_held_comma<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        seg: &[u8],
+        signal: Signal,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> bool {
+        let only_ws = last_token(seg).is_none();
+        if only_ws && signal == Signal::More {
+            self.held_comma.extend_from_slice(seg);
+            return true;
+        }
+        if only_ws && signal == Signal::TrailingComma {
+            self.comma_dropped(self.object.held_at, cx);
+        } else if self.rejected.is_none() && self.object.capture == Capture::ArgsObject {
+            // (No other capture spans a comma.)
+            if cx.started() {
+                cx.delta_held(&self.held_comma, self.object.held_at);
+            } else {
+                self.pending.extend_from_slice(&self.held_comma);
+            }
+        }
+        self.held_comma.clear();
+        false
+    }
+
+    /// `seg` (at stream offset `offset`) ends with a comma and whitespace
+    /// (unless a comma held back before it was dropped already): what comes
+    /// before the comma goes out; the comma is then dropped if `trailing`
+    /// (a closing bracket follows), else held back with the whitespace.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn comma_at_end<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        seg: &'c [u8],
+        offset: u64,
+        trailing: bool,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let Some(k) = last_token(seg) else {
+            return;
+        };
+        self.take(&seg[..k], offset, cx);
+        if trailing {
+            self.comma_dropped(offset + k as u64, cx);
+        } else {
+            self.held_comma.extend_from_slice(&seg[k..]);
+            self.object.held_at = offset + k as u64;
+        }
+    }
+
+    /// A trailing comma at stream offset `at` was left out of the
+    /// arguments: reported, once per call.
+    pub(super) fn comma_dropped<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if !self.object.dropped_comma && self.rejected.is_none() {
+            self.object.dropped_comma = true;
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                at,
+                "a trailing comma in the call's JSON was dropped".into(),
+            );
+        }
+    }
+
+    /// Writes `repair` where the model's bytes were not JSON, and says so
+    /// once per call.
+    pub(super) fn repair<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        repair: Repair,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if self.rejected.is_some() {
+            return;
+        }
+        if self.object.repaired & repair.kind_bit() == 0 {
+            self.object.repaired |= repair.kind_bit();
+            cx.recovered(
+                DiagnosticKind::RepairedJson,
+                offset,
+                repair.message().into(),
+            );
+        }
+        let mut buf = [0; 6];
+        let fixed = repair.text(&mut buf);
+        match self.object.capture {
+            Capture::None | Capture::Skip => {}
+            Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString => {
+                self.buf.extend_from_slice(fixed)
+            }
+            Capture::ArgsObject if cx.started() => {
+                let _ = cx.delta_owned(fixed, offset);
+            }
+            Capture::ArgsObject => self.pending.extend_from_slice(fixed),
+        }
+    }
+
+    /// The JSON is complete and the call ends (`missing_end` says where, if
+    /// the end marker never came).
+    pub(super) fn conclude<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        missing_end: Option<u64>,
+    ) -> Outcome {
+        let give_back = self.object.trail;
+        self.require_arguments(self.json_end);
+        if let Some(mut f) = self.rejected.take() {
+            f.give_back = give_back;
+            return Outcome::failed(f);
+        }
+        self.report_fence(cx);
+        match missing_end {
+            Some(offset) => self.missing_end_marker("JSON", offset, cx),
+            None => self.report_extra_closer(cx),
+        }
+        if !self.object.seen_args {
+            // No arguments (or `null`): the input is an empty object.
+            cx.delta_static("{}");
+        }
+        Outcome::Complete { give_back }
+    }
+
+    /// A member's value begins with byte `first`, at stream offset `offset`
+    /// (taken with the bytes that follow it).
+    pub(super) fn value_start(&mut self, first: u8, offset: u64) {
+        self.buf.clear();
+        self.object.capture = match self.object.member {
+            Member::Other => Capture::Skip,
+            Member::Id if first == b'"' => Capture::Id,
+            Member::Id => Capture::Skip,
+            Member::Name => {
+                self.object.name_at = offset;
+                Capture::Name
+            }
+            Member::Args => match first {
+                b'{' => Capture::ArgsObject,
+                b'"' => Capture::ArgsString,
+                b'n' => {
+                    self.object.seen_args = false;
+                    Capture::Skip
+                }
+                _ => {
+                    self.reject(Failure::new(
+                        DiagnosticKind::InvalidArguments,
+                        offset,
+                        "\"arguments\" must be an object",
+                    ));
+                    Capture::Skip
+                }
+            },
+        };
+    }
+
+    pub(super) fn key_end<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        self.object.capture = Capture::None;
+        self.object.member = match self.buf.as_slice() {
+            // The keys as models write them, without decoding.
+            br#""name""# | br#""tool_name""# => Member::Name,
+            br#""arguments""# | br#""parameters""# => Member::Args,
+            br#""id""# | br#""tool_call_id""# | br#""call_id""# => Member::Id,
+            raw if !raw.contains(&b'\\') => Member::Other,
+            raw => match decode_string(raw).as_deref() {
+                Some("name" | "tool_name") => Member::Name,
+                Some("arguments" | "parameters") => Member::Args,
+                Some("id" | "tool_call_id" | "call_id") => Member::Id,
+                _ => Member::Other,
+            },
+        };
+        let duplicate = match self.object.member {
+            Member::Name => self.object.has_name,
+            Member::Args => self.object.seen_args,
+            Member::Id | Member::Other => false,
+        };
+        if duplicate {
+            self.reject(Failure::new(
+                DiagnosticKind::DuplicateKey,
+                offset,
+                format!(
+                    "{} appears twice in the call",
+                    String::from_utf8_lossy(&self.buf)
+                ),
+            ));
+        }
+        if self.object.member == Member::Args {
+            self.object.seen_args = true;
+            self.object.args_key = true;
+            if let Some((name, at)) = self.object.deferred_name.take() {
+                if let Err(f) = cx.start(&name, at) {
+                    self.reject(f.with_name(&name));
+                }
+            }
+        }
+    }
+
+    /// The call object, which ended at stream offset `end`, has no
+    /// `"name"`: if it names its tool by `"function"`
+    /// ([`named_by_function`]), the call starts now, with all of its
+    /// arguments.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn name_from_function<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        end: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let object = cx.call_bytes(self.object.object_at, end);
+        let Some((name, args)) = named_by_function(&object, cx.limits().max_depth) else {
+            return;
+        };
+        if let Err(f) = cx.start(&name, end) {
+            return self.reject(f.with_name(&name));
+        }
+        self.object.has_name = true;
+        // Without arguments of its own, the object's are those read so
+        // far (none: the conclusion sends `{}`).
+        let args = match args {
+            Some(nested) => {
+                self.object.args_key = true;
+                nested.into_bytes()
+            }
+            None => std::mem::take(&mut self.pending),
+        };
+        self.object.seen_args |= !args.is_empty();
+        if let Err(at) = cx.delta_owned(&args, end) {
+            self.reject(invalid_utf8(at));
+        }
+        self.pending.clear();
+    }
+
+    pub(super) fn value_end<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        offset: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let capture = std::mem::replace(&mut self.object.capture, Capture::None);
+        if self.rejected.is_some() {
+            return;
+        }
+        match capture {
+            Capture::Name => {
+                // Without escapes the name stands verbatim after its quote.
+                let origin = (!self.buf.contains(&b'\\')).then_some(self.object.name_at + 1);
+                let started = match decode_str(&self.buf).filter(|n| !n.is_empty()) {
+                    None => Err(Failure::new(
+                        DiagnosticKind::MissingName,
+                        offset,
+                        "\"name\" must be a non-empty string",
+                    )),
+                    Some(name) if self.rules.needs_args && !self.object.seen_args => {
+                        self.object.deferred_name = Some((name.into_owned(), offset));
+                        Ok(())
+                    }
+                    Some(name) => cx
+                        .start_at(&name, origin, offset)
+                        .map_err(|f| f.with_name(&name)),
+                };
+                if let Err(f) = started {
+                    return self.reject(f);
+                }
+                self.object.has_name = true;
+                if !self.pending.is_empty() {
+                    let pending = std::mem::take(&mut self.pending);
+                    if let Err(at) = cx.delta_owned(&pending, offset) {
+                        self.reject(invalid_utf8(at));
+                    }
+                    self.pending = pending;
+                    self.pending.clear();
+                }
+            }
+            Capture::ArgsString => {
+                let Some(text) = object_in_string(&self.buf, cx.limits().max_depth) else {
+                    return self.reject(Failure::new(
+                        DiagnosticKind::InvalidArguments,
+                        offset,
+                        "\"arguments\" is a string that does not hold a JSON object",
+                    ));
+                };
+                if cx.started() {
+                    let _ = cx.delta_owned(text.as_bytes(), offset);
+                } else {
+                    self.pending.extend_from_slice(text.as_bytes());
+                }
+            }
+            Capture::Id => {
+                if let Some(id) = decode_str(&self.buf) {
+                    cx.model_call_id(&id);
+                }
+            }
+            Capture::None | Capture::Key | Capture::ArgsObject | Capture::Skip => {}
+        }
+    }
+}
