@@ -82,14 +82,15 @@ def vllm_stream(parser: Any, request: Any, pieces: Sequence[Tuple[str, list]]) -
     """`parse_delta` per piece, as vLLM's chat server calls it."""
     received = Received()
     by_index: dict = {}
+    content, thoughts = [], []  # joined at the end: += on an attribute copies
     for i, (text, ids) in enumerate(pieces):
         delta = parser.parse_delta(
             text, list(ids), request, prompt_token_ids=[] if i == 0 else None, finished=i == len(pieces) - 1
         )
         if delta is None:
             continue
-        received.content += delta.content or ""
-        received.reasoning += delta.reasoning or ""
+        content.append(delta.content or "")
+        thoughts.append(delta.reasoning or "")
         for call in delta.tool_calls or []:
             entry = by_index.get(call.index)
             if entry is None:
@@ -98,6 +99,7 @@ def vllm_stream(parser: Any, request: Any, pieces: Sequence[Tuple[str, list]]) -
             if call.function is not None:
                 entry[0] += call.function.name or ""
                 entry[1] += call.function.arguments or ""
+    received.content, received.reasoning = "".join(content), "".join(thoughts)
     return received
 
 
@@ -136,19 +138,11 @@ def sglang_stream(parser: Any, pieces: Sequence[str], reasoning: Any = None) -> 
     calls them."""
     received = Received()
     by_index: dict = {}
-    results = []
-    for piece in pieces:
-        if reasoning is not None:
-            thought, piece = reasoning.parse_stream_chunk(piece)
-            received.reasoning += thought or ""
-        results.append(parser.parse_stream_chunk(piece or ""))
-    if reasoning is not None:
-        thought, rest = reasoning.parse_stream_end()
-        received.reasoning += thought or ""
-        results.append(parser.parse_stream_chunk(rest or ""))
-    results.append(parser.parse_stream_end())
-    for text, calls in results:
-        received.content += text or ""
+    content, thoughts = [], []  # joined at the end: += on an attribute copies
+
+    def take(result: tuple) -> None:
+        text, calls = result
+        content.append(text or "")
         for call in calls:
             entry = by_index.get(call.tool_index)
             if entry is None:
@@ -156,6 +150,18 @@ def sglang_stream(parser: Any, pieces: Sequence[str], reasoning: Any = None) -> 
                 received.calls.append(entry)
             entry[0] += call.name or ""
             entry[1] += call.parameters or ""
+
+    for piece in pieces:
+        if reasoning is not None:
+            thought, piece = reasoning.parse_stream_chunk(piece)
+            thoughts.append(thought or "")
+        take(parser.parse_stream_chunk(piece or ""))
+    if reasoning is not None:
+        thought, rest = reasoning.parse_stream_end()
+        thoughts.append(thought or "")
+        take(parser.parse_stream_chunk(rest or ""))
+    take(parser.parse_stream_end())
+    received.content, received.reasoning = "".join(content), "".join(thoughts)
     return received
 
 
