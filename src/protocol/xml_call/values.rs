@@ -1,0 +1,590 @@
+//! A parameter's value: where it ends (a closing tag counts only before a
+//! structural tag), nested calls and stray closers inside it, and how it
+//! streams out, coerced to its schema type.
+
+use super::*;
+
+impl XmlCall {
+    /// Inside a value.
+    pub(super) fn value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+        start: usize,
+    ) -> Option<Outcome> {
+        let len = self.body.len();
+        let pats = self.value_patterns();
+        let found = find_tag(&self.body, self.scan_from, &pats);
+        // String values stream up to where a tag may begin, or
+        // where the value may have ended.
+        let limit = match found {
+            Tag::Found { at, .. } | Tag::Need { at } => at,
+            Tag::Miss => len,
+        };
+        self.stream_value(start, limit.min(self.may_end_at.unwrap_or(len)), cx);
+        if self.rejected.is_some() {
+            self.phase = Phase::Skip;
+            return None;
+        }
+        match found {
+            // Tags of a call the value holds as text.
+            Tag::Found {
+                index: index @ (4 | 5),
+                at,
+                end,
+                ..
+            } => return self.nested_call_tag(index, at, end, eof),
+            Tag::Found { index, at, .. } if self.closes_nested(index) => {
+                self.scan_from = at + 1;
+            }
+            Tag::Found {
+                index: 0, at, end, ..
+            } => {
+                self.phase = Phase::ValueEnd {
+                    start,
+                    close_at: at,
+                    ws_to: end,
+                };
+            }
+            Tag::Found { index: 1, at, .. } => {
+                // The next parameter, or text: the value's next
+                // close decides (see `open_in_value`).
+                self.open_in_value.get_or_insert(at);
+                self.may_end_at.get_or_insert(at);
+                self.scan_from = at + 1;
+            }
+            Tag::Found { at, end, .. } => {
+                self.phase = Phase::ValueCut {
+                    start,
+                    at,
+                    ws_to: end,
+                    close: None,
+                };
+            }
+            Tag::Need { at } if !eof => {
+                self.scan_from = at;
+                self.wait = need_until(&self.body, at, &pats);
+                return Some(Outcome::More);
+            }
+            _ if !eof => {
+                self.scan_from = len;
+                return Some(Outcome::More);
+            }
+            _ => match self.may_end_at {
+                Some(at) => self.close_missing(start, at, cx),
+                None => {
+                    return Some(self.failed(
+                        DiagnosticKind::UnfinishedCall,
+                        len,
+                        format!("the stream ended inside parameter {:?}", self.key),
+                    ))
+                }
+            },
+        }
+        None
+    }
+
+    /// The tags that matter inside a value, by their index in the
+    /// matches of [`value`](Self::value): the parameter's close, the next
+    /// parameter's open, the function's close, the end marker, and the
+    /// opening tags of a call the value holds as text.
+    #[inline]
+    pub(super) fn value_patterns(&self) -> [Pat; 6] {
+        let t = self.tags;
+        [
+            Pat::Lit(t.param_close),
+            t.param_open,
+            Pat::Lit(t.func_close.unwrap_or(t.end)),
+            Pat::Lit(t.end),
+            // (GLM has no function tags: a repeat, never reached.)
+            Pat::Open(t.func_open.unwrap_or(t.end)),
+            Pat::Lit(self.dialect.start_marker().as_bytes()),
+        ]
+    }
+
+    /// Inside a value, a tag (pattern `index`, at `at`, ending at `end`)
+    /// that may open a call the value holds as text.
+    pub(super) fn nested_call_tag(
+        &mut self,
+        index: usize,
+        at: usize,
+        end: usize,
+        eof: bool,
+    ) -> Option<Outcome> {
+        match self.opens_nested_call(index, end, eof) {
+            Some(nested) => {
+                if nested && index == 4 {
+                    self.nested_functions += 1;
+                } else if nested {
+                    self.nested_blocks += 1;
+                }
+                self.scan_from = at + 1;
+                None
+            }
+            None => {
+                self.scan_from = at;
+                Some(self.wait_one_byte())
+            }
+        }
+    }
+
+    /// After a function close or end marker inside a value: does it count?
+    pub(super) fn value_cut<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+        start: usize,
+        at: usize,
+        ws_to: usize,
+        close: Option<usize>,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+
+        let Some(next) = self.skip_separators(ws_to, eof) else {
+            return Some(self.wait_one_byte());
+        };
+        self.phase = Phase::ValueCut {
+            start,
+            at,
+            ws_to: next,
+            close,
+        };
+        // What may follow a close inside a value for it to
+        // count: the block's end, another call, a close once
+        // more (models double them), the next parameter, or
+        // nothing.
+        let follow = [
+            Pat::Lit(t.end),
+            Pat::Open(t.func_open.unwrap_or(t.end)),
+            Pat::Lit(self.dialect.start_marker().as_bytes()),
+            Pat::Lit(t.func_close.unwrap_or(t.end)),
+            t.param_open,
+        ];
+        let verdict = self.what_follows(next, eof, &follow);
+        match (verdict, close) {
+            (Tag::Found { .. }, Some(close_at)) => self.close_value(start, close_at, cx),
+            (Tag::Found { .. }, None) => {
+                let cut = self.open_in_value.map_or(at, |open| open.min(at));
+                self.close_missing(start, cut, cx);
+            }
+            (Tag::Need { .. }, _) if !eof => {
+                self.wait = need_until(&self.body, next, &follow);
+                return Some(Outcome::More);
+            }
+            (_, Some(close_at)) => self.close_is_content(start, close_at),
+            (_, None) => {
+                // Followed by text: the tag was content.
+                self.may_end_at.get_or_insert(at);
+                self.phase = Phase::Value { start };
+                self.scan_from = at + 1;
+            }
+        }
+        None
+    }
+
+    /// After a parameter close: does it count?
+    pub(super) fn value_end<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        cx: &mut CallCx<'_, 'c, S>,
+        eof: bool,
+        start: usize,
+        close_at: usize,
+        ws_to: usize,
+    ) -> Option<Outcome> {
+        let t = self.tags;
+        let len = self.body.len();
+
+        let Some(next) = self.skip_separators(ws_to, eof) else {
+            return Some(self.wait_one_byte());
+        };
+        self.phase = Phase::ValueEnd {
+            start,
+            close_at,
+            ws_to: next,
+        };
+        let follow = [
+            t.param_open,
+            Pat::Lit(t.func_close.unwrap_or(t.end)),
+            Pat::Lit(t.end),
+        ];
+        let verdict = self.what_follows(next, eof, &follow);
+        // The same close once more counts too: models double
+        // it now and then (the second is then skipped as stray).
+        let again = [Pat::Lit(t.param_close)];
+        let verdict = match verdict {
+            Tag::Miss => match tag_at(&self.body, next, &again) {
+                Tag::Found { at, end, attr, .. } => Tag::Found {
+                    index: 3,
+                    at,
+                    end,
+                    attr,
+                },
+                verdict => verdict,
+            },
+            verdict => verdict,
+        };
+        match verdict {
+            // A value holding an open tag may hold its close and
+            // more: the same close once more, or (in a block)
+            // the function's close, count once what follows
+            // them does.
+            Tag::Found {
+                index: index @ (1 | 3),
+                at,
+                end,
+                ..
+            } if self.open_in_value.is_some()
+                && (index == 3 || (t.func_close.is_some() && !self.bare && next < len)) =>
+            {
+                self.phase = Phase::ValueCut {
+                    start,
+                    at,
+                    ws_to: end,
+                    close: Some(close_at),
+                };
+            }
+            Tag::Found { .. } => self.close_value(start, close_at, cx),
+            Tag::Need { .. } if !eof => {
+                let all = [follow[0], follow[1], follow[2], again[0]];
+                self.wait = need_until(&self.body, next, &all);
+                return Some(Outcome::More);
+            }
+            _ => self.close_is_content(start, close_at),
+        }
+        None
+    }
+
+    /// Whether the function open tag (`index` 4) or start marker (5) that
+    /// ends at `end`, inside a value, opens a call the value holds as text:
+    /// what follows is a call's structure — after a function open tag, a
+    /// parameter open tag or the function's close; after a start marker, a
+    /// function open tag (GLM: a name on its line, then `<arg_key>`), with
+    /// only whitespace between. Code that merely names the tag
+    /// (`f"<function={name}>"`) opens nothing. `None`: more bytes decide.
+    pub(super) fn opens_nested_call(&self, index: usize, end: usize, eof: bool) -> Option<bool> {
+        let t = self.tags;
+        let len = self.body.len();
+        let mut at = end;
+        if index == 5 && t.func_open.is_none() {
+            // GLM's tool name, right after the marker.
+            let window = &self.body[at..len.min(at + MAX_TAG)];
+            let name = |b: &u8| b.is_ascii_alphanumeric() || b"_-.:".contains(b);
+            match window.iter().position(|b| !name(b)) {
+                Some(0) => return Some(false),
+                Some(i) => at += i,
+                None if eof || window.len() == MAX_TAG => return Some(false),
+                None => return None,
+            }
+        }
+        let next = skip_ws(&self.body, at);
+        if next == len {
+            return if eof { Some(false) } else { None };
+        }
+        let structure = match (index, t.func_open) {
+            (4, _) | (_, None) => [t.param_open, Pat::Lit(t.func_close.unwrap_or(t.end))],
+            (_, Some(open)) => [Pat::Open(open), Pat::Open(open)],
+        };
+        match tag_at(&self.body, next, &structure) {
+            Tag::Found { .. } => Some(true),
+            Tag::Need { .. } if !eof => None,
+            _ => Some(false),
+        }
+    }
+
+    /// Whether tag `index` of the value's patterns (parameter close, open,
+    /// function close, end marker) belongs to a call the value holds as
+    /// text (see `nested_functions`); a close then closes it. Dialects
+    /// without function tags (GLM) nest by block.
+    pub(super) fn closes_nested(&mut self, index: usize) -> bool {
+        let by_function = self.tags.func_open.is_some();
+        let nested = match index {
+            0..=2 if by_function => &mut self.nested_functions,
+            0..=3 => &mut self.nested_blocks,
+            _ => return false,
+        };
+        if *nested == 0 {
+            return false;
+        }
+        // The function's close (GLM: the block's end at index 2, as its
+        // function close stands in for it) and the end close a level.
+        if index >= 2 {
+            *nested -= 1;
+        }
+        true
+    }
+
+    /// Which of `pats` stands at `next`, after a close and the whitespace
+    /// after it; the end of the stream counts as structure too (index 0).
+    pub(super) fn what_follows(&self, next: usize, eof: bool, pats: &[Pat]) -> Tag {
+        match self.body.len() {
+            len if next < len => tag_at(&self.body, next, pats),
+            _ if eof => Tag::Found {
+                index: 0,
+                at: next,
+                end: next,
+                attr: (next, next),
+            },
+            _ => Tag::Need { at: next },
+        }
+    }
+
+    /// The parameter close at `close_at` is structural: it ends the value
+    /// that began at `start` — or, when an open tag stands in the value,
+    /// the parameter that tag began (the value's own close is missing).
+    pub(super) fn close_value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        close_at: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        match self.open_in_value {
+            Some(open) => self.close_missing(start, open, cx),
+            None => {
+                self.commit_value(start, close_at, cx);
+                self.pos = close_at + self.tags.param_close.len();
+                self.phase = Phase::Params;
+            }
+        }
+    }
+
+    /// The parameter close at `close_at` is followed by text: it was
+    /// content, and so was an open tag it pairs with.
+    pub(super) fn close_is_content(&mut self, start: usize, close_at: usize) {
+        if let Some(open) = self.open_in_value.take() {
+            if self.may_end_at == Some(open) {
+                self.may_end_at = None;
+            }
+        }
+        self.phase = Phase::Value { start };
+        self.scan_from = close_at + 1;
+    }
+
+    /// The value that began at `start` ends at `at` without its close: it
+    /// is committed, and the tag at `at` read again as structure.
+    pub(super) fn close_missing<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        at: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        cx.recovered(
+            DiagnosticKind::MissingCloseTag,
+            self.at(at),
+            format!("parameter {:?} is not closed", self.key),
+        );
+        self.commit_value(start, at, cx);
+        self.pos = at;
+        self.phase = Phase::Params;
+    }
+
+    /// After the structural tags did not match at `pos`: whether one of
+    /// `closes` stands there (`</parameter>` or `</function>` once more,
+    /// with no element open); if so it is skipped.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn stray_close<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        closes: &[Pat],
+        eof: bool,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Stray {
+        match tag_at(&self.body, self.pos, closes) {
+            Tag::Found { end, .. } => {
+                let tag = String::from_utf8_lossy(&self.body[self.pos..end]).into_owned();
+                cx.recovered(
+                    DiagnosticKind::StrayCloseTag,
+                    self.at(self.pos),
+                    format!("stray {tag} skipped"),
+                );
+                self.pos = end;
+                Stray::Skipped
+            }
+            Tag::Need { .. } if !eof => {
+                self.wait = need_until(&self.body, self.pos, closes);
+                Stray::Undecided
+            }
+            _ => Stray::Absent,
+        }
+    }
+
+    /// [`skip_separators`](Self::skip_separators) from the backslash at
+    /// `at`, for a dialect with escaped line breaks.
+    #[inline(never)]
+    pub(super) fn skip_escaped_breaks(&self, mut at: usize, eof: bool) -> Option<usize> {
+        loop {
+            match self.body.get(at..at + 2) {
+                Some(b"\\n" | b"\\r" | b"\\t") => at = skip_ws(&self.body, at + 2),
+                None if !eof && self.body.get(at) == Some(&b'\\') => return None,
+                _ => return Some(at),
+            }
+        }
+    }
+
+    /// A value begins at `start`. A string value (schema type exactly
+    /// `"string"`, or no schema) is sent as it arrives; others are coerced
+    /// once complete.
+    pub(super) fn open_value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        self.phase = Phase::Value { start };
+        self.scan_from = start;
+        self.pos = start;
+        self.streamed = None;
+        self.open_in_value = None;
+        self.may_end_at = None;
+        self.nested_functions = 0;
+        self.nested_blocks = 0;
+        let string_typed = match cx.param_schema(&self.key) {
+            None => !self.json_value,
+            Some(schema) => {
+                keyword(schema, "type").is_some_and(|t| t == "string")
+                    && keyword(schema, "enum").is_none()
+            }
+        };
+        if self.rejected.is_none() && cx.started() && string_typed && !self.args.has(&self.key) {
+            self.args.begin_string(&self.key, cx);
+            self.streamed = Some(start);
+        }
+    }
+
+    /// Sends the streamed value's content up to `limit`, holding back what
+    /// may still be cut: a leading newline not yet followed by anything, a
+    /// trailing newline (it is stripped if the value ends there), and an
+    /// incomplete UTF-8 sequence.
+    pub(super) fn stream_value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        limit: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let Some(sent) = self.streamed else { return };
+        let value = &self.body[start..limit];
+        let lead = if value.starts_with(b"\n") {
+            1
+        } else if value.starts_with(b"\r\n") {
+            2
+        } else if value.is_empty() || value == b"\r" {
+            return;
+        } else {
+            0
+        };
+        let mut end = limit;
+        if self.body[..end].ends_with(b"\n") {
+            end -= 1;
+        }
+        if self.body[..end].ends_with(b"\r") {
+            end -= 1;
+        }
+        let from = sent.max(start + lead);
+        if end <= from {
+            return;
+        }
+        self.send_part(from, end, cx);
+    }
+
+    /// Sends `body[from..end]` of the streamed value, up to the last whole
+    /// character; rejects the call at invalid UTF-8.
+    pub(super) fn send_part<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        from: usize,
+        end: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        let (text, invalid) = match validate(&self.body[from..end]) {
+            Ok(text) => (text, false),
+            Err(()) => match std::str::from_utf8(&self.body[from..end]) {
+                Ok(text) => (text, false),
+                Err(e) => {
+                    let valid = &self.body[from..from + e.valid_up_to()];
+                    // Validated up to there; cannot fail.
+                    (
+                        std::str::from_utf8(valid).unwrap_or_default(),
+                        e.error_len().is_some(),
+                    )
+                }
+            },
+        };
+        let valid = text.len();
+        if valid > 0 {
+            let raw = cx.in_chunk(self.at(from), valid);
+            self.args.string_part(text, raw, cx);
+            self.streamed = Some(from + valid);
+        }
+        if invalid {
+            let f = Failure::new(
+                DiagnosticKind::InvalidUtf8,
+                self.at(from + valid),
+                format!("parameter {:?} is not UTF-8", self.key),
+            );
+            self.streamed = None;
+            self.reject(f);
+        }
+    }
+
+    pub(super) fn commit_value<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        end: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if let Some(sent) = self.streamed.take() {
+            // The rest of a streamed string: up to the stripped newline.
+            let value = &self.body[start..end];
+            let lead = if value.starts_with(b"\n") {
+                1
+            } else if value.starts_with(b"\r\n") {
+                2
+            } else {
+                0
+            };
+            let rest = &value[lead..];
+            let trail = if rest.ends_with(b"\r\n") {
+                2
+            } else if rest.ends_with(b"\n") {
+                1
+            } else {
+                0
+            };
+            let content_end = end - trail;
+            let from = sent.max(start + lead);
+            if content_end > from {
+                self.streamed = Some(from);
+                self.send_part(from, content_end, cx);
+                if self.rejected.is_some() {
+                    return;
+                }
+                // An incomplete sequence at the very end is invalid.
+                if self.streamed != Some(content_end) {
+                    let f = Failure::new(
+                        DiagnosticKind::InvalidUtf8,
+                        self.at(content_end),
+                        format!("parameter {:?} is not UTF-8", self.key),
+                    );
+                    return self.reject(f);
+                }
+                self.streamed = None;
+            }
+            self.args.end_string(cx);
+            self.key.clear();
+            self.params += 1;
+            return;
+        }
+        let Ok(text) = validate(&self.body[start..end]) else {
+            let f = Failure::new(
+                DiagnosticKind::InvalidUtf8,
+                self.at(start),
+                format!("parameter {:?} is not UTF-8", self.key),
+            );
+            return self.reject(f);
+        };
+        let mut key = std::mem::take(&mut self.key);
+        let text = strip_one_newline(text);
+        self.args
+            .add(&key, text, self.json_value, self.at(start), cx);
+        key.clear();
+        self.key = key;
+        self.params += 1;
+    }
+}
