@@ -1,16 +1,17 @@
 """Per-delta cost of the toolsieve plugins against vLLM's and SGLang's own
 parsers, on the same streams, one token a delta.
 
-    python benches/python/plugins.py [--quick]
+    python benches/python/plugins.py [--quick] [--goldens | --large] [FORMAT ...]
 
-Needs the test environment of bindings/python (see .ci/run): the package,
-vLLM and SGLang. Two workloads per format the servers share with
-toolsieve: its golden outputs (prose, calls, both; up to 8 KB each, token
-by token), and a call with a 64 KB argument (the format's
-`large_argument_64k` case where there is one, else a hermes-shaped one is
-skipped). Prints microseconds per delta and the total per workload, best
-of three runs (one for the servers' parsers on the 64 KB argument,
-stopped after 180 s).
+Needs the test environment of `.ci/python`: the package, vLLM and SGLang.
+Two workloads per format the servers share with toolsieve: its golden
+outputs without reasoning (prose, calls, both; up to 8 KB each), and the
+format's `large_argument_64k` golden where it has one (a call with a 64 KB
+argument). `--goldens` runs the first alone, `--large` the second;
+FORMATs limit the formats. Prints microseconds per delta
+and the total per workload: the best of three runs (`--quick`: one); the
+servers' parsers get one run of the 64 KB argument, and are stopped after
+180 s.
 """
 
 from __future__ import annotations
@@ -55,31 +56,39 @@ def timed(make_run, cases, runs: int = 3) -> "tuple[float, int]":
     return best, sum(len(p) for p in pieces)
 
 
-def bounded(make_run, cases, runs: int, limit: float = 180.0) -> "tuple[float, int] | None":
-    """`timed` in a child process, stopped after `limit` seconds (None): some
-    built-in parsers re-read the whole text per delta."""
+def bounded(make_run, cases, runs: int, limit: float = 180.0) -> "tuple[float, int] | str":
+    """`timed` in a child process: what it measured, or why it has no
+    figure (stopped after `limit` seconds: some built-in parsers re-read
+    the whole text per delta; or the exception the parser raised)."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=lambda: send.send(timed(make_run, cases, runs)))
+
+    def measure() -> None:
+        try:
+            send.send(timed(make_run, cases, runs))
+        except Exception as e:  # a server parser that raises on a golden
+            send.send(f"raised {type(e).__name__}")
+
+    child = context.Process(target=measure)
     child.start()
     child.join(limit)
     if child.is_alive():
         child.terminate()
         child.join()
-        return None
-    return receive.recv()
+        return f"stopped after {limit:.0f} s"
+    return receive.recv() if receive.poll() else "died"
 
 
-def row(server: str, format: str, workload: str, parser: str, result: "tuple[float, int] | None") -> str:
-    if result is None:
-        return f"| {server} | {format} | {workload} | {parser} | stopped after 180 s | > 180000 |"
+def row(server: str, format: str, workload: str, parser: str, result: "tuple[float, int] | str") -> str:
+    if isinstance(result, str):
+        return f"| {server} | {format} | {workload} | {parser} | {result} | |"
     seconds, deltas = result
     return f"| {server} | {format} | {workload} | {parser} | {seconds * 1e6 / deltas:.1f} | {seconds * 1e3:.1f} |"
 
 
-def main(quick: bool) -> None:
+def main(quick: bool, workload_only: "str | None", only: "list[str]") -> None:
     import importlib
 
     import toolsieve_parser.sglang
@@ -92,8 +101,10 @@ def main(quick: bool) -> None:
     print("|---|---|---|---|---|---|")
     runs = 1 if quick else 3
     for format in sorted(set(VLLM_BUILTIN) | set(SGLANG_BUILTIN)):
+        if only and format not in only:
+            continue
         for workload, cases in workloads(format).items():
-            if not cases:
+            if not cases or (workload_only is not None and workload != workload_only):
                 continue
             # The built-in parsers that re-read the text per delta take
             # minutes on the 64 KB argument: one run of those.
@@ -114,4 +125,6 @@ def main(quick: bool) -> None:
 
 
 if __name__ == "__main__":
-    main("--quick" in sys.argv)
+    args = sys.argv[1:]
+    workload_only = "goldens" if "--goldens" in args else "64 KB argument" if "--large" in args else None
+    main("--quick" in args, workload_only, [a for a in args if not a.startswith("--")])

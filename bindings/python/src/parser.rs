@@ -107,12 +107,7 @@ impl Parser {
     /// The events of the next piece of output (`str`, or `bytes` split
     /// anywhere).
     fn feed(&mut self, py: Python<'_>, data: Input) -> PyResult<Py<PyList>> {
-        let inner = &mut self.inner;
-        let events = if data.len() >= DETACH_FROM {
-            py.detach(|| feed_into(inner, &data, false))
-        } else {
-            feed_into(inner, &data, false)
-        };
+        let events = read(py, &mut self.inner, &data, false);
         to_list(py, events)
     }
 
@@ -134,12 +129,7 @@ impl Parser {
     /// as feeding it in pieces and finishing.
     fn parse(&mut self, py: Python<'_>, data: Input) -> PyResult<Py<PyList>> {
         self.inner.reset();
-        let inner = &mut self.inner;
-        let events = if data.len() >= DETACH_FROM {
-            py.detach(|| feed_into(inner, &data, true))
-        } else {
-            feed_into(inner, &data, true)
-        };
+        let events = read(py, &mut self.inner, &data, true);
         to_list(py, events)
     }
 
@@ -147,12 +137,7 @@ impl Parser {
     /// one object instead of an object per event (what a server plugin
     /// sends per delta).
     fn feed_piece(&mut self, py: Python<'_>, data: Input) -> PyResult<Piece> {
-        let inner = &mut self.inner;
-        let events = if data.len() >= DETACH_FROM {
-            py.detach(|| feed_into(inner, &data, false))
-        } else {
-            feed_into(inner, &data, false)
-        };
+        let events = read(py, &mut self.inner, &data, false);
         Piece::fold(py, events)
     }
 
@@ -166,12 +151,7 @@ impl Parser {
     /// `parse`, folded as `feed_piece`.
     fn parse_piece(&mut self, py: Python<'_>, data: Input) -> PyResult<Piece> {
         self.inner.reset();
-        let inner = &mut self.inner;
-        let events = if data.len() >= DETACH_FROM {
-            py.detach(|| feed_into(inner, &data, true))
-        } else {
-            feed_into(inner, &data, true)
-        };
+        let events = read(py, &mut self.inner, &data, true);
         Piece::fold(py, events)
     }
 
@@ -224,6 +204,21 @@ impl Piece {
             self.reasoning,
             self.calls.len()
         )
+    }
+}
+
+/// The events of `data` (and of the end, with `finish`), the GIL released
+/// for a long input.
+fn read<'c>(
+    py: Python<'_>,
+    parser: &mut toolsieve::Parser,
+    data: &'c Input,
+    finish: bool,
+) -> Vec<Event<'c>> {
+    if data.len() >= DETACH_FROM {
+        py.detach(|| feed_into(parser, data, finish))
+    } else {
+        feed_into(parser, data, finish)
     }
 }
 

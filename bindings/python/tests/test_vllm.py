@@ -77,6 +77,23 @@ def test_vllm_loads_the_plugin_from_the_installed_entry_point():
         assert ReasoningParserManager.get_reasoning_parser(name).toolsieve_format == format
 
 
+def test_the_tool_parser_plugin_file_registers_every_format():
+    # `vllm serve --tool-parser-plugin <file>`: vLLM imports the file by path.
+    from vllm.reasoning import ReasoningParserManager
+    from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+
+    import toolsieve_parser.vllm_plugin
+    from toolsieve_parser import formats
+
+    for format in formats():
+        ToolParserManager.tool_parsers.pop(plugin_name(format), None)
+        ReasoningParserManager.reasoning_parsers.pop(plugin_name(format), None)
+    ToolParserManager.import_tool_parser(toolsieve_parser.vllm_plugin.__file__)
+    for format in formats():
+        assert ToolParserManager.get_tool_parser(plugin_name(format)).toolsieve_format == format
+        assert ReasoningParserManager.get_reasoning_parser(plugin_name(format)).toolsieve_format == format
+
+
 def test_adjust_request_keeps_special_tokens():
     from vllm.parser.parser_manager import ParserManager
 

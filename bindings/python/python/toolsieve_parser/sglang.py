@@ -81,7 +81,7 @@ def _base() -> type:
                 parser = self._parser = plugin_parser(self.toolsieve_format, tools)
                 self._calls = 0
             piece = parser.feed_piece(new_text)
-            if piece.calls:
+            if piece.calls:  # rare: a list is built only when asked for
                 return self._result(piece, first=self._calls, record=True)
             if not piece.text:
                 # Most deltas inside a call: nothing to send yet. SGLang

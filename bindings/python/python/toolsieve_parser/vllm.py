@@ -2,8 +2,9 @@
 format, registered as `toolsieve_<format>`.
 
 `pip install toolsieve-parser` registers them through vLLM's
-`vllm.general_plugins` entry point; `--tool-parser-plugin` with the path of
-`toolsieve_parser/vllm_plugin.py` does the same by hand. Then::
+`vllm.general_plugins` entry point; `--tool-parser-plugin
+toolsieve_parser.vllm_plugin` (or that file's path) does the same by hand.
+Then::
 
     vllm serve Qwen/Qwen3-8B --enable-auto-tool-choice \\
         --tool-call-parser toolsieve_hermes --reasoning-parser toolsieve_hermes
@@ -55,6 +56,7 @@ def _tool_base() -> type:
         ExtractedToolCallInformation,
         FunctionCall,
         ToolCall,
+        make_tool_call_id,
     )
     from vllm.tool_parsers.abstract_tool_parser import ToolParser
 
@@ -115,15 +117,14 @@ def _tool_base() -> type:
             return self._delta(parser.finish_piece())
 
         def _call_id(self, call: Any) -> str:
-            from vllm.entrypoints.generate.base.protocol import make_tool_call_id
-
             return call.model_call_id or make_tool_call_id()
 
         def _delta(self, piece: Any) -> Any:
-            if not piece.calls:
+            calls = piece.calls
+            if not calls:
                 return DeltaMessage(content=piece.text) if piece.text else None
             tool_calls = []
-            for index, call in enumerate(piece.calls, self._calls):
+            for index, call in enumerate(calls, self._calls):
                 tool_calls.append(
                     DeltaToolCall(
                         index=index,
@@ -137,7 +138,7 @@ def _tool_base() -> type:
                 self.prev_tool_call_arr.append({"name": call.tool_name, "arguments": call.input})
                 self.streamed_args_for_tool.append(call.input)
                 self.current_tool_id = index
-            self._calls += len(piece.calls)
+            self._calls += len(calls)
             return DeltaMessage(content=piece.text or None, tool_calls=tool_calls)
 
     return ToolsieveToolParser
