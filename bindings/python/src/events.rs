@@ -157,6 +157,28 @@ event_class!(
     }
 );
 
+impl ToolCall {
+    /// The call of a `tool-call` event; any other event back as it was.
+    pub fn of(event: Event<'_>) -> Result<ToolCall, Event<'_>> {
+        match event {
+            Event::ToolCall {
+                id,
+                tool_name,
+                input,
+                raw_span,
+                model_call_id,
+            } => Ok(ToolCall {
+                id: id.to_string(),
+                tool_name: tool_name.into_owned(),
+                input: input.into_owned(),
+                raw_span: span(raw_span),
+                model_call_id: model_call_id.map(|c| c.into_owned()),
+            }),
+            other => Err(other),
+        }
+    }
+}
+
 fn span(span: Span) -> (u64, u64) {
     (span.start, span.end)
 }
@@ -193,6 +215,10 @@ pub fn to_python(py: Python<'_>, event: Event<'_>) -> PyResult<Py<PyAny>> {
 
 /// [`to_python`] for the call events, markup and diagnostics.
 fn call_event(py: Python<'_>, event: Event<'_>) -> PyResult<Py<PyAny>> {
+    let event = match ToolCall::of(event) {
+        Ok(call) => return Ok(call.into_pyobject(py)?.into_any().unbind()),
+        Err(other) => other,
+    };
     let object = match event {
         Event::ToolInputStart {
             id,
@@ -214,21 +240,6 @@ fn call_event(py: Python<'_>, event: Event<'_>) -> PyResult<Py<PyAny>> {
         Event::ToolInputEnd { id } => ToolInputEnd { id: id.to_string() }
             .into_pyobject(py)?
             .into_any(),
-        Event::ToolCall {
-            id,
-            tool_name,
-            input,
-            raw_span,
-            model_call_id,
-        } => ToolCall {
-            id: id.to_string(),
-            tool_name: tool_name.into_owned(),
-            input: input.into_owned(),
-            raw_span: span(raw_span),
-            model_call_id: model_call_id.map(|c| c.into_owned()),
-        }
-        .into_pyobject(py)?
-        .into_any(),
         Event::Markup { span: s } => Markup { span: span(s) }.into_pyobject(py)?.into_any(),
         Event::Diagnostic(d) => Diagnostic {
             kind: d.kind.as_str().to_owned(),

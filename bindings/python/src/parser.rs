@@ -184,11 +184,11 @@ impl Piece {
             match event {
                 Event::TextDelta { delta, .. } => piece.text.push_str(&delta),
                 Event::ReasoningDelta { delta, .. } => piece.reasoning.push_str(&delta),
-                Event::ToolCall { .. } => {
-                    let call = events::to_python(py, event)?;
-                    piece.calls.push(call.extract(py)?);
+                other => {
+                    if let Ok(call) = events::ToolCall::of(other) {
+                        piece.calls.push(Py::new(py, call)?);
+                    }
                 }
-                _ => {}
             }
         }
         Ok(piece)

@@ -14,12 +14,11 @@ def plugin_name(format: str) -> str:
     return "toolsieve_" + format.replace("-", "_").replace(".", "_")
 
 
-def tool_dicts(tools: Optional[Iterable[Any]]) -> Optional[list]:
-    """A server's tool objects (pydantic models) as dicts, or None for no
-    tool list (none given, or empty: every name is then a call)."""
-    if not tools:
-        return None
-    return [tool.model_dump(exclude_none=True) if hasattr(tool, "model_dump") else tool for tool in tools]
+def tool_list(tools: Optional[Iterable[Any]]) -> Optional[list]:
+    """A server's tools (dicts or pydantic models, which `Parser` reads
+    alike), or None for no tool list (none given, or empty: every name is
+    then a call)."""
+    return list(tools) if tools else None
 
 
 def plugin_parser(format: str, tools: Optional[Iterable[Any]]) -> Parser:
@@ -34,11 +33,11 @@ def plugin_parser(format: str, tools: Optional[Iterable[Any]]) -> Parser:
     that turns out malformed was never half sent (its text comes back as
     text instead). Text goes on as it arrives.
     """
-    tool_list = tool_dicts(tools)
+    tools = tool_list(tools)
     try:
-        return Parser(format, tool_list, reasoning=False)
+        return Parser(format, tools, reasoning=False)
     except ToolsieveError:
-        if tool_list is not None:
+        if tools is not None:
             raise
         return Parser(format, reasoning=False, read_calls=False)
 

@@ -96,10 +96,11 @@ def _base() -> type:
             return self._result(parser.finish_piece(), first=self._calls, record=True)
 
         def _result(self, piece: Any, first: int, record: bool) -> Any:
-            if not piece.calls:
+            parsed = piece.calls
+            if not parsed:
                 return StreamingParseResult(normal_text=piece.text)
             calls = []
-            for index, call in enumerate(piece.calls, first):
+            for index, call in enumerate(parsed, first):
                 calls.append(ToolCallItem(tool_index=index, name=call.tool_name, parameters=call.input))
                 if record:
                     self._calls = index + 1
