@@ -35,11 +35,11 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     no_delimiters(delimiters)?;
     Ok((
         markers(&[SPEC.delimiters.0]),
-        Automaton::FirstByte(Box::new(FirstByte::new(
-            Automaton::Json(JsonCall::new(b"", limits.max_depth)),
-            Automaton::Token(TokenCall::new(Vendor::Mistral, limits.max_depth)),
-            // Before v11 a JSON list of calls; from v11 on `NAME[ARGS]{…}`.
-            |b| !matches!(b, b'[' | b'{'),
+        Automaton::TokenOrJson(Box::new(FirstByte::new(
+            TokenCall::new(Vendor::Mistral, limits.max_depth),
+            JsonCall::new(b"", limits.max_depth),
+            // From v11 on `NAME[ARGS]{…}`; before, a JSON list of calls.
+            |b| matches!(b, b'[' | b'{'),
             Lead::Skipped("the stream ended after [TOOL_CALLS]"),
         ))),
     ))

@@ -283,16 +283,23 @@ pub(crate) fn json_reading(
     boundary: Boundary,
     automaton: JsonCall,
 ) -> Reading {
+    Ok((json_marker(start, boundary)?, Automaton::Json(automaton)))
+}
+
+/// The one start marker of a JSON format.
+pub(crate) fn json_marker(
+    start: Cow<'static, [u8]>,
+    boundary: Boundary,
+) -> Result<Vec<Marker>, Error> {
     // An empty end marker is allowed: the call then ends with its JSON
     // (Mistral's `[TOOL_CALLS][…]`, Llama's `<|python_tag|>{…}`).
     if start.is_empty() {
         return Err(Error::InvalidMarker(MarkerError::EmptyStart));
     }
-    let marker = Marker {
+    Ok(vec![Marker {
         bytes: start,
         boundary,
-    };
-    Ok((vec![marker], Automaton::Json(automaton)))
+    }])
 }
 
 /// Only the JSON formats take other delimiters.
@@ -314,7 +321,8 @@ fn markers(all: &[&'static str]) -> Vec<Marker> {
 }
 
 /// The markers and automaton of an XML dialect: its block's start marker,
-/// then the others it opens calls with.
+/// then the others it opens calls with. A block whose first byte begins
+/// JSON (`{`, `[`, a fence's backtick) holds JSON calls up to the same end.
 pub(crate) fn xml_reading(
     dialect: Dialect,
     delimiters: Delimiters<'_>,
@@ -323,10 +331,17 @@ pub(crate) fn xml_reading(
     no_delimiters(delimiters)?;
     let mut all = vec![dialect.start_marker()];
     all.extend_from_slice(dialect.other_markers());
-    Ok((
-        markers(&all),
-        Automaton::Xml(XmlCall::new(dialect, limits.max_depth)),
-    ))
+    let ends: Vec<Option<&[u8]>> = (0..all.len()).map(|m| dialect.block_end(m)).collect();
+    let json_ends: Vec<&[u8]> = ends.iter().map(|end| end.unwrap_or_default()).collect();
+    let json = JsonCall::new(json_ends[0], limits.max_depth).ending_by_marker(&json_ends);
+    let either = FirstByte::new(
+        XmlCall::new(dialect, limits.max_depth),
+        json,
+        |b| matches!(b, b'{' | b'[' | b'`'),
+        Lead::First,
+    )
+    .first_only_after((0..all.len()).filter(|&m| ends[m].is_none()));
+    Ok((markers(&all), Automaton::XmlOrJson(Box::new(either))))
 }
 
 /// The markers and automaton of a special-token format.

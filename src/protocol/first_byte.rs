@@ -1,10 +1,11 @@
 //! A block read by one of two automata, picked by its first byte after
 //! the start marker and whitespace: Mistral's `[TOOL_CALLS]` holds a JSON
 //! list (before v11) or `NAME[ARGS]{…}` (v11 on); a Hermes `<tool_call>`
-//! block holds JSON or, from Qwen3-Coder served as Hermes, an XML call.
-//! Neither automaton knows the other.
+//! block holds JSON or, from Qwen3-Coder served as Hermes, an XML call; an
+//! XML format's block holds XML calls or, from a model prompted with the
+//! hermes layout, JSON. Neither automaton knows the other.
 
-use super::{Automaton, CallAutomaton, Failure, Outcome, Steady};
+use super::{CallAutomaton, Failure, Outcome};
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
@@ -29,50 +30,80 @@ pub(crate) enum Lead {
     Skipped(&'static str),
 }
 
+/// It has no steady path of its own (a steady chunk is always run):
+/// [`Automaton`](super::Automaton) sends steady chunks to the side reading
+/// the block, so that each automaton's steady path is inlined once, in one
+/// place, whichever formats compose it.
+/// See [`FirstByte::picked`].
+pub(crate) enum Picked<'a, A, B> {
+    First(&'a mut A),
+    Second(&'a mut B),
+    Neither,
+}
+
 #[derive(Debug, Clone)]
-pub(crate) struct FirstByte {
-    first: Automaton,
-    second: Automaton,
+pub(crate) struct FirstByte<A, B> {
+    first: A,
+    second: B,
     /// The bytes that pick `second`.
     picks_second: fn(u8) -> bool,
     lead: Lead,
+    /// The start markers (a bit each, by index) whose calls the first
+    /// automaton reads whatever their first byte.
+    first_only: u64,
     side: Side,
     marker: usize,
 }
 
-impl FirstByte {
-    pub(crate) fn new(
-        first: Automaton,
-        second: Automaton,
-        picks_second: fn(u8) -> bool,
-        lead: Lead,
-    ) -> FirstByte {
+impl<A: CallAutomaton, B: CallAutomaton> FirstByte<A, B> {
+    pub(crate) fn new(first: A, second: B, picks_second: fn(u8) -> bool, lead: Lead) -> Self {
         FirstByte {
             first,
             second,
             picks_second,
             lead,
+            first_only: 0,
             side: Side::Undecided,
             marker: 0,
         }
     }
 
+    /// The calls that `markers` open are the first automaton's whatever
+    /// their first byte (a bare `<function=` holds no JSON block).
+    pub(crate) fn first_only_after(mut self, markers: impl IntoIterator<Item = usize>) -> Self {
+        for marker in markers {
+            self.first_only |= 1 << marker;
+        }
+        self
+    }
+
     /// The automaton that reads blocks its first byte does not send to
     /// the second.
-    pub(crate) fn first(&self) -> &Automaton {
+    pub(crate) fn first(&self) -> &A {
         &self.first
     }
 
-    /// The automaton of the side picked (`first` while undecided).
-    fn picked(&mut self) -> &mut Automaton {
+    /// The automaton that reads blocks whose first byte picks it.
+    pub(crate) fn second(&self) -> &B {
+        &self.second
+    }
+
+    /// The automaton reading the block in progress. The second is not
+    /// given a chunk that continues a code point (`carried`) begun in bytes
+    /// the first read.
+    #[inline]
+    pub(crate) fn picked(&mut self, carried: bool) -> Picked<'_, A, B> {
         match self.side {
-            Side::Second => &mut self.second,
-            _ => &mut self.first,
+            Side::First => Picked::First(&mut self.first),
+            Side::Second if !(carried && self.lead == Lead::First) => {
+                Picked::Second(&mut self.second)
+            }
+            _ => Picked::Neither,
         }
     }
 
-    /// Picks a side at `bytes[from]`, a byte that is not whitespace, and
-    /// begins it.
+    /// Picks a side at `b`, the block's first byte that is not whitespace,
+    /// and begins it.
     fn decide(&mut self, b: u8) {
         self.side = if (self.picks_second)(b) {
             self.second.begin(self.marker);
@@ -86,65 +117,40 @@ impl FirstByte {
     }
 }
 
-impl CallAutomaton for FirstByte {
+impl<A: CallAutomaton, B: CallAutomaton> CallAutomaton for FirstByte<A, B> {
     fn begin(&mut self, marker: usize) {
         self.side = Side::Undecided;
         self.marker = marker;
         if self.lead == Lead::First {
             self.first.begin(marker);
         }
-    }
-
-    #[inline]
-    fn steady<'c>(
-        &mut self,
-        bytes: &'c [u8],
-        offset: u64,
-        started: bool,
-        carried: bool,
-    ) -> Steady<'c> {
-        match self.side {
-            Side::Undecided => Steady::No,
-            Side::First => self.first.steady(bytes, offset, started, carried),
-            // The second side is given no code point carried from bytes
-            // the first read.
-            Side::Second if carried && self.lead == Lead::First => Steady::No,
-            Side::Second => self.second.steady(bytes, offset, started, carried),
+        if self.first_only & (1 << marker) != 0 {
+            self.side = Side::First;
+            if let Lead::Skipped(_) = self.lead {
+                self.first.begin(marker);
+            }
         }
     }
 
     fn reject_invalid_utf8(&mut self, at: u64) {
-        if self.side != Side::Undecided {
-            self.picked().reject_invalid_utf8(at);
+        match self.side {
+            Side::Undecided => {}
+            Side::First => self.first.reject_invalid_utf8(at),
+            Side::Second => self.second.reject_invalid_utf8(at),
         }
     }
 
+    #[inline]
     fn advance<'c, S: FnMut(crate::Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        if self.side != Side::Undecided {
-            return self.picked().advance(bytes, cx);
+        match self.side {
+            Side::First => self.first.advance(bytes, cx),
+            Side::Second => self.second.advance(bytes, cx),
+            Side::Undecided => self.decide_and_advance(bytes, cx),
         }
-        let ws = bytes.iter().take_while(|&&b| is_ws(b)).count();
-        let Some(&b) = bytes.get(ws) else {
-            return match self.lead {
-                Lead::First => self.first.advance(bytes, cx),
-                Lead::Skipped(_) => (bytes.len(), Outcome::More),
-            };
-        };
-        self.decide(b);
-        let from = match self.lead {
-            Lead::First => 0,
-            Lead::Skipped(_) => ws,
-        };
-        let rest = &bytes[from..];
-        let (used, outcome) = match self.side {
-            Side::Second => cx.with_rest_from(from, |cx| self.second.advance(rest, cx)),
-            _ => cx.with_rest_from(from, |cx| self.first.advance(rest, cx)),
-        };
-        (from + used, outcome)
     }
 
     fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
@@ -154,7 +160,40 @@ impl CallAutomaton for FirstByte {
                 cx.offset(0),
                 message,
             )),
-            _ => self.picked().finish(cx),
+            (Side::Second, _) => self.second.finish(cx),
+            _ => self.first.finish(cx),
         }
+    }
+}
+
+impl<A: CallAutomaton, B: CallAutomaton> FirstByte<A, B> {
+    /// [`advance`](CallAutomaton::advance) before the block's side is
+    /// picked: skips whitespace, then picks at the first other byte.
+    #[inline(never)]
+    fn decide_and_advance<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, Outcome) {
+        let ws = bytes.iter().take_while(|&&b| is_ws(b)).count();
+        let Some(&b) = bytes.get(ws) else {
+            return match self.lead {
+                Lead::First => self.first.advance(bytes, cx),
+                Lead::Skipped(_) => (bytes.len(), Outcome::More),
+            };
+        };
+        self.decide(b);
+        let from = match self.lead {
+            // The first side read the whitespace: it goes on with the slice.
+            Lead::First if self.side == Side::First => return self.first.advance(bytes, cx),
+            Lead::First => 0,
+            Lead::Skipped(_) => ws,
+        };
+        let rest = &bytes[from..];
+        let (used, outcome) = match self.side {
+            Side::Second => cx.with_rest_from(from, |cx| self.second.advance(rest, cx)),
+            _ => cx.with_rest_from(from, |cx| self.first.advance(rest, cx)),
+        };
+        (from + used, outcome)
     }
 }

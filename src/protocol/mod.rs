@@ -13,6 +13,7 @@ pub(crate) mod xml_call;
 
 use crate::cx::CallCx;
 pub(crate) use crate::cx::Failure;
+use first_byte::{FirstByte, Picked};
 
 /// Where the next piece of a slice ends, from `from` in a slice `len` long,
 /// for an automaton that copies the slice into a buffer `buffered` long to
@@ -153,12 +154,24 @@ pub(crate) trait CallAutomaton {
 #[derive(Debug, Clone)]
 pub(crate) enum Automaton {
     Json(json_call::JsonCall),
-    Xml(xml_call::XmlCall),
     Morph(morph_xml::MorphXml),
     Token(token_call::TokenCall),
-    FirstByte(Box<first_byte::FirstByte>),
+    /// An XML format's blocks, or JSON ones.
+    XmlOrJson(Box<FirstByte<xml_call::XmlCall, json_call::JsonCall>>),
+    /// Hermes's JSON blocks, or Qwen3-Coder's XML ones.
+    JsonOrXml(Box<FirstByte<json_call::JsonCall, xml_call::XmlCall>>),
+    /// Mistral's `NAME[ARGS]` calls (v11 on), or its JSON lists.
+    TokenOrJson(Box<FirstByte<token_call::TokenCall, json_call::JsonCall>>),
     WithMarkup(Box<markup::WithMarkup>),
     Literal(literal_call::LiteralCall),
+}
+
+/// The automaton that reads the call in progress, where it has a steady
+/// path of its own (see [`Automaton::reading`]).
+enum Reading<'a> {
+    Json(&'a mut json_call::JsonCall),
+    Xml(&'a mut xml_call::XmlCall),
+    Other,
 }
 
 /// `$body` with `$a` bound to the automaton inside `$self`.
@@ -166,10 +179,11 @@ macro_rules! dispatch {
     ($self:expr, $a:ident => $body:expr) => {
         match $self {
             Automaton::Json($a) => $body,
-            Automaton::Xml($a) => $body,
             Automaton::Morph($a) => $body,
             Automaton::Token($a) => $body,
-            Automaton::FirstByte($a) => $body,
+            Automaton::XmlOrJson($a) => $body,
+            Automaton::JsonOrXml($a) => $body,
+            Automaton::TokenOrJson($a) => $body,
             Automaton::WithMarkup($a) => $body,
             Automaton::Literal($a) => $body,
         }
@@ -194,7 +208,12 @@ impl Automaton {
             Automaton::Literal(code) => Some(Automaton::Literal(code.bare_lead())),
             Automaton::Token(token) => token.bare_lead().map(Automaton::Token),
             Automaton::WithMarkup(marked) => marked.inner().bare_lead(max_depth),
-            Automaton::FirstByte(either) => either.first().bare_lead(max_depth),
+            Automaton::JsonOrXml(either) => {
+                Some(Automaton::Json(either.first().bare_lead(max_depth)))
+            }
+            Automaton::TokenOrJson(either) => {
+                Some(Automaton::Json(either.second().bare_lead(max_depth)))
+            }
             _ => None,
         }
     }
@@ -205,6 +224,30 @@ impl Automaton {
         match self {
             Automaton::Token(_) => b == b' ' || b == b't',
             _ => b == b'{' || b == b'[',
+        }
+    }
+
+    /// The JSON or XML automaton reading the call in progress, alone or as
+    /// a side of a composed one (`carried`: see [`FirstByte::picked`]).
+    #[inline]
+    fn reading(&mut self, carried: bool) -> Reading<'_> {
+        match self {
+            Automaton::Json(json) => Reading::Json(json),
+            Automaton::XmlOrJson(either) => match either.picked(carried) {
+                Picked::First(xml) => Reading::Xml(xml),
+                Picked::Second(json) => Reading::Json(json),
+                Picked::Neither => Reading::Other,
+            },
+            Automaton::JsonOrXml(either) => match either.picked(carried) {
+                Picked::First(json) => Reading::Json(json),
+                Picked::Second(xml) => Reading::Xml(xml),
+                Picked::Neither => Reading::Other,
+            },
+            Automaton::TokenOrJson(either) => match either.picked(carried) {
+                Picked::Second(json) => Reading::Json(json),
+                _ => Reading::Other,
+            },
+            _ => Reading::Other,
         }
     }
 
@@ -221,6 +264,9 @@ impl CallAutomaton for Automaton {
         dispatch!(self, a => a.begin(marker))
     }
 
+    /// Sends the chunk to the JSON or XML automaton reading the call, alone
+    /// or as a side of a composed one: each has one call site here, where
+    /// its steady path is inlined.
     #[inline]
     fn steady<'c>(
         &mut self,
@@ -229,7 +275,24 @@ impl CallAutomaton for Automaton {
         started: bool,
         carried: bool,
     ) -> Steady<'c> {
-        dispatch!(self, a => a.steady(bytes, offset, started, carried))
+        match self.reading(carried) {
+            Reading::Json(json) => return json.steady(bytes, offset, started, carried),
+            Reading::Xml(xml) => return xml.steady(bytes, offset, started, carried),
+            Reading::Other => {}
+        }
+        match self {
+            Automaton::Morph(a) => a.steady(bytes, offset, started, carried),
+            Automaton::Token(a) => a.steady(bytes, offset, started, carried),
+            Automaton::WithMarkup(a) => a.steady(bytes, offset, started, carried),
+            Automaton::Literal(a) => a.steady(bytes, offset, started, carried),
+            Automaton::TokenOrJson(either) => match either.picked(carried) {
+                Picked::First(token) => token.steady(bytes, offset, started, carried),
+                _ => Steady::No,
+            },
+            // A composed automaton before its side is picked, or whose
+            // second side may not take the chunk: it is run.
+            _ => Steady::No,
+        }
     }
 
     fn reject_invalid_utf8(&mut self, at: u64) {
@@ -242,6 +305,9 @@ impl CallAutomaton for Automaton {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
+        if let Reading::Xml(xml) = self.reading(false) {
+            return xml.advance(bytes, cx);
+        }
         dispatch!(self, a => a.advance(bytes, cx))
     }
 

@@ -211,11 +211,6 @@ pub(crate) struct JsonCall {
     list_has_object: bool,
 }
 impl JsonCall {
-    /// The marker that ends the call.
-    pub(crate) fn end_marker(&self) -> &[u8] {
-        &self.end
-    }
-
     pub(crate) fn new(end: &[u8], max_depth: usize) -> JsonCall {
         JsonCall {
             rules: Rules {

@@ -76,9 +76,13 @@ impl Dialect {
         }
     }
 
-    /// The marker that ends a block.
-    pub(crate) fn end_marker(self) -> &'static [u8] {
-        self.tags().end
+    /// The marker that ends the block start marker `marker` opens, or
+    /// `None` when it opens one call without its block.
+    pub(crate) fn block_end(self, marker: usize) -> Option<&'static [u8]> {
+        match self.opened_by(marker) {
+            (tags, false) => Some(tags.end),
+            (_, true) => None,
+        }
     }
 
     pub(super) fn tags(self) -> &'static Tags {

@@ -11,10 +11,11 @@
 //! (marker 1), and it ends with `</function>`.
 //!
 //! A block whose first non-whitespace byte is `{` or `[` (or a markdown
-//! fence around them) holds JSON calls
-//! in the hermes layout (`{"name": …, "arguments": …}`), as models of the
-//! same families write when prompted that way: the JSON automaton reads
-//! that block, up to the same end marker.
+//! fence around them) holds JSON calls in the hermes layout
+//! (`{"name": …, "arguments": …}`), as models of the same families write
+//! when prompted that way: the format composes this automaton with the JSON
+//! one ([`FirstByte`](crate::protocol::first_byte::FirstByte)), which reads
+//! that block up to the same end marker.
 //!
 //! The call body is buffered (it is needed anyway to give a failed call back
 //! as text) and scanned once, from where the last step stopped. Values are
@@ -34,7 +35,6 @@ use crate::coerce::keyword;
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::event::Event;
-use crate::protocol::json_call::JsonCall;
 use crate::protocol::xml::{
     attr_text_into, attr_value, find_tag, need_until, skip_ws, strip_one_newline, tag_at,
     ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
@@ -81,8 +81,6 @@ enum Phase {
     AfterFunc { func_end: usize },
     /// The call is rejected: looking for the end marker to give it all back.
     Skip,
-    /// The block holds JSON calls, read by the JSON automaton.
-    Json,
 }
 
 /// What [`XmlCall::stray_close`] found.
@@ -142,15 +140,11 @@ pub(crate) struct XmlCall {
     /// DSML `invoke`: it ends with the function's close, and its name comes
     /// first thing.
     bare: bool,
-    max_depth: usize,
     /// The value being read is JSON by its tag's `string="false"` (see
     /// [`Tags::string_attr`]).
     json_value: bool,
     /// Reads the arguments object of [`Phase::JsonArgs`].
     args_json: JsonScanner,
-    /// Reads a block that holds JSON instead of elements
-    /// ([`Phase::Json`]).
-    json: Box<JsonCall>,
 }
 
 /// The start marker of a Qwen3-Coder call without its `<tool_call>`.
@@ -160,7 +154,6 @@ impl XmlCall {
     pub(crate) fn new(dialect: Dialect, max_depth: usize) -> XmlCall {
         let tags = dialect.tags();
         XmlCall {
-            json: Box::new(JsonCall::new(tags.end, max_depth)),
             dialect,
             tags,
             phase: Phase::Lead,
@@ -180,7 +173,6 @@ impl XmlCall {
             rejected: None,
             parts_given_back: false,
             bare: false,
-            max_depth,
             json_value: false,
             args_json: JsonScanner::new(max_depth).quiet_members(),
         }
@@ -240,44 +232,6 @@ impl XmlCall {
         }
     }
 
-    /// [`JsonCall::steady`] for a JSON block, out of line: the JSON
-    /// formats' own steady path keeps it inlined, and XML calls keep theirs
-    /// small.
-    #[inline(never)]
-    fn json_steady<'c>(&mut self, bytes: &'c [u8], offset: u64, started: bool) -> Steady<'c> {
-        // Steady XML chunks only come with nothing carried (see
-        // `Automaton::steady`).
-        self.json.steady(bytes, offset, started, false)
-    }
-
-    /// [`JsonCall::advance`] for a JSON block, out of line (see
-    /// [`json_steady`](Self::json_steady)).
-    #[inline(never)]
-    fn json_advance<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> (usize, Outcome) {
-        self.json.advance(bytes, cx)
-    }
-
-    /// Whether `bytes`, after a blank start of a block, make it a JSON one:
-    /// they go on with whitespace and then `{`, `[` or a fence's backtick. The JSON automaton
-    /// then takes over. (No wait is set while the block is blank, so
-    /// [`steady`](Self::steady) leaves such bytes to
-    /// [`advance`](Self::advance).)
-    #[inline(never)]
-    fn json_begins(&mut self, bytes: &[u8]) -> bool {
-        let first = bytes.get(crate::scan::skip_ws(bytes));
-        // A markdown fence may wrap the JSON (```` ```json ````).
-        if !matches!(first, Some(b'{' | b'[' | b'`')) {
-            return false;
-        }
-        self.phase = Phase::Json;
-        self.json.begin(0);
-        true
-    }
-
     /// Processes the body from `pos`; `eof` when no more bytes will come.
     /// Each phase is a step of its own, which returns `None` when it moved
     /// to another phase (the loop goes on) and the outcome otherwise.
@@ -308,9 +262,6 @@ impl XmlCall {
                 }
                 Phase::AfterFunc { .. } => self.after_func(cx, eof),
                 Phase::Skip => self.skip(cx, eof),
-                // `advance` and `finish` hand a JSON block to `json`; its
-                // bytes never reach this loop.
-                Phase::Json => Some(Outcome::More),
             };
             if let Some(outcome) = step {
                 return outcome;
@@ -862,10 +813,6 @@ impl XmlCall {
 impl CallAutomaton for XmlCall {
     fn begin(&mut self, marker: usize) {
         (self.tags, self.bare) = self.dialect.opened_by(marker);
-        if self.json.end_marker() != self.tags.end {
-            // A block of another version: its JSON calls end at its tag.
-            *self.json = JsonCall::new(self.tags.end, self.max_depth);
-        }
         self.json_value = false;
         self.phase = Phase::Lead;
         self.body.clear();
@@ -888,7 +835,7 @@ impl CallAutomaton for XmlCall {
         &mut self,
         bytes: &'c [u8],
         offset: u64,
-        started: bool,
+        _started: bool,
         carried: bool,
     ) -> Steady<'c> {
         // Built deltas: nothing is carried between steady ones.
@@ -903,9 +850,6 @@ impl CallAutomaton for XmlCall {
             && self.rejected.is_none()
             && self.streamed == Some(self.body.len());
         if !streaming {
-            if self.phase == Phase::Json {
-                return self.json_steady(bytes, offset, started);
-            }
             return Steady::No;
         }
         let plain =
@@ -933,11 +877,6 @@ impl CallAutomaton for XmlCall {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        // Nothing but whitespace so far in a block: `bytes` may begin JSON.
-        let blank = self.phase == Phase::Lead && self.pos == self.body.len() && !self.bare;
-        if self.phase == Phase::Json || (blank && self.json_begins(bytes)) {
-            return self.json_advance(bytes, cx);
-        }
         if bytes.len() > super::MIN_PIECE {
             return self.advance_in_pieces(bytes, cx);
         }
@@ -950,16 +889,9 @@ impl CallAutomaton for XmlCall {
         self.body.settle(before, bytes.len(), outcome)
     }
     /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8):
-    /// only a JSON block answers [`Steady::Verbatim`].
-    fn reject_invalid_utf8(&mut self, at: u64) {
-        if self.phase == Phase::Json {
-            self.json.reject_invalid_utf8(at);
-        }
-    }
+    /// XML values never answer [`Steady::Verbatim`].
+    fn reject_invalid_utf8(&mut self, _at: u64) {}
     fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
-        if self.phase == Phase::Json {
-            return self.json.finish(cx);
-        }
         self.body.anchor(cx.offset(0));
         if std::mem::take(&mut self.wait).until > 0 {
             // Bytes that arrived while waiting are first read as any chunk
