@@ -26,26 +26,54 @@ impl Reopen {
     }
 
     /// Whether the start marker's rest (and its boundary) follows the end
-    /// marker, where `seen` bytes of it did and `after` comes next. `None`
-    /// while `after` is too short to tell, unless `at_eof` (it is all there
-    /// is).
-    pub(super) fn follows(&self, seen: usize, after: &[u8], at_eof: bool) -> Option<bool> {
+    /// marker, where `reading` says how much of it did and `after` comes
+    /// next (all of `after` is then read). `None` while `after` is too
+    /// short to tell, unless `at_eof` (it is all there is).
+    pub(super) fn follows(
+        &self,
+        reading: &mut Reopening,
+        after: &[u8],
+        at_eof: bool,
+    ) -> Option<bool> {
         let Some(boundary) = self.boundary else {
             return Some(false);
         };
-        let tail = self.tail.get(seen..).unwrap_or_default();
-        let n = after.len().min(tail.len());
-        if after[..n] != tail[..n] {
-            return Some(false);
+        let mut i = 0;
+        if let Reopening::Tail(tail) = reading {
+            match tail.feed(&self.tail, after, &mut i) {
+                Match::Mismatch => return Some(false),
+                Match::More => return at_eof.then_some(false),
+                Match::Done => *reading = Reopening::Boundary,
+            }
         }
-        let decided = if n < tail.len() {
-            None
-        } else if boundary == Boundary::None {
-            Some(true)
-        } else {
-            after.get(n).map(|&b| boundary.accepts(b))
+        let decided = match boundary {
+            Boundary::None => Some(true),
+            _ => after.get(i).map(|&b| boundary.accepts(b)),
         };
         decided.or(at_eof.then_some(false))
+    }
+
+    /// How many bytes after the end marker `reading` has read.
+    pub(super) fn read(&self, reading: Reopening) -> usize {
+        match reading {
+            Reopening::Tail(tail) => tail.matched(),
+            Reopening::Boundary => self.tail.len(),
+        }
+    }
+}
+
+/// How much of the start marker's rest after an end marker is read (see
+/// [`Reopen`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reopening {
+    Tail(Partial),
+    /// All of it: its boundary comes next.
+    Boundary,
+}
+
+impl Default for Reopening {
+    fn default() -> Self {
+        Reopening::Tail(Partial::default())
     }
 }
 
@@ -267,7 +295,7 @@ impl JsonCall {
         self.object.trail += cur.at - before;
         match found {
             Match::Done if self.rules.reopen.boundary.is_some() => {
-                self.phase = Phase::Reopen { seen: 0 };
+                self.phase = Phase::Reopen(Reopening::default());
                 None
             }
             Match::Done => {
@@ -286,21 +314,25 @@ impl JsonCall {
         }
     }
 
-    /// After an end marker that also begins the start marker: `seen` bytes
-    /// of the start marker's rest so far.
+    /// After an end marker that also begins the start marker: `reading`
+    /// says how much of the start marker's rest came so far.
     pub(super) fn after_end_marker<'c, S: FnMut(Event<'c>)>(
         &mut self,
-        seen: usize,
+        mut reading: Reopening,
         bytes: &'c [u8],
         cur: &mut Cursor,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        match self.rules.reopen.follows(seen, &bytes[cur.at..], false) {
+        let read = self.rules.reopen.read(reading);
+        match self
+            .rules
+            .reopen
+            .follows(&mut reading, &bytes[cur.at..], false)
+        {
             // All of it may still be the start marker.
             None => {
-                let more = bytes.len() - cur.at;
-                self.object.trail += more;
-                self.phase = Phase::Reopen { seen: seen + more };
+                self.object.trail += bytes.len() - cur.at;
+                self.phase = Phase::Reopen(reading);
                 cur.at = bytes.len();
                 Some(Outcome::More)
             }
@@ -313,7 +345,7 @@ impl JsonCall {
             // The end marker closed the call: what followed it is read again
             // as text.
             Some(false) => {
-                self.object.trail = seen;
+                self.object.trail = read;
                 Some(self.conclude(cx, None))
             }
         }

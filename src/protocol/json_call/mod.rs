@@ -20,7 +20,7 @@ mod ends;
 mod members;
 mod relaxed;
 
-use ends::Reopen;
+use ends::{Reopen, Reopening};
 use relaxed::RelaxedBody;
 
 use std::borrow::Cow;
@@ -53,11 +53,11 @@ enum Phase {
     /// Matching the end marker.
     End(Partial),
     /// After an end marker that also begins the start marker (a fence:
-    /// ```` ``` ```` and ```` ```tool_call ````): `seen` bytes of the start
-    /// marker's rest so far. The end marker closes the call unless the
+    /// ```` ``` ```` and ```` ```tool_call ````): how much of the start
+    /// marker's rest came so far. The end marker closes the call unless the
     /// whole start marker follows: then the call's own end never came, and
     /// the next call begins.
-    Reopen { seen: usize },
+    Reopen(Reopening),
     /// The call object is not JSON: read on to the end marker, to try it as
     /// relaxed JSON (see [`RelaxedBody`]).
     Relaxed,
@@ -670,7 +670,7 @@ impl CallAutomaton for JsonCall {
                 Phase::FenceWord => self.fence_word(bytes, &mut cur),
                 Phase::FenceClose(ticks) => self.fence_close(ticks, bytes, &mut cur, cx),
                 Phase::End(marker) => self.matching_end(marker, bytes, &mut cur, cx),
-                Phase::Reopen { seen } => self.after_end_marker(seen, bytes, &mut cur, cx),
+                Phase::Reopen(reading) => self.after_end_marker(reading, bytes, &mut cur, cx),
                 Phase::Closer(closer) => self.closing_token(closer, bytes, &mut cur, cx),
             };
             if let Some(outcome) = step {
@@ -726,8 +726,8 @@ impl CallAutomaton for JsonCall {
             }
             Phase::Trail if self.end.is_empty() => self.conclude(cx, None),
             // The end marker closed the call.
-            Phase::Reopen { seen } => {
-                self.object.trail = seen;
+            Phase::Reopen(reading) => {
+                self.object.trail = self.rules.reopen.read(reading);
                 self.conclude(cx, None)
             }
             // A closer cut short by the end of the stream is text.

@@ -61,7 +61,8 @@ impl RelaxedBody {
                 None if b == end[0] => {
                     let rest = &self.bytes[i..];
                     if rest.starts_with(end) {
-                        match reopen.follows(0, &rest[end.len()..], at_eof) {
+                        match reopen.follows(&mut Reopening::default(), &rest[end.len()..], at_eof)
+                        {
                             Some(reopens) => {
                                 self.searched = i;
                                 return Some((i, !reopens));
