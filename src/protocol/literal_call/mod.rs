@@ -14,6 +14,8 @@
 //! concatenate to the final input). In a Python list each call is
 //! delivered when the next begins or the list ends.
 
+mod phases;
+
 use super::{CallAutomaton, Failure, Outcome};
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
@@ -67,18 +69,25 @@ enum Phase {
     End,
 }
 
+/// What a format says about its calls: set when the automaton is built,
+/// never changed while reading.
 #[derive(Debug, Clone)]
-pub(crate) struct LiteralCall {
+struct Rules {
     syntax: Syntax,
     max_depth: usize,
-    phase: Phase,
-    /// Whether the list began after `<|python_start|>` (its end token
+    /// Whether a list begins after `<|python_start|>` (its end token
     /// follows), or at the start of the output (a list that is no call
-    /// list is prose).
+    /// list is prose; see [`LiteralCall::bare_lead`]).
     after_marker: bool,
-    block: Block,
     /// The tools whose `[NAME(` are markers, from marker 2 on.
     known: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct LiteralCall {
+    rules: Rules,
+    phase: Phase,
+    block: Block,
     /// The name, key or value being read.
     word: Vec<u8>,
     /// The current key.
@@ -110,12 +119,14 @@ pub(crate) struct LiteralCall {
 impl LiteralCall {
     pub(crate) fn new(syntax: Syntax, max_depth: usize) -> LiteralCall {
         LiteralCall {
-            syntax,
-            max_depth,
+            rules: Rules {
+                syntax,
+                max_depth,
+                after_marker: true,
+                known: Vec::new(),
+            },
             phase: Phase::Open,
-            after_marker: true,
             block: Block::List,
-            known: Vec::new(),
             word: Vec::new(),
             key: Vec::new(),
             piece: String::new(),
@@ -135,28 +146,28 @@ impl LiteralCall {
     /// Markers 2 on are `[NAME(` of these tools (marker 1 is Olmo 3's
     /// `<function_calls>`).
     pub(crate) fn knowing(mut self, names: Vec<String>) -> LiteralCall {
-        self.known = names;
+        self.rules.known = names;
         self
     }
 
     /// The same automaton reading a list at the start of the output.
     pub(crate) fn bare_lead(&self) -> LiteralCall {
         let mut lead = self.clone();
-        lead.after_marker = false;
+        lead.rules.after_marker = false;
         lead
     }
 
     /// The byte that opens a call's arguments, and the one that closes
     /// them.
     fn brackets(&self) -> (u8, u8) {
-        match self.syntax {
+        match self.rules.syntax {
             Syntax::Python => (b'(', b')'),
             Syntax::Gemma4 => (b'{', b'}'),
         }
     }
 
     fn end_token(&self) -> &'static [u8] {
-        match (self.syntax, self.block) {
+        match (self.rules.syntax, self.block) {
             (Syntax::Python, Block::Lines) => FUNCTION_CALLS.1.as_bytes(),
             (Syntax::Python, _) => PYTHON_END,
             (Syntax::Gemma4, _) => GEMMA_END,
@@ -171,7 +182,7 @@ impl LiteralCall {
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Result<(), Failure> {
-        let name = self.known.get(n).map_or("", String::as_str);
+        let name = self.rules.known.get(n).map_or("", String::as_str);
         let origin = at.checked_sub(name.len() as u64 + 1);
         cx.start_at(name, origin, at)
             .map_err(|f| f.with_name(name))?;
@@ -196,7 +207,7 @@ impl LiteralCall {
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        if self.syntax == Syntax::Gemma4 || self.block == Block::Lines {
+        if self.rules.syntax == Syntax::Gemma4 || self.block == Block::Lines {
             let token = String::from_utf8_lossy(self.end_token()).into_owned();
             missing_end(&token, at, cx);
         }
@@ -212,7 +223,7 @@ impl LiteralCall {
     /// The attempt fails at stream offset `at`, `consumed` bytes into the
     /// slice: silently, as prose, while a bare list has started no call.
     fn fail(&self, consumed: usize, at: u64, message: &str) -> Outcome {
-        if !self.any_call && !self.after_marker {
+        if !self.any_call && !self.rules.after_marker {
             return Outcome::NotACall {
                 read: self.read + consumed,
             };
@@ -233,7 +244,7 @@ impl LiteralCall {
         piece.push_str(if self.has_member { ", \"" } else { "{\"" });
         escape_json_into(piece, key.trim());
         piece.push_str("\": ");
-        match bare_string(self.syntax, &self.word, cx.param_schema(key.trim())) {
+        match bare_string(self.rules.syntax, &self.word, cx.param_schema(key.trim())) {
             Some(text) => {
                 piece.push('"');
                 escape_json_into(piece, text);
@@ -244,7 +255,7 @@ impl LiteralCall {
                 );
                 cx.recovered(DiagnosticKind::Coercion, at, message);
             }
-            None => to_json_into(self.syntax, &self.word, self.max_depth, piece)
+            None => to_json_into(self.rules.syntax, &self.word, self.rules.max_depth, piece)
                 .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?,
         }
         self.has_member = true;
@@ -265,7 +276,7 @@ impl LiteralCall {
     fn string_run(&self, rest: &[u8]) -> Option<usize> {
         // Tokens are short: below this a loop beats memchr's setup.
         let short = rest.len() < 16;
-        let n = match (self.syntax, self.quote) {
+        let n = match (self.rules.syntax, self.quote) {
             (Syntax::Python, Some(q)) if !self.escaped => {
                 if short {
                     rest.iter().position(|&b| b == q || b == b'\\')
@@ -298,7 +309,7 @@ impl LiteralCall {
                 *i += n;
                 continue;
             }
-            match self.syntax {
+            match self.rules.syntax {
                 Syntax::Python => match self.quote {
                     Some(_) if self.escaped => self.escaped = false,
                     Some(_) if b == b'\\' => self.escaped = true,
@@ -370,249 +381,6 @@ fn skip_ws(bytes: &[u8], i: &mut usize) -> usize {
 }
 
 /// The phases of [`LiteralCall::advance`], one method each.
-impl LiteralCall {
-    /// Python: whitespace, then the list's `[`.
-    fn open_list<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        i: &mut usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        skip_ws(bytes, i);
-        match bytes.get(*i) {
-            None => Some(Outcome::More),
-            Some(b'[') => {
-                *i += 1;
-                self.word.clear();
-                self.phase = Phase::Name;
-                None
-            }
-            Some(_) => Some(self.fail(*i, cx.offset(*i), "expected a list of calls")),
-        }
-    }
-
-    /// Gemma 4: `call:` before the name.
-    fn prefix<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        i: &mut usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        match self.token.feed(GEMMA_CALL, bytes, i) {
-            Match::More => Some(Outcome::More),
-            Match::Mismatch => Some(self.fail(*i, cx.offset(*i), "expected call: and a name")),
-            Match::Done => {
-                self.word.clear();
-                self.phase = Phase::Name;
-                None
-            }
-        }
-    }
-
-    /// A call's name, up to `(` or `{`: the call starts.
-    fn name<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        i: &mut usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        if self.word.is_empty() {
-            skip_ws(bytes, i);
-            self.word_at = cx.offset(*i);
-        }
-        let rest = &bytes[*i..];
-        let n = rest
-            .iter()
-            .take_while(|&&b| is_word(b) || b == b'.' || b == b'-')
-            .count();
-        self.word.extend_from_slice(&rest[..n]);
-        *i += n;
-        if self.word.len() > MAX_WORD {
-            return Some(self.fail(*i, cx.offset(*i), "the call's name is too long"));
-        }
-        let Some(&b) = bytes.get(*i) else {
-            return Some(Outcome::More);
-        };
-        let name = std::str::from_utf8(&self.word).unwrap_or("");
-        if b != self.brackets().0
-            || name.is_empty()
-            || name.starts_with(|c: char| c.is_ascii_digit())
-        {
-            return Some(self.fail(
-                *i,
-                cx.offset(*i),
-                "expected a call: a name and its arguments",
-            ));
-        }
-        *i += 1;
-        if let Err(f) = cx.start_at(name, Some(self.word_at), cx.offset(*i)) {
-            let name = name.to_owned();
-            return Some(Outcome::failed(f.with_name(&name)));
-        }
-        self.any_call = true;
-        self.has_member = false;
-        self.phase = Phase::Member;
-        None
-    }
-
-    /// After `(` or `{` or a member's `,`: whitespace, a key or the close.
-    fn next_member<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        i: &mut usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        skip_ws(bytes, i);
-        match bytes.get(*i) {
-            None => Some(Outcome::More),
-            Some(&b) if b == self.brackets().1 => {
-                *i += 1;
-                self.close_call(cx.offset(*i), cx);
-                if self.syntax == Syntax::Python {
-                    self.phase = Phase::AfterCall;
-                } else {
-                    self.expect_end();
-                }
-                None
-            }
-            Some(_) => {
-                self.key.clear();
-                self.phase = Phase::Key;
-                None
-            }
-        }
-    }
-
-    /// A key, up to `=` or `:`.
-    fn key<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        i: &mut usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        let assign = match self.syntax {
-            Syntax::Python => b'=',
-            Syntax::Gemma4 => b':',
-        };
-        let rest = &bytes[*i..];
-        let n = rest.iter().take_while(|&&b| is_word(b) || is_ws(b)).count();
-        self.key.extend_from_slice(&rest[..n]);
-        *i += n;
-        if self.key.len() > MAX_WORD {
-            return Some(self.fail(*i, cx.offset(*i), "an argument's name is too long"));
-        }
-        match bytes.get(*i) {
-            None => Some(Outcome::More),
-            Some(&b) if b == assign && !self.key.trim_ascii().is_empty() => {
-                *i += 1;
-                self.word.clear();
-                (self.depth, self.quote, self.escaped) = (0, None, false);
-                self.quote_mark.reset();
-                self.phase = Phase::Value;
-                None
-            }
-            Some(_) => Some(self.fail(*i, cx.offset(*i), "expected an argument: name=value")),
-        }
-    }
-
-    /// A value, up to the `,` or close that follows it at depth 0: the
-    /// member goes out.
-    fn value<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        i: &mut usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        if !self.scan_value(bytes, i) {
-            return Some(Outcome::More);
-        }
-        if let Err(f) = self.member(cx.offset(*i), cx) {
-            return Some(Outcome::failed(f));
-        }
-        if bytes[*i] == b',' {
-            *i += 1;
-        }
-        self.phase = Phase::Member;
-        None
-    }
-
-    /// Python: after a call's `)`, the next call, the list's end, or (Olmo
-    /// 3) the next line's call or the end token.
-    fn after_call<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        i: &mut usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        skip_ws(bytes, i);
-        let Some(&b) = bytes.get(*i) else {
-            return Some(Outcome::More);
-        };
-        match (b, self.block) {
-            (b',', _) => {
-                self.next_call(cx.offset(*i), cx);
-                *i += 1;
-            }
-            (b']', Block::List) if self.after_marker => {
-                *i += 1;
-                self.expect_end();
-            }
-            (b']', Block::List | Block::Known(_)) => {
-                *i += 1;
-                return Some(Outcome::Complete { give_back: 0 });
-            }
-            (b'<', Block::Lines) => self.expect_end(),
-            (b, Block::Lines) if is_word(b) => self.next_call(cx.offset(*i), cx),
-            _ => return Some(self.fail(*i, cx.offset(*i), "expected ',' or ']' after a call")),
-        }
-        None
-    }
-
-    /// A known tool's marker was read: its call starts.
-    fn known<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        i: &mut usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        let Block::Known(n) = self.block else {
-            return Some(self.fail(*i, cx.offset(*i), "expected a call"));
-        };
-        self.start_known(n, cx.offset(*i), cx)
-            .err()
-            .map(Outcome::failed)
-    }
-
-    /// An end token (`<|python_end|>`, `<tool_call|>`,
-    /// `</function_calls>`) after whitespace.
-    fn end<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        bytes: &'c [u8],
-        i: &mut usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Option<Outcome> {
-        if !self.token.is_started() {
-            self.trail += skip_ws(bytes, i);
-        }
-        let token = self.end_token();
-        let before = *i;
-        let found = self.token.feed(token, bytes, i);
-        self.trail += *i - before;
-        Some(match found {
-            Match::More => Outcome::More,
-            Match::Done => Outcome::Complete { give_back: 0 },
-            // Llama 4's end token may be left out; Gemma 4's and Olmo 3's
-            // are missing.
-            Match::Mismatch => {
-                let at = cx.offset(*i).saturating_sub(self.trail as u64);
-                self.report_missing_end(at, cx);
-                Outcome::Complete {
-                    give_back: self.trail,
-                }
-            }
-        })
-    }
-}
-
 impl CallAutomaton for LiteralCall {
     /// Marker 0 opens a list (or Gemma 4's call), 1 Olmo 3's lines, 2 on
     /// a known tool's list.
@@ -623,7 +391,7 @@ impl CallAutomaton for LiteralCall {
             k => Block::Known(k - 2),
         };
         self.word.clear();
-        self.phase = match (self.syntax, self.block) {
+        self.phase = match (self.rules.syntax, self.block) {
             (Syntax::Gemma4, _) => Phase::Prefix,
             (Syntax::Python, Block::List) => Phase::Open,
             (Syntax::Python, Block::Lines) => Phase::Name,
@@ -694,7 +462,9 @@ impl CallAutomaton for LiteralCall {
                 at,
                 "the stream ended at the start of a call",
             )),
-            _ if !self.any_call && !self.after_marker => Outcome::NotACall { read: self.read },
+            _ if !self.any_call && !self.rules.after_marker => {
+                Outcome::NotACall { read: self.read }
+            }
             _ => Outcome::failed(Failure::new(
                 DiagnosticKind::UnfinishedCall,
                 at,

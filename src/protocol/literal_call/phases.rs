@@ -1,0 +1,247 @@
+//! One method per phase of [`LiteralCall::advance`]: each reads from
+//! `bytes[*i..]` and goes on with the next phase or returns the outcome.
+
+use super::*;
+
+impl LiteralCall {
+    /// Python: whitespace, then the list's `[`.
+    pub(super) fn open_list<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        skip_ws(bytes, i);
+        match bytes.get(*i) {
+            None => Some(Outcome::More),
+            Some(b'[') => {
+                *i += 1;
+                self.word.clear();
+                self.phase = Phase::Name;
+                None
+            }
+            Some(_) => Some(self.fail(*i, cx.offset(*i), "expected a list of calls")),
+        }
+    }
+
+    /// Gemma 4: `call:` before the name.
+    pub(super) fn prefix<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        match self.token.feed(GEMMA_CALL, bytes, i) {
+            Match::More => Some(Outcome::More),
+            Match::Mismatch => Some(self.fail(*i, cx.offset(*i), "expected call: and a name")),
+            Match::Done => {
+                self.word.clear();
+                self.phase = Phase::Name;
+                None
+            }
+        }
+    }
+
+    /// A call's name, up to `(` or `{`: the call starts.
+    pub(super) fn name<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        if self.word.is_empty() {
+            skip_ws(bytes, i);
+            self.word_at = cx.offset(*i);
+        }
+        let rest = &bytes[*i..];
+        let n = rest
+            .iter()
+            .take_while(|&&b| is_word(b) || b == b'.' || b == b'-')
+            .count();
+        self.word.extend_from_slice(&rest[..n]);
+        *i += n;
+        if self.word.len() > MAX_WORD {
+            return Some(self.fail(*i, cx.offset(*i), "the call's name is too long"));
+        }
+        let Some(&b) = bytes.get(*i) else {
+            return Some(Outcome::More);
+        };
+        let name = std::str::from_utf8(&self.word).unwrap_or("");
+        if b != self.brackets().0
+            || name.is_empty()
+            || name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Some(self.fail(
+                *i,
+                cx.offset(*i),
+                "expected a call: a name and its arguments",
+            ));
+        }
+        *i += 1;
+        if let Err(f) = cx.start_at(name, Some(self.word_at), cx.offset(*i)) {
+            let name = name.to_owned();
+            return Some(Outcome::failed(f.with_name(&name)));
+        }
+        self.any_call = true;
+        self.has_member = false;
+        self.phase = Phase::Member;
+        None
+    }
+
+    /// After `(` or `{` or a member's `,`: whitespace, a key or the close.
+    pub(super) fn next_member<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        skip_ws(bytes, i);
+        match bytes.get(*i) {
+            None => Some(Outcome::More),
+            Some(&b) if b == self.brackets().1 => {
+                *i += 1;
+                self.close_call(cx.offset(*i), cx);
+                if self.rules.syntax == Syntax::Python {
+                    self.phase = Phase::AfterCall;
+                } else {
+                    self.expect_end();
+                }
+                None
+            }
+            Some(_) => {
+                self.key.clear();
+                self.phase = Phase::Key;
+                None
+            }
+        }
+    }
+
+    /// A key, up to `=` or `:`.
+    pub(super) fn key<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let assign = match self.rules.syntax {
+            Syntax::Python => b'=',
+            Syntax::Gemma4 => b':',
+        };
+        let rest = &bytes[*i..];
+        let n = rest.iter().take_while(|&&b| is_word(b) || is_ws(b)).count();
+        self.key.extend_from_slice(&rest[..n]);
+        *i += n;
+        if self.key.len() > MAX_WORD {
+            return Some(self.fail(*i, cx.offset(*i), "an argument's name is too long"));
+        }
+        match bytes.get(*i) {
+            None => Some(Outcome::More),
+            Some(&b) if b == assign && !self.key.trim_ascii().is_empty() => {
+                *i += 1;
+                self.word.clear();
+                (self.depth, self.quote, self.escaped) = (0, None, false);
+                self.quote_mark.reset();
+                self.phase = Phase::Value;
+                None
+            }
+            Some(_) => Some(self.fail(*i, cx.offset(*i), "expected an argument: name=value")),
+        }
+    }
+
+    /// A value, up to the `,` or close that follows it at depth 0: the
+    /// member goes out.
+    pub(super) fn value<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        if !self.scan_value(bytes, i) {
+            return Some(Outcome::More);
+        }
+        if let Err(f) = self.member(cx.offset(*i), cx) {
+            return Some(Outcome::failed(f));
+        }
+        if bytes[*i] == b',' {
+            *i += 1;
+        }
+        self.phase = Phase::Member;
+        None
+    }
+
+    /// Python: after a call's `)`, the next call, the list's end, or (Olmo
+    /// 3) the next line's call or the end token.
+    pub(super) fn after_call<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        skip_ws(bytes, i);
+        let Some(&b) = bytes.get(*i) else {
+            return Some(Outcome::More);
+        };
+        match (b, self.block) {
+            (b',', _) => {
+                self.next_call(cx.offset(*i), cx);
+                *i += 1;
+            }
+            (b']', Block::List) if self.rules.after_marker => {
+                *i += 1;
+                self.expect_end();
+            }
+            (b']', Block::List | Block::Known(_)) => {
+                *i += 1;
+                return Some(Outcome::Complete { give_back: 0 });
+            }
+            (b'<', Block::Lines) => self.expect_end(),
+            (b, Block::Lines) if is_word(b) => self.next_call(cx.offset(*i), cx),
+            _ => return Some(self.fail(*i, cx.offset(*i), "expected ',' or ']' after a call")),
+        }
+        None
+    }
+
+    /// A known tool's marker was read: its call starts.
+    pub(super) fn known<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        let Block::Known(n) = self.block else {
+            return Some(self.fail(*i, cx.offset(*i), "expected a call"));
+        };
+        self.start_known(n, cx.offset(*i), cx)
+            .err()
+            .map(Outcome::failed)
+    }
+
+    /// An end token (`<|python_end|>`, `<tool_call|>`,
+    /// `</function_calls>`) after whitespace.
+    pub(super) fn end<'c, S: FnMut(crate::Event<'c>)>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        if !self.token.is_started() {
+            self.trail += skip_ws(bytes, i);
+        }
+        let token = self.end_token();
+        let before = *i;
+        let found = self.token.feed(token, bytes, i);
+        self.trail += *i - before;
+        Some(match found {
+            Match::More => Outcome::More,
+            Match::Done => Outcome::Complete { give_back: 0 },
+            // Llama 4's end token may be left out; Gemma 4's and Olmo 3's
+            // are missing.
+            Match::Mismatch => {
+                let at = cx.offset(*i).saturating_sub(self.trail as u64);
+                self.report_missing_end(at, cx);
+                Outcome::Complete {
+                    give_back: self.trail,
+                }
+            }
+        })
+    }
+}
