@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::cx::{CallCx, Core};
+use crate::cx::{CallCx, Core, Settings};
 use crate::error::OnInvalid;
 use crate::event::{Diagnostic, DiagnosticKind};
 use crate::event::{Event, Span};
@@ -110,14 +110,7 @@ fn verbatim_split<'c, S: FnMut(Event<'c>)>(
     offset: u64,
     sink: &mut S,
 ) {
-    if let (Some(next), Some(id)) = (core.delta_carry.continue_with(chunk), core.call) {
-        let at = core.delta_carry.pending_offset().unwrap_or(offset);
-        core.delta_carry = next.carry(offset + chunk.len() as u64);
-        if !next.is_empty() {
-            let delta = next.into_text();
-            core.note_verbatim(&delta, at, (chunk, offset));
-            sink(Event::ToolInputDelta { id, delta });
-        }
+    if core.continue_carried_delta(chunk, offset, sink) {
         return;
     }
     let mut cx = CallCx {
@@ -407,7 +400,13 @@ impl ParserBuilder {
         let mut parser = Parser {
             markers,
             automaton,
-            core: Core::new(self.tools, self.limits, self.on_invalid),
+            core: Core::new(Settings {
+                tools: self.tools,
+                #[cfg(feature = "validate")]
+                schemas,
+                limits: self.limits,
+                on_invalid: self.on_invalid,
+            }),
             state: initial,
             held,
             offset: 0,
@@ -417,10 +416,6 @@ impl ParserBuilder {
             lead_call: false,
             think,
         };
-        #[cfg(feature = "validate")]
-        {
-            parser.core.schemas = schemas;
-        }
         parser.start_stream();
         Ok(parser)
     }
@@ -602,7 +597,7 @@ impl Parser {
         let core = &mut self.core;
         // A chunk that reaches the size limit must be decided by the
         // automaton (`CallCx::at_limit`).
-        let below_limit = core.raw.len().saturating_add(chunk.len()) < core.limits.max_call_bytes;
+        let below_limit = chunk.len() < core.raw.room();
         if chunk.is_empty() || !below_limit || !self.held.is_empty() {
             return false;
         }
@@ -838,7 +833,13 @@ impl Parser {
         let mut parser = Parser {
             markers: MarkerSet::empty(),
             automaton,
-            core: Core::new(tools, limits, OnInvalid::KeepAsText),
+            core: Core::new(Settings {
+                tools,
+                #[cfg(feature = "validate")]
+                schemas: None,
+                limits,
+                on_invalid: OnInvalid::KeepAsText,
+            }),
             state: State::Text,
             held: Vec::new(),
             offset: 0,
@@ -1061,11 +1062,7 @@ impl Parser {
         i: usize,
         sink: &mut S,
     ) -> usize {
-        let room = self
-            .core
-            .limits
-            .max_call_bytes
-            .saturating_sub(self.core.raw.len());
+        let room = self.core.raw.room();
         let end = chunk.len().min(i.saturating_add(room));
         let slice = &chunk[i..end];
         let base = self.offset + i as u64;
@@ -1085,7 +1082,7 @@ impl Parser {
         let at = base + used as u64;
         match outcome {
             Outcome::More if end < chunk.len() || (room == 0 && i < chunk.len()) => {
-                let limit = self.core.limits.max_call_bytes;
+                let limit = self.core.settings.limits.max_call_bytes;
                 self.fail_call(
                     Failure::new(
                         DiagnosticKind::CallTooLarge,
@@ -1194,7 +1191,7 @@ impl Parser {
         if let Some(id) = call {
             sink(Event::ToolInputEnd { id });
         }
-        if self.core.on_invalid == OnInvalid::KeepAsText {
+        if self.core.settings.on_invalid == OnInvalid::KeepAsText {
             self.core
                 .text
                 .push_owned(self.core.raw.bytes(), span.start, sink);

@@ -19,16 +19,23 @@ mod text;
 pub(crate) use raw::RawCall;
 pub(crate) use text::TextOut;
 
-/// Everything an automaton may touch while it runs: ids, the tool list, text
-/// and argument output.
-#[derive(Debug, Clone)]
-pub(crate) struct Core {
+/// What a stream is read with, fixed when the parser is built: one value
+/// shared by the parser's clones and never written.
+#[derive(Debug)]
+pub(crate) struct Settings {
     pub(crate) tools: Arc<[Tool]>,
     /// Compiled tool schemas, when calls are validated.
     #[cfg(feature = "validate")]
     pub(crate) schemas: Option<Arc<crate::validate::Schemas>>,
     pub(crate) limits: Limits,
     pub(crate) on_invalid: OnInvalid,
+}
+
+/// Everything an automaton may touch while it runs: ids, the tool list, text
+/// and argument output.
+#[derive(Debug, Clone)]
+pub(crate) struct Core {
+    pub(crate) settings: Arc<Settings>,
     pub(crate) text: TextOut,
     pub(crate) next_call: u32,
     pub(crate) delivered: usize,
@@ -89,13 +96,8 @@ fn append(pending: &mut Cow<'_, str>, more: &str) {
 }
 
 impl Core {
-    pub(crate) fn new(tools: Arc<[Tool]>, limits: Limits, on_invalid: OnInvalid) -> Core {
+    pub(crate) fn new(settings: Settings) -> Core {
         Core {
-            tools,
-            #[cfg(feature = "validate")]
-            schemas: None,
-            limits,
-            on_invalid,
             text: TextOut::default(),
             next_call: 0,
             delivered: 0,
@@ -105,11 +107,37 @@ impl Core {
             name_origin: None,
             input: String::new(),
             raw_input: None,
-            raw: RawCall::default(),
+            raw: RawCall {
+                max_len: settings.limits.max_call_bytes,
+                ..RawCall::default()
+            },
+            settings: Arc::new(settings),
             delta_carry: Utf8Carry::default(),
 
             model_call_id: None,
         }
+    }
+
+    /// Argument bytes in `chunk` (at stream offset `offset`) that go on
+    /// from a code point the last ones left unfinished: the delta they
+    /// complete goes out. `false` when they do not continue it.
+    pub(crate) fn continue_carried_delta<'c>(
+        &mut self,
+        chunk: &'c [u8],
+        offset: u64,
+        sink: &mut impl FnMut(Event<'c>),
+    ) -> bool {
+        let (Some(next), Some(id)) = (self.delta_carry.continue_with(chunk), self.call) else {
+            return false;
+        };
+        let at = self.delta_carry.pending_offset().unwrap_or(offset);
+        self.delta_carry = next.carry(offset + chunk.len() as u64);
+        if !next.is_empty() {
+            let delta = next.into_text();
+            self.note_verbatim(&delta, at, (chunk, offset));
+            sink(Event::ToolInputDelta { id, delta });
+        }
+        true
     }
 
     /// Emits `tool-input-end` and `tool-call` for the call in progress, its
@@ -143,7 +171,7 @@ impl Core {
             end,
         };
         #[cfg(feature = "validate")]
-        let violation = match (&self.schemas, self.tool) {
+        let violation = match (&self.settings.schemas, self.tool) {
             (Some(schemas), Some(tool)) => schemas.check(tool, &tool_name, &input),
             _ => None,
         };
@@ -334,12 +362,12 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     }
 
     pub(crate) fn limits(&self) -> &Limits {
-        &self.core.limits
+        &self.core.settings.limits
     }
 
     /// The tool list (a shared handle).
     pub(crate) fn tools(&self) -> Arc<[Tool]> {
-        Arc::clone(&self.core.tools)
+        Arc::clone(&self.core.settings.tools)
     }
 
     /// The index in [`tools`](Self::tools) of the call's tool, once known.
@@ -350,7 +378,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// The JSON Schema of parameter `key` of the call in progress, if the
     /// tool list has one.
     pub(crate) fn param_schema(&self, key: &str) -> Option<&serde_json::Value> {
-        let tool = self.core.tools.get(self.core.tool?)?;
+        let tool = self.core.settings.tools.get(self.core.tool?)?;
         tool.param_schema(key)
     }
 
@@ -415,21 +443,21 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         offset: u64,
     ) -> Result<(), Failure> {
         let core = &mut *self.core;
-        core.tool = core.tools.iter().position(|t| t.name == name);
-        if !core.tools.is_empty() && core.tool.is_none() {
+        core.tool = core.settings.tools.iter().position(|t| t.name == name);
+        if !core.settings.tools.is_empty() && core.tool.is_none() {
             return Err(Failure::new(
                 DiagnosticKind::UnknownTool,
                 offset,
                 format!("`{name}` is not in the tool list"),
             ));
         }
-        if core.delivered >= core.limits.max_calls {
+        if core.delivered >= core.settings.limits.max_calls {
             return Err(Failure::new(
                 DiagnosticKind::TooManyCalls,
                 offset,
                 format!(
                     "more than {} tool calls in one stream",
-                    core.limits.max_calls
+                    core.settings.limits.max_calls
                 ),
             ));
         }
@@ -657,7 +685,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// [`OnInvalid::Drop`] as a failed call's are.
     pub(crate) fn text_up_to(&mut self, to: u64) {
         let core = &mut *self.core;
-        if core.on_invalid == OnInvalid::KeepAsText {
+        if core.settings.on_invalid == OnInvalid::KeepAsText {
             let bytes = core.call_bytes((core.raw.span_start, to), (self.chunk, self.base));
             core.text.push_owned(&bytes, core.raw.span_start, self.sink);
         }

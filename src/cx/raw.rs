@@ -32,6 +32,9 @@ pub(crate) struct RawCall {
     /// read-ahead, read ahead in turn): at most [`REREAD_FACTOR`] times
     /// `relaxed_to` in all, so that reading ahead stays linear.
     pub(super) reread: u64,
+    /// [`Limits::max_call_bytes`](crate::Limits::max_call_bytes), kept
+    /// here for the steady path's check.
+    pub(super) max_len: usize,
 }
 
 impl RawCall {
@@ -39,6 +42,7 @@ impl RawCall {
     pub(crate) fn start_stream(&mut self) {
         *self = RawCall {
             buf: std::mem::take(&mut self.buf),
+            max_len: self.max_len,
             ..RawCall::default()
         };
         self.buf.clear();
@@ -86,6 +90,12 @@ impl RawCall {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.buf.len()
+    }
+
+    /// How many more bytes the call may grow by before its size limit.
+    #[inline]
+    pub(crate) fn room(&self) -> usize {
+        self.max_len.saturating_sub(self.buf.len())
     }
 
     /// Whether no byte is buffered.

@@ -47,7 +47,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
         let markers = json_marker(start, Boundary::None)?;
         let xml = XmlCall::new(Dialect::Qwen3Coder, limits.max_depth);
         let either = FirstByte::new(automaton, xml, |b| b == b'<', Lead::First);
-        return Ok((markers, Automaton::JsonOrXml(Box::new(either))));
+        return Ok((markers, Automaton::JsonOrXml(either)));
     }
     json_reading(start, Boundary::None, automaton)
 }

@@ -341,7 +341,7 @@ pub(crate) fn xml_reading(
         Lead::First,
     )
     .first_only_after((0..all.len()).filter(|&m| ends[m].is_none()));
-    Ok((markers(&all), Automaton::XmlOrJson(Box::new(either))))
+    Ok((markers(&all), Automaton::XmlOrJson(either)))
 }
 
 /// The markers and automaton of a special-token format.

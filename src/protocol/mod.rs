@@ -157,9 +157,9 @@ pub(crate) enum Automaton {
     Morph(morph_xml::MorphXml),
     Token(token_call::TokenCall),
     /// An XML format's blocks, or JSON ones.
-    XmlOrJson(Box<FirstByte<xml_call::XmlCall, json_call::JsonCall>>),
+    XmlOrJson(FirstByte<xml_call::XmlCall, json_call::JsonCall>),
     /// Hermes's JSON blocks, or Qwen3-Coder's XML ones.
-    JsonOrXml(Box<FirstByte<json_call::JsonCall, xml_call::XmlCall>>),
+    JsonOrXml(FirstByte<json_call::JsonCall, xml_call::XmlCall>),
     /// Mistral's `NAME[ARGS]` calls (v11 on), or its JSON lists.
     TokenOrJson(Box<FirstByte<token_call::TokenCall, json_call::JsonCall>>),
     WithMarkup(Box<markup::WithMarkup>),
