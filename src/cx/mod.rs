@@ -121,6 +121,7 @@ impl Core {
     /// Argument bytes in `chunk` (at stream offset `offset`) that go on
     /// from a code point the last ones left unfinished: the delta they
     /// complete goes out. `false` when they do not continue it.
+    #[inline]
     pub(crate) fn continue_carried_delta<'c>(
         &mut self,
         chunk: &'c [u8],

@@ -41,6 +41,22 @@ pub(crate) enum Picked<'a, A, B> {
     Neither,
 }
 
+impl<'a, A, B> Picked<'a, A, B> {
+    pub(crate) fn first(self) -> Option<&'a mut A> {
+        match self {
+            Picked::First(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn second(self) -> Option<&'a mut B> {
+        match self {
+            Picked::Second(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct FirstByte<A, B> {
     first: A,
@@ -99,6 +115,20 @@ impl<A: CallAutomaton, B: CallAutomaton> FirstByte<A, B> {
                 Picked::Second(&mut self.second)
             }
             _ => Picked::Neither,
+        }
+    }
+
+    /// The first automaton unless the second reads the block (`Err`: the
+    /// second, if it may take a chunk that continues a code point, see
+    /// [`picked`](Self::picked)). With [`Lead::First`] the first is begun
+    /// with each block and given the whitespace before the deciding byte:
+    /// until then it waits for its first byte, as a steady chunk finds it.
+    #[inline]
+    pub(crate) fn first_unless_second(&mut self, carried: bool) -> Result<&mut A, Option<&mut B>> {
+        debug_assert!(self.lead == Lead::First);
+        match self.side {
+            Side::Second => Err((!carried).then_some(&mut self.second)),
+            _ => Ok(&mut self.first),
         }
     }
 

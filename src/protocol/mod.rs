@@ -228,20 +228,23 @@ impl Automaton {
     }
 
     /// The JSON or XML automaton reading the call in progress, alone or as
-    /// a side of a composed one (`carried`: see [`FirstByte::picked`]).
+    /// a side of a composed one (`carried`: see [`FirstByte::picked`]). A
+    /// composed automaton's first side is named unless the second reads:
+    /// before a side is picked it waits for its first byte, and answers a
+    /// steady chunk with `No` (see [`FirstByte::first_unless_second`]).
     #[inline]
     fn reading(&mut self, carried: bool) -> Reading<'_> {
         match self {
             Automaton::Json(json) => Reading::Json(json),
-            Automaton::XmlOrJson(either) => match either.picked(carried) {
-                Picked::First(xml) => Reading::Xml(xml),
-                Picked::Second(json) => Reading::Json(json),
-                Picked::Neither => Reading::Other,
+            Automaton::XmlOrJson(either) => match either.first_unless_second(carried) {
+                Ok(xml) => Reading::Xml(xml),
+                Err(Some(json)) => Reading::Json(json),
+                Err(None) => Reading::Other,
             },
-            Automaton::JsonOrXml(either) => match either.picked(carried) {
-                Picked::First(json) => Reading::Json(json),
-                Picked::Second(xml) => Reading::Xml(xml),
-                Picked::Neither => Reading::Other,
+            Automaton::JsonOrXml(either) => match either.first_unless_second(carried) {
+                Ok(json) => Reading::Json(json),
+                Err(Some(xml)) => Reading::Xml(xml),
+                Err(None) => Reading::Other,
             },
             Automaton::TokenOrJson(either) => match either.picked(carried) {
                 Picked::Second(json) => Reading::Json(json),
@@ -305,7 +308,14 @@ impl CallAutomaton for Automaton {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        if let Reading::Xml(xml) = self.reading(false) {
+        // The XML automaton's `advance` has this one call site on the
+        // hot path too, where it is inlined.
+        let xml = match self {
+            Automaton::XmlOrJson(either) => either.picked(false).first(),
+            Automaton::JsonOrXml(either) => either.picked(false).second(),
+            _ => None,
+        };
+        if let Some(xml) = xml {
             return xml.advance(bytes, cx);
         }
         dispatch!(self, a => a.advance(bytes, cx))

@@ -220,11 +220,14 @@ impl Rules {
             },
             NameRule::Namespaced => {
                 let name = head.strip_prefix("functions.").unwrap_or(head);
-                match name.rsplit_once(':') {
-                    Some((name, index))
-                        if !index.is_empty() && index.bytes().all(|b| b.is_ascii_digit()) =>
+                // The index after the last `:` (an ASCII byte: `at` is a
+                // character boundary).
+                match name.bytes().rposition(|b| b == b':') {
+                    Some(at)
+                        if at + 1 < name.len()
+                            && name.as_bytes()[at + 1..].iter().all(u8::is_ascii_digit) =>
                     {
-                        name
+                        &name[..at]
                     }
                     _ => name,
                 }
