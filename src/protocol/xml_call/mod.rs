@@ -94,6 +94,29 @@ enum Stray {
     Absent,
 }
 
+/// What is known inside the value being read: a fresh value for each (see
+/// [`XmlCall::open_value`]).
+#[derive(Debug, Clone, Default)]
+struct InValue {
+    /// For a string value sent as it arrives: how far it has been sent.
+    streamed: Option<usize>,
+    /// Inside a value: the first parameter open tag in it not yet paired
+    /// with a close that turned out to be content. If the value's next
+    /// close is structural, the open tag began the next parameter and the
+    /// value ended there, its own close missing; if not, both were content
+    /// (code about tool calls).
+    open_in_value: Option<usize>,
+    /// Inside a value: the first tag where it may have ended without its
+    /// close. The value is not streamed past it, and a stream that ends
+    /// inside the value closes it there.
+    may_end_at: Option<usize>,
+    /// Inside a value: function open tags and block start markers seen in
+    /// it, not yet closed in it. While one is open, the closes that follow
+    /// are its own: the value holds a whole call as text.
+    nested_functions: u32,
+    nested_blocks: u32,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct XmlCall {
     dialect: Dialect,
@@ -112,23 +135,7 @@ pub(crate) struct XmlCall {
     /// How long to wait before matching a partly received structural tag
     /// again (see [`need_until`]).
     wait: Wait,
-    /// For a string value sent as it arrives: how far it has been sent.
-    streamed: Option<usize>,
-    /// Inside a value: the first parameter open tag in it not yet paired
-    /// with a close that turned out to be content. If the value's next
-    /// close is structural, the open tag began the next parameter and the
-    /// value ended there, its own close missing; if not, both were content
-    /// (code about tool calls).
-    open_in_value: Option<usize>,
-    /// Inside a value: the first tag where it may have ended without its
-    /// close. The value is not streamed past it, and a stream that ends
-    /// inside the value closes it there.
-    may_end_at: Option<usize>,
-    /// Inside a value: function open tags and block start markers seen in
-    /// it, not yet closed in it. While one is open, the closes that follow
-    /// are its own: the value holds a whole call as text.
-    nested_functions: u32,
-    nested_blocks: u32,
+    in_value: InValue,
     args: ArgsWriter,
     params: usize,
     rejected: Option<Failure>,
@@ -163,11 +170,7 @@ impl XmlCall {
             key: String::new(),
             name: String::new(),
             wait: Wait::default(),
-            streamed: None,
-            open_in_value: None,
-            may_end_at: None,
-            nested_functions: 0,
-            nested_blocks: 0,
+            in_value: InValue::default(),
             args: ArgsWriter::default(),
             params: 0,
             rejected: None,
@@ -648,7 +651,7 @@ impl XmlCall {
                 self.args.reset();
                 self.params = 0;
                 self.json_value = false;
-                self.streamed = None;
+                self.in_value.streamed = None;
                 self.pos = end;
                 self.scan_from = end;
                 self.phase = Phase::AfterFunc { func_end: end };
@@ -820,7 +823,7 @@ impl CallAutomaton for XmlCall {
         self.scan_from = 0;
         self.wait = Wait::default();
         self.key.clear();
-        self.streamed = None;
+        self.in_value.streamed = None;
         self.args.reset();
         self.params = 0;
         self.rejected = None;
@@ -848,7 +851,7 @@ impl CallAutomaton for XmlCall {
         }
         let streaming = matches!(self.phase, Phase::Value { .. })
             && self.rejected.is_none()
-            && self.streamed == Some(self.body.len());
+            && self.in_value.streamed == Some(self.body.len());
         if !streaming {
             return Steady::No;
         }
@@ -868,7 +871,7 @@ impl CallAutomaton for XmlCall {
         };
         self.body.append(bytes, offset);
         self.scan_from = self.body.len();
-        self.streamed = Some(self.body.len());
+        self.in_value.streamed = Some(self.body.len());
         steady
     }
     #[inline]

@@ -21,7 +21,11 @@ impl XmlCall {
             Tag::Found { at, .. } | Tag::Need { at } => at,
             Tag::Miss => len,
         };
-        self.stream_value(start, limit.min(self.may_end_at.unwrap_or(len)), cx);
+        self.stream_value(
+            start,
+            limit.min(self.in_value.may_end_at.unwrap_or(len)),
+            cx,
+        );
         if self.rejected.is_some() {
             self.phase = Phase::Skip;
             return None;
@@ -49,8 +53,8 @@ impl XmlCall {
             Tag::Found { index: 1, at, .. } => {
                 // The next parameter, or text: the value's next
                 // close decides (see `open_in_value`).
-                self.open_in_value.get_or_insert(at);
-                self.may_end_at.get_or_insert(at);
+                self.in_value.open_in_value.get_or_insert(at);
+                self.in_value.may_end_at.get_or_insert(at);
                 self.scan_from = at + 1;
             }
             Tag::Found { at, end, .. } => {
@@ -70,7 +74,7 @@ impl XmlCall {
                 self.scan_from = len;
                 return Some(Outcome::More);
             }
-            _ => match self.may_end_at {
+            _ => match self.in_value.may_end_at {
                 Some(at) => self.close_missing(start, at, cx),
                 None => {
                     return Some(self.failed(
@@ -114,9 +118,9 @@ impl XmlCall {
         match self.opens_nested_call(index, end, eof) {
             Some(nested) => {
                 if nested && index == 4 {
-                    self.nested_functions += 1;
+                    self.in_value.nested_functions += 1;
                 } else if nested {
-                    self.nested_blocks += 1;
+                    self.in_value.nested_blocks += 1;
                 }
                 self.scan_from = at + 1;
                 None
@@ -164,7 +168,7 @@ impl XmlCall {
         match (verdict, close) {
             (Tag::Found { .. }, Some(close_at)) => self.close_value(start, close_at, cx),
             (Tag::Found { .. }, None) => {
-                let cut = self.open_in_value.map_or(at, |open| open.min(at));
+                let cut = self.in_value.open_in_value.map_or(at, |open| open.min(at));
                 self.close_missing(start, cut, cx);
             }
             (Tag::Need { .. }, _) if !eof => {
@@ -174,7 +178,7 @@ impl XmlCall {
             (_, Some(close_at)) => self.close_is_content(start, close_at),
             (_, None) => {
                 // Followed by text: the tag was content.
-                self.may_end_at.get_or_insert(at);
+                self.in_value.may_end_at.get_or_insert(at);
                 self.phase = Phase::Value { start };
                 self.scan_from = at + 1;
             }
@@ -233,7 +237,7 @@ impl XmlCall {
                 at,
                 end,
                 ..
-            } if self.open_in_value.is_some()
+            } if self.in_value.open_in_value.is_some()
                 && (index == 3 || (t.func_close.is_some() && !self.bare && next < len)) =>
             {
                 self.phase = Phase::ValueCut {
@@ -298,8 +302,8 @@ impl XmlCall {
     pub(super) fn closes_nested(&mut self, index: usize) -> bool {
         let by_function = self.tags.func_open.is_some();
         let nested = match index {
-            0..=2 if by_function => &mut self.nested_functions,
-            0..=3 => &mut self.nested_blocks,
+            0..=2 if by_function => &mut self.in_value.nested_functions,
+            0..=3 => &mut self.in_value.nested_blocks,
             _ => return false,
         };
         if *nested == 0 {
@@ -337,7 +341,7 @@ impl XmlCall {
         close_at: usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        match self.open_in_value {
+        match self.in_value.open_in_value {
             Some(open) => self.close_missing(start, open, cx),
             None => {
                 self.commit_value(start, close_at, cx);
@@ -350,9 +354,9 @@ impl XmlCall {
     /// The parameter close at `close_at` is followed by text: it was
     /// content, and so was an open tag it pairs with.
     pub(super) fn close_is_content(&mut self, start: usize, close_at: usize) {
-        if let Some(open) = self.open_in_value.take() {
-            if self.may_end_at == Some(open) {
-                self.may_end_at = None;
+        if let Some(open) = self.in_value.open_in_value.take() {
+            if self.in_value.may_end_at == Some(open) {
+                self.in_value.may_end_at = None;
             }
         }
         self.phase = Phase::Value { start };
@@ -431,11 +435,7 @@ impl XmlCall {
         self.phase = Phase::Value { start };
         self.scan_from = start;
         self.pos = start;
-        self.streamed = None;
-        self.open_in_value = None;
-        self.may_end_at = None;
-        self.nested_functions = 0;
-        self.nested_blocks = 0;
+        self.in_value = InValue::default();
         let string_typed = match cx.param_schema(&self.key) {
             None => !self.json_value,
             Some(schema) => {
@@ -445,7 +445,7 @@ impl XmlCall {
         };
         if self.rejected.is_none() && cx.started() && string_typed && !self.args.has(&self.key) {
             self.args.begin_string(&self.key, cx);
-            self.streamed = Some(start);
+            self.in_value.streamed = Some(start);
         }
     }
 
@@ -459,7 +459,9 @@ impl XmlCall {
         limit: usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let Some(sent) = self.streamed else { return };
+        let Some(sent) = self.in_value.streamed else {
+            return;
+        };
         let value = &self.body[start..limit];
         let lead = if value.starts_with(b"\n") {
             1
@@ -510,7 +512,7 @@ impl XmlCall {
         if valid > 0 {
             let raw = cx.in_chunk(self.at(from), valid);
             self.args.string_part(text, raw, cx);
-            self.streamed = Some(from + valid);
+            self.in_value.streamed = Some(from + valid);
         }
         if invalid {
             let f = Failure::new(
@@ -518,7 +520,7 @@ impl XmlCall {
                 self.at(from + valid),
                 format!("parameter {:?} is not UTF-8", self.key),
             );
-            self.streamed = None;
+            self.in_value.streamed = None;
             self.reject(f);
         }
     }
@@ -529,7 +531,7 @@ impl XmlCall {
         end: usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        if let Some(sent) = self.streamed.take() {
+        if let Some(sent) = self.in_value.streamed.take() {
             // The rest of a streamed string: up to the stripped newline.
             let value = &self.body[start..end];
             let lead = if value.starts_with(b"\n") {
@@ -550,13 +552,13 @@ impl XmlCall {
             let content_end = end - trail;
             let from = sent.max(start + lead);
             if content_end > from {
-                self.streamed = Some(from);
+                self.in_value.streamed = Some(from);
                 self.send_part(from, content_end, cx);
                 if self.rejected.is_some() {
                     return;
                 }
                 // An incomplete sequence at the very end is invalid.
-                if self.streamed != Some(content_end) {
+                if self.in_value.streamed != Some(content_end) {
                     let f = Failure::new(
                         DiagnosticKind::InvalidUtf8,
                         self.at(content_end),
@@ -564,7 +566,7 @@ impl XmlCall {
                     );
                     return self.reject(f);
                 }
-                self.streamed = None;
+                self.in_value.streamed = None;
             }
             self.args.end_string(cx);
             self.key.clear();
