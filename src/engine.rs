@@ -612,45 +612,30 @@ impl Parser {
             Steady::Delta(text) => {
                 // Automata stream arguments only once the call has started.
                 debug_assert!(core.call.is_some());
-                if let Some(id) = core.call {
-                    core.note_verbatim(text, self.offset, (chunk, self.offset));
-                    sink(Event::ToolInputDelta {
-                        id,
-                        delta: Cow::Borrowed(text),
-                    });
-                }
+                core.send_verbatim(Cow::Borrowed(text), self.offset, (chunk, self.offset), sink);
             }
             Steady::Verbatim => {
                 debug_assert!(core.call.is_some());
                 // The common case: whole code points, nothing carried.
-                let plain = match core.call {
-                    Some(id) if core.delta_carry.is_empty() => crate::scan::utf8::validate(chunk)
-                        .ok()
-                        .map(|text| (id, text)),
-                    _ => None,
+                let plain = match core.delta_carry.is_empty() {
+                    true => crate::scan::utf8::validate(chunk).ok(),
+                    false => None,
                 };
                 match plain {
-                    Some((id, text)) => {
-                        core.note_verbatim(text, self.offset, (chunk, self.offset));
-                        sink(Event::ToolInputDelta {
-                            id,
-                            delta: Cow::Borrowed(text),
-                        });
-                    }
+                    Some(text) => core.send_verbatim(
+                        Cow::Borrowed(text),
+                        self.offset,
+                        (chunk, self.offset),
+                        sink,
+                    ),
                     None => verbatim_split(core, &mut self.automaton, chunk, self.offset, sink),
                 }
             }
             Steady::Escaped(text) => {
                 debug_assert!(core.call.is_some());
-                if let Some(id) = core.call {
-                    let mut delta = String::new();
-                    crate::scan::json::escape_json_into(&mut delta, text);
-                    core.note_built(&delta, (chunk, self.offset));
-                    sink(Event::ToolInputDelta {
-                        id,
-                        delta: Cow::Owned(delta),
-                    });
-                }
+                let mut delta = String::new();
+                crate::scan::json::escape_json_into(&mut delta, text);
+                core.send_built(Cow::Owned(delta), (chunk, self.offset), sink);
             }
         }
         core.raw.append(chunk);

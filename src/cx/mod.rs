@@ -128,17 +128,49 @@ impl Core {
         offset: u64,
         sink: &mut impl FnMut(Event<'c>),
     ) -> bool {
-        let (Some(next), Some(id)) = (self.delta_carry.continue_with(chunk), self.call) else {
+        let (Some(next), Some(_)) = (self.delta_carry.continue_with(chunk), self.call) else {
             return false;
         };
         let at = self.delta_carry.pending_offset().unwrap_or(offset);
         self.delta_carry = next.carry(offset + chunk.len() as u64);
         if !next.is_empty() {
-            let delta = next.into_text();
-            self.note_verbatim(&delta, at, (chunk, offset));
-            sink(Event::ToolInputDelta { id, delta });
+            self.send_verbatim(next.into_text(), at, (chunk, offset), sink);
         }
         true
+    }
+
+    /// Sends `delta`, the stream's own bytes at stream offset `offset`, as
+    /// the next delta of the call in progress (none: nothing is sent).
+    /// `chunk` is the caller's chunk in hand, at its stream offset. Every
+    /// verbatim delta goes out here, the steady path's included (inlined
+    /// into it: a call per token-sized chunk shows in the counts).
+    #[inline(always)]
+    pub(crate) fn send_verbatim<'c>(
+        &mut self,
+        delta: Cow<'c, str>,
+        offset: u64,
+        chunk: (&'c [u8], u64),
+        sink: &mut impl FnMut(Event<'c>),
+    ) {
+        if let Some(id) = self.call {
+            self.note_verbatim(&delta, offset, chunk);
+            sink(Event::ToolInputDelta { id, delta });
+        }
+    }
+
+    /// Sends `delta`, text the automaton built, as the next delta of the
+    /// call in progress (see [`send_verbatim`](Self::send_verbatim)).
+    #[inline]
+    pub(crate) fn send_built<'c>(
+        &mut self,
+        delta: Cow<'c, str>,
+        chunk: (&'c [u8], u64),
+        sink: &mut impl FnMut(Event<'c>),
+    ) {
+        if let Some(id) = self.call {
+            self.note_built(&delta, chunk);
+            sink(Event::ToolInputDelta { id, delta });
+        }
     }
 
     /// Emits `tool-input-end` and `tool-call` for the call in progress, its
@@ -489,11 +521,8 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
             return;
         }
         self.flush();
-        if let Some(id) = self.core.call {
-            self.core
-                .note_verbatim(&delta, offset, (self.chunk, self.base));
-            (self.sink)(Event::ToolInputDelta { id, delta });
-        }
+        self.core
+            .send_verbatim(delta, offset, (self.chunk, self.base), self.sink);
     }
 
     /// Emits a delta the automaton built (joined to the built deltas
@@ -548,6 +577,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     #[inline(never)]
     fn send_pending(&mut self) {
         if let (Some(delta), Some(id)) = (self.pending.take(), self.core.call) {
+            // Noted as built when it was pended.
             (self.sink)(Event::ToolInputDelta { id, delta });
         }
     }
