@@ -604,20 +604,20 @@ impl Parser {
         match self.automaton.steady(
             chunk,
             self.offset,
-            core.call.is_some(),
-            !core.delta_carry.is_empty(),
+            core.out.call.is_some(),
+            !core.out.delta_carry.is_empty(),
         ) {
             Steady::No => return false,
             Steady::Quiet => {}
             Steady::Delta(text) => {
                 // Automata stream arguments only once the call has started.
-                debug_assert!(core.call.is_some());
+                debug_assert!(core.out.call.is_some());
                 core.send_verbatim(Cow::Borrowed(text), self.offset, (chunk, self.offset), sink);
             }
             Steady::Verbatim => {
-                debug_assert!(core.call.is_some());
+                debug_assert!(core.out.call.is_some());
                 // The common case: whole code points, nothing carried.
-                let plain = match core.delta_carry.is_empty() {
+                let plain = match core.out.delta_carry.is_empty() {
                     true => crate::scan::utf8::validate(chunk).ok(),
                     false => None,
                 };
@@ -632,7 +632,7 @@ impl Parser {
                 }
             }
             Steady::Escaped(text) => {
-                debug_assert!(core.call.is_some());
+                debug_assert!(core.out.call.is_some());
                 let mut delta = String::new();
                 crate::scan::json::escape_json_into(&mut delta, text);
                 core.send_built(Cow::Owned(delta), (chunk, self.offset), sink);
@@ -1107,7 +1107,7 @@ impl Parser {
             }
             Outcome::Markup { give_back } => {
                 let back = self.core.raw.take_back(give_back);
-                match self.core.call {
+                match self.core.out.call {
                     None => self.markup(sink),
                     Some(_) => self.fail_call(
                         Failure::new(
@@ -1122,7 +1122,7 @@ impl Parser {
             }
             Outcome::NotACall { read } => {
                 let back = self.core.raw.take_back(read);
-                if self.core.call.is_none() && self.core.raw.is_empty() {
+                if self.core.out.call.is_none() && self.core.raw.is_empty() {
                     // All it read was given back: nothing to report.
                     self.end_attempt();
                 } else {
@@ -1156,17 +1156,16 @@ impl Parser {
     /// The call attempt is over (delivered, failed, or not a call): its
     /// state and raw bytes go, and reading goes on in text.
     fn end_attempt(&mut self) {
-        self.core.reset_call();
-        self.core.raw.clear();
+        self.core.abandon_call();
         self.state = State::Text;
         self.leave_lead_call();
     }
 
     fn fail_call<'c, S: FnMut(Event<'c>)>(&mut self, failure: Failure, sink: &mut S) {
-        let call = self.core.call;
+        let call = self.core.out.call;
         let tool_name = failure
             .name
-            .or_else(|| call.map(|_| self.core.name.clone()));
+            .or_else(|| call.map(|_| self.core.out.name.clone()));
         let span = self.core.raw.span();
         sink(Event::Diagnostic(
             Diagnostic::new(failure.kind, failure.offset, failure.message)

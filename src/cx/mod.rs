@@ -31,14 +31,11 @@ pub(crate) struct Settings {
     pub(crate) on_invalid: OnInvalid,
 }
 
-/// Everything an automaton may touch while it runs: ids, the tool list, text
-/// and argument output.
-#[derive(Debug, Clone)]
-pub(crate) struct Core {
-    pub(crate) settings: Arc<Settings>,
-    pub(crate) text: TextOut,
-    pub(crate) next_call: u32,
-    pub(crate) delivered: usize,
+/// The call being delivered: what was emitted of it, and what its
+/// `tool-call` event will carry. A fresh value for each call (see
+/// [`Core::abandon_call`]), its two buffers kept.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CallOut {
     /// The call whose `tool-input-start` was emitted, if any.
     pub(crate) call: Option<CallId>,
     /// Its tool's index in `tools`.
@@ -51,14 +48,29 @@ pub(crate) struct Core {
     pub(crate) input: String,
     /// Where the call's arguments stand verbatim in the stream, while they
     /// do (JSON formats stream the model's own bytes): they are then read
-    /// from `call_buf` or the chunk when the call is delivered, not copied
-    /// delta by delta, and a call lying in one chunk borrows them.
+    /// from the call's raw bytes or the chunk when the call is delivered,
+    /// not copied delta by delta, and a call lying in one chunk borrows
+    /// them.
     pub(crate) raw_input: Option<(u64, u64)>,
-    /// The call's raw bytes and span.
-    pub(crate) raw: RawCall,
+    /// The start of a code point that the last argument bytes left
+    /// unfinished.
     pub(crate) delta_carry: Utf8Carry,
     /// The id the model gave the call in progress, if any.
     pub(crate) model_call_id: Option<String>,
+}
+
+/// Everything an automaton may touch while it runs, in parts with methods
+/// of their own: the settings, the text out, the call being delivered, the
+/// call's raw bytes; and the stream's call count.
+#[derive(Debug, Clone)]
+pub(crate) struct Core {
+    pub(crate) settings: Arc<Settings>,
+    pub(crate) text: TextOut,
+    pub(crate) out: CallOut,
+    /// The call's raw bytes and span, and the read-ahead account.
+    pub(crate) raw: RawCall,
+    pub(crate) next_call: u32,
+    pub(crate) delivered: usize,
 }
 
 /// The `len` bytes at stream offset `offset`, if they lie in `chunk`
@@ -99,22 +111,14 @@ impl Core {
     pub(crate) fn new(settings: Settings) -> Core {
         Core {
             text: TextOut::default(),
-            next_call: 0,
-            delivered: 0,
-            call: None,
-            tool: None,
-            name: String::new(),
-            name_origin: None,
-            input: String::new(),
-            raw_input: None,
+            out: CallOut::default(),
             raw: RawCall {
                 max_len: settings.limits.max_call_bytes,
                 ..RawCall::default()
             },
             settings: Arc::new(settings),
-            delta_carry: Utf8Carry::default(),
-
-            model_call_id: None,
+            next_call: 0,
+            delivered: 0,
         }
     }
 
@@ -128,11 +132,12 @@ impl Core {
         offset: u64,
         sink: &mut impl FnMut(Event<'c>),
     ) -> bool {
-        let (Some(next), Some(_)) = (self.delta_carry.continue_with(chunk), self.call) else {
+        let (Some(next), Some(_)) = (self.out.delta_carry.continue_with(chunk), self.out.call)
+        else {
             return false;
         };
-        let at = self.delta_carry.pending_offset().unwrap_or(offset);
-        self.delta_carry = next.carry(offset + chunk.len() as u64);
+        let at = self.out.delta_carry.pending_offset().unwrap_or(offset);
+        self.out.delta_carry = next.carry(offset + chunk.len() as u64);
         if !next.is_empty() {
             self.send_verbatim(next.into_text(), at, (chunk, offset), sink);
         }
@@ -152,7 +157,7 @@ impl Core {
         chunk: (&'c [u8], u64),
         sink: &mut impl FnMut(Event<'c>),
     ) {
-        if let Some(id) = self.call {
+        if let Some(id) = self.out.call {
             self.note_verbatim(&delta, offset, chunk);
             sink(Event::ToolInputDelta { id, delta });
         }
@@ -167,7 +172,7 @@ impl Core {
         chunk: (&'c [u8], u64),
         sink: &mut impl FnMut(Event<'c>),
     ) {
-        if let Some(id) = self.call {
+        if let Some(id) = self.out.call {
             self.note_built(&delta, chunk);
             sink(Event::ToolInputDelta { id, delta });
         }
@@ -182,29 +187,30 @@ impl Core {
         (chunk, base): (&'c [u8], u64),
         sink: &mut impl FnMut(Event<'c>),
     ) -> bool {
-        let Some(id) = self.call else {
+        let Some(id) = self.out.call else {
             return false;
         };
         sink(Event::ToolInputEnd { id });
         let tool_name = match self
+            .out
             .name_origin
-            .and_then(|o| text_in_chunk(chunk, base, o, self.name.len()))
+            .and_then(|o| text_in_chunk(chunk, base, o, self.out.name.len()))
         {
             Some(name) => name,
             // Copies of exact size: the parser keeps its grown buffers for
             // the next call instead of growing new ones from nothing.
-            None => Cow::Owned(self.name.as_str().to_owned()),
+            None => Cow::Owned(self.out.name.as_str().to_owned()),
         };
-        let input = match self.raw_input {
+        let input = match self.out.raw_input {
             Some(span) => self.raw_text(span, (chunk, base)),
-            None => Cow::Owned(self.input.as_str().to_owned()),
+            None => Cow::Owned(self.out.input.as_str().to_owned()),
         };
         let raw_span = Span {
             start: self.raw.span_start,
             end,
         };
         #[cfg(feature = "validate")]
-        let violation = match (&self.settings.schemas, self.tool) {
+        let violation = match (&self.settings.schemas, self.out.tool) {
             (Some(schemas), Some(tool)) => schemas.check(tool, &tool_name, &input),
             _ => None,
         };
@@ -215,7 +221,7 @@ impl Core {
             tool_name,
             input,
             raw_span,
-            model_call_id: self.model_call_id.take().map(Cow::Owned),
+            model_call_id: self.out.model_call_id.take().map(Cow::Owned),
         });
         // After the call it concerns: the call was delivered.
         #[cfg(feature = "validate")]
@@ -237,9 +243,9 @@ impl Core {
     #[inline]
     pub(crate) fn note_verbatim(&mut self, text: &str, offset: u64, chunk: (&[u8], u64)) {
         let end = offset + text.len() as u64;
-        match &mut self.raw_input {
+        match &mut self.out.raw_input {
             Some((_, to)) if *to == offset => *to = end,
-            None if self.input.is_empty() => self.raw_input = Some((offset, end)),
+            None if self.out.input.is_empty() => self.out.raw_input = Some((offset, end)),
             _ => self.note_built(text, chunk),
         }
     }
@@ -247,19 +253,19 @@ impl Core {
     /// Records a delta the automaton built.
     #[inline]
     pub(crate) fn note_built(&mut self, text: &str, chunk: (&[u8], u64)) {
-        if self.raw_input.is_some() {
+        if self.out.raw_input.is_some() {
             self.materialize(chunk);
         }
-        self.input.push_str(text);
+        self.out.input.push_str(text);
     }
 
     /// The arguments stop being verbatim: copies what they were so far.
     #[cold]
     #[inline(never)]
     pub(crate) fn materialize(&mut self, chunk: (&[u8], u64)) {
-        if let Some(span) = self.raw_input.take() {
+        if let Some(span) = self.out.raw_input.take() {
             let raw = self.raw_text(span, chunk);
-            self.input.push_str(&raw);
+            self.out.input.push_str(&raw);
         }
     }
 
@@ -323,15 +329,25 @@ impl Core {
         self.raw.start_stream();
     }
 
+    /// The call being delivered is over (delivered or given up): a fresh
+    /// [`CallOut`], its buffers kept.
     pub(crate) fn reset_call(&mut self) {
-        self.raw_input = None;
-        self.call = None;
-        self.tool = None;
-        self.name.clear();
-        self.name_origin = None;
-        self.input.clear();
-        self.delta_carry = Utf8Carry::default();
-        self.model_call_id = None;
+        let mut name = std::mem::take(&mut self.out.name);
+        let mut input = std::mem::take(&mut self.out.input);
+        name.clear();
+        input.clear();
+        self.out = CallOut {
+            name,
+            input,
+            ..CallOut::default()
+        };
+    }
+
+    /// The call attempt is over (delivered, failed, or not a call): its
+    /// state and raw bytes go.
+    pub(crate) fn abandon_call(&mut self) {
+        self.reset_call();
+        self.raw.clear();
     }
 }
 
@@ -405,19 +421,19 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
 
     /// The index in [`tools`](Self::tools) of the call's tool, once known.
     pub(crate) fn tool_index(&self) -> Option<usize> {
-        self.core.tool
+        self.core.out.tool
     }
 
     /// The JSON Schema of parameter `key` of the call in progress, if the
     /// tool list has one.
     pub(crate) fn param_schema(&self, key: &str) -> Option<&serde_json::Value> {
-        let tool = self.core.settings.tools.get(self.core.tool?)?;
+        let tool = self.core.settings.tools.get(self.core.out.tool?)?;
         tool.param_schema(key)
     }
 
     /// Whether a `tool-input-start` was emitted for the call in progress.
     pub(crate) fn started(&self) -> bool {
-        self.core.call.is_some()
+        self.core.out.call.is_some()
     }
 
     /// Whether a call body that stops being JSON at stream offset `at` may
@@ -444,14 +460,14 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
 
     /// The name of the call in progress, once started.
     pub(crate) fn started_name(&self) -> Option<&str> {
-        self.core.call.map(|_| self.core.name.as_str())
+        self.core.out.call.map(|_| self.core.out.name.as_str())
     }
 
     /// The argument deltas emitted so far for the call in progress.
     pub(crate) fn input_text(&self) -> Cow<'c, str> {
-        match self.core.raw_input {
+        match self.core.out.raw_input {
             Some(span) => self.core.raw_text(span, (self.chunk, self.base)),
-            None => Cow::Owned(self.core.input.clone()),
+            None => Cow::Owned(self.core.out.input.clone()),
         }
     }
 
@@ -476,8 +492,8 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         offset: u64,
     ) -> Result<(), Failure> {
         let core = &mut *self.core;
-        core.tool = core.settings.tools.iter().position(|t| t.name == name);
-        if !core.settings.tools.is_empty() && core.tool.is_none() {
+        core.out.tool = core.settings.tools.iter().position(|t| t.name == name);
+        if !core.settings.tools.is_empty() && core.out.tool.is_none() {
             return Err(Failure::new(
                 DiagnosticKind::UnknownTool,
                 offset,
@@ -498,14 +514,14 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         core.text.close_for_call(self.sink);
         let id = CallId(core.next_call);
         core.next_call += 1;
-        core.call = Some(id);
-        core.name.clear();
-        core.name.push_str(name);
-        core.name_origin = origin;
+        core.out.call = Some(id);
+        core.out.name.clear();
+        core.out.name.push_str(name);
+        core.out.name_origin = origin;
         let tool_name = origin
             .and_then(|o| text_in_chunk(self.chunk, self.base, o, name.len()))
             .unwrap_or_else(|| Cow::Owned(name.to_owned()));
-        let model_call_id = core.model_call_id.clone().map(Cow::Owned);
+        let model_call_id = core.out.model_call_id.clone().map(Cow::Owned);
         (self.sink)(Event::ToolInputStart {
             id,
             tool_name,
@@ -546,7 +562,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// Adds `delta` to `pending`, which `first` starts when it is empty.
     #[inline]
     fn pend(&mut self, delta: &str, first: impl FnOnce() -> Cow<'c, str>) {
-        if delta.is_empty() || self.core.call.is_none() {
+        if delta.is_empty() || self.core.out.call.is_none() {
             return;
         }
         self.core.note_built(delta, (self.chunk, self.base));
@@ -558,7 +574,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
 
     /// Arguments text the automaton built, in whole characters.
     pub(crate) fn delta_text(&mut self, text: &str) {
-        if self.core.delta_carry.is_empty() {
+        if self.core.out.delta_carry.is_empty() {
             self.emit_built_str(text);
         } else {
             // After the start of a code point: it ends the call as invalid.
@@ -576,7 +592,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
 
     #[inline(never)]
     fn send_pending(&mut self) {
-        if let (Some(delta), Some(id)) = (self.pending.take(), self.core.call) {
+        if let (Some(delta), Some(id)) = (self.pending.take(), self.core.out.call) {
             // Noted as built when it was pended.
             (self.sink)(Event::ToolInputDelta { id, delta });
         }
@@ -587,7 +603,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     #[inline]
     pub(crate) fn delta(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
         // The common case, kept small enough to inline: whole code points.
-        if self.core.delta_carry.is_empty() {
+        if self.core.out.delta_carry.is_empty() {
             if let Ok(text) = crate::scan::utf8::validate(bytes) {
                 self.emit_verbatim(Cow::Borrowed(text), offset);
                 return Ok(());
@@ -600,7 +616,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// point, or are not UTF-8.
     #[inline(never)]
     fn delta_split(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
-        let mut carry = self.core.delta_carry;
+        let mut carry = self.core.out.delta_carry;
         let mut bad = None;
         // The pieces are the stream's bytes one after another, from the
         // carried start of a code point if there is one.
@@ -615,7 +631,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
             Utf8Piece::Text(_) => {}
             Utf8Piece::Invalid(o) => bad = bad.or(Some(o)),
         });
-        self.core.delta_carry = carry;
+        self.core.out.delta_carry = carry;
         bad.map_or(Ok(()), Err)
     }
 
@@ -664,7 +680,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// Arguments text the automaton built or held; `offset` is where it
     /// was decided, reported if the bytes are not UTF-8.
     pub(crate) fn delta_owned(&mut self, bytes: &[u8], offset: u64) -> Result<(), u64> {
-        let mut carry = self.core.delta_carry;
+        let mut carry = self.core.out.delta_carry;
         let mut bad = None;
         carry.push(bytes, offset, &mut |p| match p {
             Utf8Piece::Text(t) if bad.is_none() => self.emit_built_str(&t),
@@ -672,7 +688,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
             // Built bytes have no stream position of their own.
             Utf8Piece::Invalid(_) => bad = bad.or(Some(offset)),
         });
-        self.core.delta_carry = carry;
+        self.core.out.delta_carry = carry;
         bad.map_or(Ok(()), Err)
     }
 
@@ -693,8 +709,8 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     pub(crate) fn reject_part(&mut self, failure: Failure, to: u64) {
         self.flush();
         let core = &mut *self.core;
-        let call = core.call;
-        let tool_name = failure.name.or_else(|| call.map(|_| core.name.clone()));
+        let call = core.out.call;
+        let tool_name = failure.name.or_else(|| call.map(|_| core.out.name.clone()));
         let span = Span {
             start: core.raw.span_start,
             end: to,
@@ -728,16 +744,16 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     pub(crate) fn model_call_id(&mut self, id: &str) {
         let id = id.trim();
         if !id.is_empty() {
-            self.core.model_call_id = Some(id.to_owned());
+            self.core.out.model_call_id = Some(id.to_owned());
         }
     }
 
     /// A problem that was repaired: the call is still delivered.
     pub(crate) fn recovered(&mut self, kind: DiagnosticKind, offset: u64, message: String) {
         self.flush();
-        let tool_name = self.core.call.map(|_| self.core.name.clone());
+        let tool_name = self.core.out.call.map(|_| self.core.out.name.clone());
         (self.sink)(Event::Diagnostic(
-            Diagnostic::new(kind, offset, message).about_call(self.core.call, tool_name),
+            Diagnostic::new(kind, offset, message).about_call(self.core.out.call, tool_name),
         ));
     }
 }
