@@ -173,3 +173,52 @@ fn relaxed_calls_read_ahead_again_within_a_linear_budget() {
         );
     }
 }
+
+/// Streaming a long argument allocates a few times per call (its name, its
+/// delivered arguments), never per chunk: from 1-byte to 64-byte chunks the
+/// count stays the same small number. The XML formats are left out: a
+/// string value's chunk that needs JSON escapes goes out as a new owned
+/// delta.
+#[test]
+fn long_arguments_allocate_per_call_not_per_chunk() {
+    const ESCAPES_OWNED: [Format; 4] = [
+        Format::Qwen3Coder,
+        Format::MiniMaxM2,
+        Format::Glm,
+        Format::DeepSeekDsml,
+    ];
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
+    let tools = std::fs::read_to_string(format!("{dir}/tools.json")).expect("tools.json");
+    let tools = Tool::list_from_json(&tools).expect("tools");
+    for &format in Format::ALL.iter().filter(|f| !ESCAPES_OWNED.contains(f)) {
+        let input = std::fs::read_to_string(format!("{dir}/big_arg_{format}.txt"))
+            .unwrap_or_else(|e| panic!("big_arg_{format}.txt: {e}"));
+        for size in [1, 4, 16, 64] {
+            let mut parser = Parser::builder(format)
+                .tools(tools.clone())
+                .build()
+                .unwrap();
+            // Warm up: the first stream sizes the parser's buffers.
+            parser.feed_str(&input, &mut |_| {});
+            parser.finish(&mut |_| {});
+            let chunks = char_chunks(&input, size);
+            assert!(chunks.len() > 1000);
+            let mut calls = 0;
+            COUNTED.with(|c| c.set(true));
+            let before = ALLOCATIONS.with(Cell::get);
+            for chunk in chunks {
+                parser.feed_str(chunk, &mut |e| {
+                    calls += usize::from(matches!(e, Event::ToolCall { .. }))
+                });
+            }
+            parser.finish(&mut |e| calls += usize::from(matches!(e, Event::ToolCall { .. })));
+            let allocations = ALLOCATIONS.with(Cell::get) - before;
+            COUNTED.with(|c| c.set(false));
+            assert_eq!(calls, 1, "{format}");
+            assert!(
+                allocations <= 32,
+                "{format} at {size}-byte chunks: {allocations} allocations"
+            );
+        }
+    }
+}
