@@ -59,6 +59,21 @@ pub(crate) struct CallOut {
     pub(crate) model_call_id: Option<String>,
 }
 
+impl CallOut {
+    /// As new, with the buffers kept (field by field: cheaper than moving
+    /// them out and back, on every call attempt).
+    fn reset(&mut self) {
+        self.call = None;
+        self.tool = None;
+        self.name.clear();
+        self.name_origin = None;
+        self.input.clear();
+        self.raw_input = None;
+        self.delta_carry = Utf8Carry::default();
+        self.model_call_id = None;
+    }
+}
+
 /// Everything an automaton may touch while it runs, in parts with methods
 /// of their own: the settings, the text out, the call being delivered, the
 /// call's raw bytes; and the stream's call count.
@@ -332,15 +347,7 @@ impl Core {
     /// The call being delivered is over (delivered or given up): a fresh
     /// [`CallOut`], its buffers kept.
     pub(crate) fn reset_call(&mut self) {
-        let mut name = std::mem::take(&mut self.out.name);
-        let mut input = std::mem::take(&mut self.out.input);
-        name.clear();
-        input.clear();
-        self.out = CallOut {
-            name,
-            input,
-            ..CallOut::default()
-        };
+        self.out.reset();
     }
 
     /// The call attempt is over (delivered, failed, or not a call): its
