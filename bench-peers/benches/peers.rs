@@ -81,6 +81,41 @@ fn peers(c: &mut Criterion) {
     }
 }
 
+/// One-shot, the whole text at once: toolsieve's `&str` entry point
+/// against the peer's `parse_complete`, on the mixed corpus, the 64 KB
+/// argument, and prose without calls.
+fn complete(c: &mut Criterion) {
+    let tools_json = corpus("tools.json");
+    let ours_tools = Tool::list_from_json(&tools_json).unwrap();
+    let openai_tools = openai_tools(&ours_tools);
+    let factory = ParserFactory::new();
+    let prose = corpus("prose.txt");
+    for (format, peer_name) in PAIRS {
+        for corpus_name in ["mixed", "big_arg", "prose"] {
+            let text = match corpus_name {
+                "prose" => prose.clone(),
+                _ => corpus(&format!("{corpus_name}_{}.txt", format.name())),
+            };
+            let mut group = c.benchmark_group(format!("complete/{corpus_name}/{}", format.name()));
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            let mut ours = Parser::builder(format)
+                .tools(ours_tools.clone())
+                .build()
+                .unwrap();
+            let name = format!("complete/{corpus_name}/{}", format.name());
+            race(
+                &mut group,
+                &name,
+                &text,
+                &[usize::MAX],
+                (&mut ours, (&factory, peer_name)),
+                &openai_tools,
+            );
+            group.finish();
+        }
+    }
+}
+
 fn dense(c: &mut Criterion) {
     let factory = ParserFactory::new();
     let ours_tools = dense_tools();
@@ -165,6 +200,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = peers, dense
+    targets = peers, complete, dense
 }
 criterion_main!(benches);
