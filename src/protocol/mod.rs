@@ -13,6 +13,8 @@ pub(crate) mod xml_call;
 
 use crate::cx::CallCx;
 pub(crate) use crate::cx::Failure;
+use crate::event::DiagnosticKind;
+use crate::scan::json::Repair;
 use first_byte::{FirstByte, Picked};
 
 /// Where the next piece of a slice ends, from `from` in a slice `len` long,
@@ -164,6 +166,25 @@ pub(crate) enum Automaton {
     TokenOrJson(Box<FirstByte<token_call::TokenCall, json_call::JsonCall>>),
     WithMarkup(Box<markup::WithMarkup>),
     Literal(literal_call::LiteralCall),
+}
+
+/// Reports `repair` at stream offset `offset`, unless the call reported a
+/// repair of its kind already (`repaired`: the kinds it did, by
+/// [`Repair::kind_bit`]).
+pub(crate) fn report_repair<'c, S: FnMut(crate::Event<'c>)>(
+    repaired: &mut u8,
+    repair: Repair,
+    offset: u64,
+    cx: &mut CallCx<'_, 'c, S>,
+) {
+    if *repaired & repair.kind_bit() == 0 {
+        *repaired |= repair.kind_bit();
+        cx.recovered(
+            DiagnosticKind::RepairedJson,
+            offset,
+            repair.message().into(),
+        );
+    }
 }
 
 /// The automaton that reads the call in progress, where it has a steady

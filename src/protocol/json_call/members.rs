@@ -229,14 +229,7 @@ impl JsonCall {
         if self.rejected.is_some() {
             return;
         }
-        if self.object.repaired & repair.kind_bit() == 0 {
-            self.object.repaired |= repair.kind_bit();
-            cx.recovered(
-                DiagnosticKind::RepairedJson,
-                offset,
-                repair.message().into(),
-            );
-        }
+        crate::protocol::report_repair(&mut self.object.repaired, repair, offset, cx);
         let mut buf = [0; 6];
         let fixed = repair.text(&mut buf);
         match self.object.capture {

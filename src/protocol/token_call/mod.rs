@@ -386,14 +386,7 @@ impl TokenCall {
         if self.rejected.is_some() {
             return;
         }
-        if self.call.repaired & repair.kind_bit() == 0 {
-            self.call.repaired |= repair.kind_bit();
-            cx.recovered(
-                DiagnosticKind::RepairedJson,
-                offset,
-                repair.message().into(),
-            );
-        }
+        crate::protocol::report_repair(&mut self.call.repaired, repair, offset, cx);
         let mut buf = [0; 6];
         let fixed = repair.text(&mut buf);
         let _ = cx.delta_owned(fixed, offset);

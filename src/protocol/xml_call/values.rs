@@ -21,11 +21,8 @@ impl XmlCall {
             Tag::Found { at, .. } | Tag::Need { at } => at,
             Tag::Miss => len,
         };
-        self.stream_value(
-            start,
-            limit.min(self.in_value.may_end_at.unwrap_or(len)),
-            cx,
-        );
+        let until = limit.min(self.in_value.may_end_at.unwrap_or(len));
+        self.stream_value(start, until, cx);
         if self.rejected.is_some() {
             self.phase = Phase::Skip;
             return None;
@@ -74,18 +71,29 @@ impl XmlCall {
                 self.scan_from = len;
                 return Some(Outcome::More);
             }
-            _ => match self.in_value.may_end_at {
-                Some(at) => self.close_missing(start, at, cx),
-                None => {
-                    return Some(self.failed(
-                        DiagnosticKind::UnfinishedCall,
-                        len,
-                        format!("the stream ended inside parameter {:?}", self.key),
-                    ))
-                }
-            },
+            _ => return self.value_at_eof(start, cx),
         }
         None
+    }
+
+    /// The stream ended inside a value: it closes where it may have ended
+    /// without its close, if anywhere.
+    fn value_at_eof<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        start: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        match self.in_value.may_end_at {
+            Some(at) => {
+                self.close_missing(start, at, cx);
+                None
+            }
+            None => Some(self.failed(
+                DiagnosticKind::UnfinishedCall,
+                self.body.len(),
+                format!("the stream ended inside parameter {:?}", self.key),
+            )),
+        }
     }
 
     /// The tags that matter inside a value, by their index in the
