@@ -34,6 +34,15 @@ pub(crate) enum Lead {
 /// [`Automaton`](super::Automaton) sends steady chunks to the side reading
 /// the block, so that each automaton's steady path is inlined once, in one
 /// place, whichever formats compose it.
+/// Marker `marker`'s bit in [`FirstByte::first_only_after`]'s set: the
+/// first 64 markers have one (no format composes more), the others none.
+fn marker_bit(marker: usize) -> u64 {
+    u32::try_from(marker)
+        .ok()
+        .and_then(|m| 1u64.checked_shl(m))
+        .unwrap_or(0)
+}
+
 /// See [`FirstByte::picked`].
 pub(crate) enum Picked<'a, A, B> {
     First(&'a mut A),
@@ -88,7 +97,7 @@ impl<A: CallAutomaton, B: CallAutomaton> FirstByte<A, B> {
     /// their first byte (a bare `<function=` holds no JSON block).
     pub(crate) fn first_only_after(mut self, markers: impl IntoIterator<Item = usize>) -> Self {
         for marker in markers {
-            self.first_only |= 1 << marker;
+            self.first_only |= marker_bit(marker);
         }
         self
     }
@@ -154,7 +163,7 @@ impl<A: CallAutomaton, B: CallAutomaton> CallAutomaton for FirstByte<A, B> {
         if self.lead == Lead::First {
             self.first.begin(marker);
         }
-        if self.first_only & (1 << marker) != 0 {
+        if self.first_only & marker_bit(marker) != 0 {
             self.side = Side::First;
             if let Lead::Skipped(_) = self.lead {
                 self.first.begin(marker);
@@ -225,5 +234,18 @@ impl<A: CallAutomaton, B: CallAutomaton> FirstByte<A, B> {
             _ => cx.with_rest_from(from, |cx| self.first.advance(rest, cx)),
         };
         (from + used, outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::marker_bit;
+
+    #[test]
+    fn markers_past_the_set_have_no_bit() {
+        assert_eq!(marker_bit(0), 1);
+        assert_eq!(marker_bit(63), 1 << 63);
+        assert_eq!(marker_bit(64), 0);
+        assert_eq!(marker_bit(usize::MAX), 0);
     }
 }
