@@ -775,7 +775,7 @@ pub(crate) struct Failure {
     /// The tool name, when one was read.
     pub(crate) name: Option<String>,
     /// Consumed bytes at the end that are not part of the call (see
-    /// [`Outcome::Complete`]).
+    /// [`Outcome::Complete`](crate::protocol::Outcome::Complete)).
     pub(crate) give_back: usize,
 }
 

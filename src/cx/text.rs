@@ -7,7 +7,7 @@ use crate::event::{Diagnostic, DiagnosticKind, Event, ReasoningId, TextId};
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 
 /// Where text goes: text parts, or reasoning parts while the stream is
-/// inside reasoning (see [`Reasoning`]).
+/// inside reasoning (see [`Reasoning`](crate::Reasoning)).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TextOut {
     /// The number of the open part (of the kind `reasoning` says).

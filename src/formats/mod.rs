@@ -2,7 +2,7 @@
 //! that is not its automaton's code — names, markers, which automaton
 //! reads it, the model families that write it, the tool prompt its models
 //! were trained on, and how calls and results are written into chat
-//! history. The [`registry!`] below is the one table of formats: it
+//! history. The `registry!` below is the one table of formats: it
 //! declares the modules, the [`Format`] enum, `Format::ALL` and
 //! `Format::spec`. A new format is a new file here, one line in the
 //! registry, and its `testdata/` folder.

@@ -30,7 +30,7 @@ pub(super) struct Tags {
     pub(super) escaped_breaks: bool,
     /// DSML's typing: a parameter's `string` attribute types its value
     /// (`string="false"` marks JSON), and an `invoke` may hold one JSON
-    /// object in place of parameters ([`Phase::JsonArgs`]).
+    /// object in place of parameters (`Phase::JsonArgs`).
     pub(super) string_attr: bool,
 }
 
