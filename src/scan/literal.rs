@@ -30,8 +30,8 @@ pub(crate) fn to_json(syntax: Syntax, text: &[u8], max_depth: usize) -> Result<S
     Ok(out)
 }
 
-/// `text` as JSON (see `to_json`), appended to `out` (which holds a prefix of the value's
-/// JSON when it fails).
+/// `text` as JSON, appended to `out` (which holds a prefix of the
+/// value's JSON when it fails).
 pub(crate) fn to_json_into(
     syntax: Syntax,
     text: &[u8],
