@@ -99,6 +99,21 @@ struct Think {
     other_tag: usize,
 }
 
+/// Sends `text`, a steady chunk `chunk` of a string value, JSON-escaped:
+/// runs of the chunk and static escapes, each a delta (nothing allocated).
+/// Out of line, so that the steady path stays small.
+#[inline(never)]
+fn send_escaped<'c, S: FnMut(Event<'c>)>(
+    core: &mut Core,
+    text: &'c str,
+    chunk: (&'c [u8], u64),
+    sink: &mut S,
+) {
+    crate::scan::json::escape_json_pieces(text, |piece| {
+        core.send_built(Cow::Borrowed(piece.as_str()), chunk, sink);
+    });
+}
+
 /// A [`Steady::Verbatim`] chunk (at stream offset `offset`) that begins or
 /// ends inside a code point, or is not UTF-8: then the call fails, as the
 /// automaton decides for such bytes elsewhere.
@@ -633,9 +648,7 @@ impl Parser {
             }
             Steady::Escaped(text) => {
                 debug_assert!(core.out.call.is_some());
-                let mut delta = String::new();
-                crate::scan::json::escape_json_into(&mut delta, text);
-                core.send_built(Cow::Owned(delta), (chunk, self.offset), sink);
+                send_escaped(core, text, (chunk, self.offset), sink);
             }
         }
         core.raw.append(chunk);

@@ -124,3 +124,31 @@ fn a_token_call_in_one_chunk_borrows_its_name_and_input() {
         assert!(borrowed, "{format}: {events:?}");
     }
 }
+
+/// A `<` that proves not to be a tag (`a < b`, `</div>`) is sent with the
+/// byte that decides it, not when the longest tag could have ended, and
+/// without a copy: the held bytes go out as static strings.
+#[test]
+fn a_lone_angle_bracket_in_a_value_is_sent_when_the_next_byte_decides() {
+    let tools = toolsieve::Tool::list_from_json(
+        r#"[{"name": "write", "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}}]"#,
+    )
+    .unwrap();
+    for (value, after) in [("a <", " b"), ("x </", "div>")] {
+        let mut parser = Parser::builder(Format::Qwen3Coder)
+            .tools(tools.clone())
+            .build()
+            .unwrap();
+        let mut deltas = String::new();
+        let mut take = |e: Event<'_>| {
+            if let Event::ToolInputDelta { delta, .. } = e {
+                deltas.push_str(&delta);
+            }
+        };
+        let head = format!("<tool_call>\n<function=write>\n<parameter=text>\n{value}");
+        parser.feed_str(&head, &mut take);
+        parser.feed_str(after, &mut take);
+        let sent = format!("{{\"text\": \"{value}{after}");
+        assert_eq!(deltas, sent, "{value:?} then {after:?}");
+    }
+}

@@ -589,6 +589,12 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         }
     }
 
+    /// Whether built deltas wait to be sent in an owned string (as one
+    /// event), which more text can join without a new allocation.
+    pub(crate) fn building_owned(&self) -> bool {
+        matches!(self.pending, Some(Cow::Owned(_)))
+    }
+
     /// Sends the built deltas not sent yet, as one event.
     #[inline]
     pub(crate) fn flush(&mut self) {
@@ -667,21 +673,17 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         self.emit_verbatim(delta, offset);
     }
 
-    /// Arguments text that lies in the current chunk but is not the
-    /// arguments verbatim (a part of a string value the automaton quotes).
-    pub(crate) fn delta_in_chunk(&mut self, bytes: &'c [u8]) {
-        match crate::scan::utf8::validate(bytes) {
-            Ok(text) => self.emit_built(text),
-            Err(()) => {
-                let _ = self.delta_owned(bytes, self.base);
-            }
-        }
-    }
-
     /// Arguments text that is part of the format's syntax.
     #[inline]
     pub(crate) fn delta_static(&mut self, text: &'static str) {
         self.emit_built(text);
+    }
+
+    /// Arguments text built of pieces that live as long as the chunk: runs
+    /// of it and static escapes.
+    #[inline]
+    pub(crate) fn delta_piece(&mut self, piece: &'c str) {
+        self.emit_built(piece);
     }
 
     /// Arguments text the automaton built or held; `offset` is where it

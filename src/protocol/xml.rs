@@ -7,7 +7,7 @@ use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::{Failure, Outcome};
-use crate::scan::json::{escape_json_into, needs_json_escape};
+use crate::scan::json::{escape_json_into, escape_json_pieces, Escaped};
 use crate::scan::same_bytes;
 
 /// The buffered bytes of a call after its start marker, as the XML-format
@@ -199,6 +199,9 @@ pub(crate) struct Wait {
     /// …and, when set, no byte that can end a tag's attribute (`>`, a
     /// newline, `<`) has arrived.
     pub(crate) for_close: bool,
+    /// Where the partly received tag begins, for a wait inside a value
+    /// (which [`goes_on`](Self::goes_on) may end early).
+    pub(crate) in_value: Option<usize>,
 }
 
 impl Wait {
@@ -208,6 +211,33 @@ impl Wait {
     pub(crate) fn holds(&self, len: usize, bytes: &[u8]) -> bool {
         len < self.until && !(self.for_close && bytes.iter().any(|&b| ends_attr(b)))
     }
+
+    /// The partly received tag of a wait in a value, while it may still
+    /// prove not to be one early (see [`still_in_play`]): `bytes` end
+    /// `body` at `len`. Only tags held to two bytes are checked, which
+    /// covers text that shares no third byte with a tag; longer ones wait
+    /// in full.
+    #[inline]
+    pub(crate) fn early<'b>(&self, body: &'b [u8], len: usize, bytes: &[u8]) -> Option<&'b [u8]> {
+        let at = self.in_value?;
+        body.get(at..len - bytes.len())
+            .filter(|held| held.len() <= 2)
+    }
+}
+
+/// Whether one of `pats` may still begin at `held`, a partly received tag,
+/// followed by `bytes`. A wait in a value ends early where none can:
+/// `a < b` or `</div>` in a value is decided at the byte after `<` or
+/// `</`, not when the longest tag could have ended.
+pub(crate) fn still_in_play(pats: &[Pat], held: &[u8], bytes: &[u8]) -> bool {
+    pats.iter().any(|pat| {
+        let (Pat::Lit(lit) | Pat::Open(lit)) = *pat;
+        let agrees = |at: usize, bytes: &[u8]| {
+            let rest = lit.get(at..).unwrap_or_default();
+            rest.iter().zip(bytes).all(|(a, b)| a == b)
+        };
+        agrees(0, held) && agrees(held.len(), bytes)
+    })
 }
 
 /// A byte that ends the attribute of an open tag, one way or the other.
@@ -256,6 +286,7 @@ pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         Some(until) if until != usize::MAX => Wait {
             until,
             for_close: true,
+            in_value: None,
         },
         _ => Wait {
             until: if soonest == usize::MAX {
@@ -264,6 +295,7 @@ pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
                 soonest
             },
             for_close: false,
+            in_value: None,
         },
     }
 }
@@ -479,25 +511,39 @@ impl ArgsWriter {
     }
 
     /// A part of that string, JSON-escaped (escaping is per character, so
-    /// the parts add up to the escaped whole).
+    /// the parts add up to the escaped whole), in deltas that allocate
+    /// nothing but for unescaped text that is not in the chunk.
     ///
-    /// `raw` is the same text where it lies in the caller's chunk: when it
-    /// needs no escaping, the delta borrows it.
+    /// `raw` is the same text where it lies in the caller's chunk, if it
+    /// does; `lend` finds a run of text elsewhere in a static string.
     pub(crate) fn string_part<'c, S: FnMut(Event<'c>)>(
         &mut self,
         text: &str,
         raw: Option<&'c [u8]>,
+        lend: impl Fn(&str) -> Option<&'static str>,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        if let Some(raw) = raw {
-            if !needs_json_escape(text.as_bytes()) {
-                cx.delta_in_chunk(raw);
-                return;
+        match raw.and_then(|raw| crate::scan::utf8::validate(raw).ok()) {
+            // A step that built text sends one delta: the pieces join it.
+            // Otherwise (a chunk inside a value) each piece is a delta of
+            // its own: joined, they would be copied.
+            Some(text) => {
+                let join = cx.building_owned();
+                escape_json_pieces(text, |piece| {
+                    if !join {
+                        cx.flush();
+                    }
+                    cx.delta_piece(piece.as_str());
+                });
             }
+            None => escape_json_pieces(text, |piece| match piece {
+                Escaped::Escape(escape) => cx.delta_piece(escape),
+                Escaped::Run(run) => match lend(run) {
+                    Some(run) => cx.delta_piece(run),
+                    None => cx.delta_text(run),
+                },
+            }),
         }
-        self.scratch.clear();
-        escape_json_into(&mut self.scratch, text);
-        cx.delta_text(&self.scratch);
     }
 
     /// Closes that string.
@@ -539,42 +585,46 @@ mod tests {
     #[test]
     fn a_partly_received_tag_waits_for_its_shortest_completion() {
         let pats = [Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")];
-        let wait = |body: &[u8], at| need_until(body, at, &pats);
+        let wait = |body: &[u8], at| {
+            let w = need_until(body, at, &pats);
+            (w.until, w.for_close)
+        };
         // `</f` can only complete as `</function>` (11 bytes from 2).
-        assert_eq!(
-            wait(b"\n\n</f", 2),
-            Wait {
-                until: 13,
-                for_close: false
-            }
-        );
+        assert_eq!(wait(b"\n\n</f", 2), (13, false));
         // `<` may still be either: the shorter one decides.
-        assert_eq!(
-            wait(b"\n<", 1),
-            Wait {
-                until: 12,
-                for_close: false
-            }
-        );
+        assert_eq!(wait(b"\n<", 1), (12, false));
         // `<parameter=` is there but not its `>`: the next byte that can
         // end the attribute decides, or the window filling up.
-        assert_eq!(
-            wait(b"<parameter=ci", 0),
-            Wait {
-                until: 11 + MAX_TAG,
-                for_close: true
-            }
-        );
+        assert_eq!(wait(b"<parameter=ci", 0), (11 + MAX_TAG, true));
         // An open tag's literal next to a literal tag still in play: the
         // next byte may decide.
         let mixed = [Pat::Open(b"<a="), Pat::Lit(b"<a=b>")];
-        assert_eq!(
-            need_until(b"<a=", 0, &mixed),
-            Wait {
-                until: 4,
-                for_close: false
-            }
-        );
+        let w = need_until(b"<a=", 0, &mixed);
+        assert_eq!((w.until, w.for_close), (4, false));
+    }
+
+    /// A wait may end at the first byte that no tag in play goes on with.
+    #[test]
+    fn a_tag_stays_in_play_while_a_literal_agrees() {
+        let pats = [Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")];
+        let goes_on = |held: &[u8], bytes: &[u8]| {
+            let body = [b"a ", held, bytes].concat();
+            let wait = Wait {
+                in_value: Some(2),
+                ..need_until(&body[..2 + held.len()], 2, &pats)
+            };
+            wait.early(&body, body.len(), bytes)
+                .is_none_or(|held| still_in_play(&pats, held, bytes))
+        };
+        assert!(goes_on(b"<", b"/"));
+        assert!(goes_on(b"<", b"p"));
+        assert!(!goes_on(b"<", b" "));
+        assert!(goes_on(b"<", b"/fu"));
+        assert!(!goes_on(b"<", b"/fx"));
+        assert!(!goes_on(b"</", b"div>"));
+        assert!(goes_on(b"</", b"func"));
+        // Longer held tags wait in full.
+        assert!(goes_on(b"</f", b"unctionx"));
     }
 
     /// Waiting changes no verdict: no tag is found while a wait holds, and a

@@ -847,44 +847,70 @@ fn first_to_escape(text: &[u8], mut from: usize) -> usize {
 /// Appends `c` JSON-escaped, as serde_json writes it.
 #[inline]
 pub(crate) fn escape_json_char_into(out: &mut String, c: char) {
-    match c {
-        '"' => out.push_str("\\\""),
-        '\\' => out.push_str("\\\\"),
-        '\n' => out.push_str("\\n"),
-        '\0'..='\u{1f}' => escape_json_into(out, c.encode_utf8(&mut [0; 4])),
+    match u8::try_from(c) {
+        Ok(b) if NEEDS_ESCAPE[usize::from(b)] => out.push_str(escape_of(b)),
         _ => out.push(c),
     }
 }
 
 /// Appends `text` JSON-escaped (without quotes), as serde_json writes it.
 pub(crate) fn escape_json_into(out: &mut String, text: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(text.len());
+    escape_json_pieces(text, |piece| out.push_str(piece.as_str()));
+}
+
+/// A piece of JSON-escaped text (see [`escape_json_pieces`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Escaped<'t> {
+    /// A run of the text that needs no escape.
+    Run(&'t str),
+    /// The escape of one character.
+    Escape(&'static str),
+}
+
+impl<'t> Escaped<'t> {
+    pub(crate) fn as_str(self) -> &'t str {
+        match self {
+            Escaped::Run(text) | Escaped::Escape(text) => text,
+        }
+    }
+}
+
+/// `text` JSON-escaped (without quotes), as serde_json writes it, in
+/// pieces that concatenate to it: runs of `text` itself and the static
+/// escapes between them, so a caller that passes them on allocates nothing.
+#[inline]
+pub(crate) fn escape_json_pieces<'t>(text: &'t str, mut piece: impl FnMut(Escaped<'t>)) {
     let bytes = text.as_bytes();
-    out.reserve(bytes.len());
     let mut plain = 0;
     loop {
         let i = first_to_escape(bytes, plain);
+        if i > plain {
+            piece(Escaped::Run(&text[plain..i]));
+        }
         let Some(&b) = bytes.get(i) else {
             break;
         };
-        out.push_str(&text[plain..i]);
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            _ => {
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 15)]));
-            }
-        }
+        piece(Escaped::Escape(escape_of(b)));
         plain = i + 1;
     }
-    out.push_str(&text[plain..]);
+}
+
+/// The escape serde_json writes for `b`, one of the [`NEEDS_ESCAPE`] bytes
+/// (any other byte has none: `""`).
+fn escape_of(b: u8) -> &'static str {
+    /// The control characters' escapes, `\u00XX` but for the five short ones.
+    const CONTROL: [&str; 32] = [
+        "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+        "\\b", "\\t", "\\n", "\\u000b", "\\f", "\\r", "\\u000e", "\\u000f", "\\u0010", "\\u0011",
+        "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019",
+        "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+    ];
+    match b {
+        b'"' => "\\\"",
+        b'\\' => "\\\\",
+        _ => CONTROL.get(usize::from(b)).copied().unwrap_or(""),
+    }
 }
 
 #[cfg(test)]

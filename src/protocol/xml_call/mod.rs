@@ -36,8 +36,8 @@ use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::xml::{
-    attr_text_into, attr_value, find_tag, need_until, skip_ws, strip_one_newline, tag_at,
-    ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
+    attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
+    tag_at, ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
 };
 use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
@@ -193,6 +193,21 @@ impl XmlCall {
         self.body.at(i)
     }
 
+    /// Whether `bytes`, appended to a body that then is `len` long, leave
+    /// the wait for a partly received tag holding.
+    #[inline]
+    fn holds(&self, len: usize, bytes: &[u8]) -> bool {
+        self.wait.holds(len, bytes)
+            && (self.wait.early(&self.body, len, bytes))
+                .is_none_or(|held| self.tag_in_play(held, bytes))
+    }
+
+    /// See [`still_in_play`].
+    #[inline(never)]
+    fn tag_in_play(&self, held: &[u8], bytes: &[u8]) -> bool {
+        still_in_play(&self.value_patterns(), held, bytes)
+    }
+
     fn give_back(&self, from: usize) -> usize {
         self.body.len().saturating_sub(from)
     }
@@ -223,7 +238,7 @@ impl XmlCall {
             let piece = &bytes[from..to];
             from = to;
             let last = from == bytes.len();
-            if !(self.wait.holds(self.body.len(), piece) && !(last && cx.at_limit())) {
+            if !(self.holds(self.body.len(), piece) && !(last && cx.at_limit())) {
                 self.wait = Wait::default();
                 let outcome = self.run(cx, false);
                 if last || !matches!(outcome, Outcome::More) {
@@ -691,7 +706,7 @@ impl XmlCall {
     fn wait_one_byte(&mut self) -> Outcome {
         self.wait = Wait {
             until: self.body.len() + 1,
-            for_close: false,
+            ..Wait::default()
         };
         Outcome::More
     }
@@ -845,7 +860,7 @@ impl CallAutomaton for XmlCall {
         if carried {
             return Steady::No;
         }
-        if self.wait.holds(self.body.len() + bytes.len(), bytes) {
+        if self.holds(self.body.len() + bytes.len(), bytes) {
             self.body.append(bytes, offset);
             return Steady::Quiet;
         }
@@ -884,7 +899,7 @@ impl CallAutomaton for XmlCall {
             return self.advance_in_pieces(bytes, cx);
         }
         let before = self.body.append(bytes, cx.offset(0));
-        if self.wait.holds(self.body.len(), bytes) && !cx.at_limit() {
+        if self.holds(self.body.len(), bytes) && !cx.at_limit() {
             return (bytes.len(), Outcome::More);
         }
         self.wait = Wait::default();
