@@ -128,6 +128,79 @@ pub(crate) struct MarkerSet {
     /// For each searcher, the markers it finds and where its needle stands
     /// in each.
     groups: Vec<Group>,
+    /// One byte of each searcher's needle, rare in prose, looked for in one
+    /// memchr pass before the searchers (see [`RareBytes`]).
+    rare: Option<RareBytes>,
+}
+
+/// A byte of each marker that prose seldom holds (`_` of `<tool_call>`,
+/// `=` of `<function=`): one memchr pass for them finds every marker where
+/// a memmem pass per marker would cost two or three passes, and runs
+/// faster than memmem's own prefilter, which looks for bytes rare in code
+/// (`<`, `>`). Where they are not rare (code), the search goes on with the
+/// memmem passes.
+#[derive(Debug, Clone)]
+struct RareBytes {
+    /// One to three distinct bytes.
+    bytes: Vec<u8>,
+    /// Where they stand in the markers.
+    offsets: Group,
+}
+
+impl RareBytes {
+    /// The rare bytes of `needles` (each a prefix of the markers it finds),
+    /// if each has one and there are at most three.
+    fn pick(needles: &[(Vec<u8>, Group)]) -> Option<RareBytes> {
+        let mut bytes = Vec::new();
+        let mut offsets = Vec::new();
+        for (needle, group) in needles {
+            if group.offsets != [0] {
+                return None;
+            }
+            // The first byte is searched for anyway (`<`, common).
+            let (at, &byte) = (needle.iter().enumerate().skip(1))
+                .min_by_key(|&(_, &b)| commonness_in_prose(b))?;
+            if commonness_in_prose(byte) > RARE_IN_PROSE {
+                return None;
+            }
+            if !bytes.contains(&byte) {
+                bytes.push(byte);
+            }
+            offsets.push(at);
+        }
+        (bytes.len() <= 3).then(|| RareBytes {
+            bytes,
+            offsets: Group::new(offsets),
+        })
+    }
+
+    /// The first of the bytes in `hay`.
+    #[inline]
+    fn find(&self, hay: &[u8]) -> Option<usize> {
+        match *self.bytes {
+            [a] => memchr::memchr(a, hay),
+            [a, b] => memchr::memchr2(a, b, hay),
+            [a, b, c] => memchr::memchr3(a, b, c, hay),
+            _ => None,
+        }
+    }
+}
+
+/// The most common a [`RareBytes`] byte may be.
+const RARE_IN_PROSE: u8 = 1;
+
+/// How common `b` is in prose, Markdown included: 0 for control bytes,
+/// 1 for symbols that prose seldom writes, 2 for Markdown's and text's
+/// symbols and for non-ASCII bytes (other scripts), 3 for letters,
+/// digits, white space and sentence punctuation.
+fn commonness_in_prose(b: u8) -> u8 {
+    match b {
+        b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b' ' | b'\n' | b'\t' => 3,
+        b'.' | b',' | b';' | b':' | b'!' | b'?' | b'\'' | b'"' | b'(' | b')' | b'-' => 3,
+        b'<' | b'>' | b'/' | b'*' | b'#' | b'[' | b']' | b'`' | b'\r' | 0x80.. => 2,
+        0..=0x1f | 0x7f => 0,
+        _ => 1,
+    }
 }
 
 /// Where a searcher's needle stands in the markers it finds: the distinct
@@ -330,6 +403,7 @@ impl MarkerSet {
         }
         let groups = search_groups(&markers);
         let memmem = groups.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2);
+        let rare = memmem.then(|| RareBytes::pick(&groups)).flatten();
         let (finders, groups) = if memmem {
             let finders = groups
                 .iter()
@@ -345,6 +419,7 @@ impl MarkerSet {
         Ok(MarkerSet {
             finders,
             groups,
+            rare,
             markers,
             firsts,
             small_table: small_table(&first_table),
@@ -366,6 +441,7 @@ impl MarkerSet {
             longest: 0,
             finders: Vec::new(),
             groups: Vec::new(),
+            rare: None,
         }
     }
 
@@ -450,6 +526,9 @@ impl MarkerSet {
     #[inline]
     pub(crate) fn find(&self, hay: &[u8], base: u64, misses: &mut Misses) -> Found {
         let memmem = !self.finders.is_empty() && hay.len() >= MIN_MEMMEM_HAY;
+        if let Some(rare) = self.rare.as_ref().filter(|_| memmem) {
+            return self.find_rare(hay, base, misses, rare);
+        }
         if memmem && self.finders.len() == 1 {
             return self.find_with_memmem(hay, base, misses);
         }
@@ -512,18 +591,68 @@ impl MarkerSet {
             }
             let from = at + 1;
             if (false_hits + 1) * switch > from && hay.len() - from >= MIN_MEMMEM_HAY {
-                let base = base + from as u64;
-                return match self.find_with_memmem(&hay[from..], base, misses) {
-                    Found::Marker { at, index } => Found::Marker {
-                        at: from + at,
-                        index,
-                    },
-                    Found::Partial { at } => Found::Partial { at: from + at },
-                    Found::None => Found::None,
-                };
+                return self.find_with_memmem_from(hay, from, base, misses);
             }
         }
         Found::None
+    }
+
+    /// [`find`](Self::find) by one pass over the markers' rare bytes: the
+    /// same answer. Once false hits outnumber one in [`SPARSE_HITS`] bytes,
+    /// the rest of the hay goes to memmem.
+    fn find_rare(&self, hay: &[u8], base: u64, misses: &mut Misses, rare: &RareBytes) -> Found {
+        let offsets = &rare.offsets;
+        let mut first: Option<(usize, usize)> = None;
+        let mut from = offsets.min_offset();
+        let mut false_hits = 0;
+        loop {
+            // Only a start before the best so far matters.
+            let limit = first.map_or(hay.len(), |(at, _)| {
+                (at + offsets.max_offset()).min(hay.len())
+            });
+            let Some(hit) = hay.get(from..limit).and_then(|h| rare.find(h)) else {
+                break;
+            };
+            let hit = from + hit;
+            let before = first;
+            for at in offsets.offsets.iter().filter_map(|&o| hit.checked_sub(o)) {
+                if first.is_none_or(|(best, _)| at < best) {
+                    if let Ok(index) = self.check_all(&hay[at..], &[]) {
+                        first = Some((at, index));
+                    }
+                }
+            }
+            from = hit + 1;
+            false_hits += usize::from(first == before);
+            if first.is_none()
+                && false_hits * SPARSE_HITS > from
+                && hay.len() - from >= MIN_MEMMEM_HAY
+            {
+                // Each start before `start` had its rare byte looked at.
+                let start = from.saturating_sub(offsets.max_offset());
+                return self.find_with_memmem_from(hay, start, base, misses);
+            }
+        }
+        self.first_or_partial(hay, first)
+    }
+
+    /// [`find_with_memmem`](Self::find_with_memmem) over `hay[from..]`,
+    /// with positions in `hay`.
+    fn find_with_memmem_from(
+        &self,
+        hay: &[u8],
+        from: usize,
+        base: u64,
+        misses: &mut Misses,
+    ) -> Found {
+        match self.find_with_memmem(&hay[from..], base + from as u64, misses) {
+            Found::Marker { at, index } => Found::Marker {
+                at: from + at,
+                index,
+            },
+            Found::Partial { at } => Found::Partial { at: from + at },
+            Found::None => Found::None,
+        }
     }
 
     /// [`find`](Self::find) with one memmem pass per group: the same
@@ -594,6 +723,13 @@ impl MarkerSet {
                 misses.note(index, base, (skip, known));
             }
         }
+        self.first_or_partial(hay, first)
+    }
+
+    /// The marker found first, or a partial one before it at the end of
+    /// the hay (a partial match can only lie in the last `longest - 1`
+    /// bytes).
+    fn first_or_partial(&self, hay: &[u8], first: Option<(usize, usize)>) -> Found {
         let limit = first.map_or(hay.len(), |(at, _)| at);
         let mut k = hay.len().saturating_sub(self.longest);
         while k < limit {
@@ -750,7 +886,7 @@ mod tests {
         for markers in sets {
             let fast = set(markers);
             let mut slow = fast.clone();
-            slow.finders.clear();
+            (slow.finders, slow.rare) = (Vec::new(), None);
             let pieces = [
                 "a < b ",
                 "<tool_call>",
@@ -791,7 +927,15 @@ mod tests {
             // leave the first-byte search for memmem; at the end of the hay
             // (partial markers) or before more prose.
             let (sparse, dense, tail) = ("p".repeat(64), "<`[ ".repeat(32), "p".repeat(64));
-            let settings = [(&sparse, ""), (&dense, ""), (&dense, tail.as_str())];
+            // Dense rare bytes too: the one-pass search gives way to memmem.
+            let rare = "_=x|".repeat(32);
+            let settings = [
+                (&sparse, ""),
+                (&dense, ""),
+                (&dense, tail.as_str()),
+                (&rare, ""),
+                (&rare, tail.as_str()),
+            ];
             for a in pieces {
                 for b2 in pieces {
                     for c in pieces {
@@ -931,6 +1075,23 @@ mod tests {
             needles(&["```json", "[TOOL_CALLS]"]),
             ["```json", "[TOOL_CALLS]"]
         );
+    }
+
+    /// The searchers give way to one pass over a byte of each marker that
+    /// prose seldom holds, when each has one.
+    #[test]
+    fn rare_bytes_stand_for_several_searchers() {
+        let rare = |markers: &[&str]| {
+            let markers: Vec<_> = markers.iter().map(|m| (*m, Boundary::None)).collect();
+            set(&markers).rare.map(|r| (r.bytes, r.offsets.offsets))
+        };
+        let picked = rare(&["<tool_call>", "<function="]);
+        assert_eq!(picked, Some((b"_=".to_vec(), vec![5, 9])));
+        assert_eq!(rare(&["<tool_call>"]), Some((b"_".to_vec(), vec![5])));
+        // A part shared at different offsets: its searcher stays.
+        assert_eq!(rare(&["<|tool_call|>", "<tool_call>"]), None);
+        // A marker with no rare byte.
+        assert_eq!(rare(&["<tool_call>", "<fn>"]), None);
     }
 
     #[test]
