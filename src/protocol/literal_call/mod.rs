@@ -86,21 +86,27 @@ struct Rules {
 #[derive(Debug, Clone)]
 pub(crate) struct LiteralCall {
     rules: Rules,
-    phase: Phase,
-    block: Block,
+    /// What is known inside the block being read.
+    in_block: InBlock,
+    /// What is known inside the value being read.
+    in_value: InValue,
     /// The name, key or value being read.
     word: Vec<u8>,
     /// The current key.
     key: Vec<u8>,
     /// A member's JSON, built to go out as one delta.
     piece: String,
+}
+
+/// What is known inside a block: a fresh value at each block's start.
+#[derive(Debug, Clone)]
+struct InBlock {
+    phase: Phase,
+    block: Block,
     /// Stream offset of the name's first byte.
     word_at: u64,
     /// The literal token being read (`call:`, an end token).
     token: Partial,
-    /// Gemma 4: how much of a string quote `<|"|>` the value's bytes
-    /// last read.
-    quote_mark: Partial,
     /// Whether the call in progress has a member yet.
     has_member: bool,
     /// Whether a call of this block started.
@@ -110,10 +116,33 @@ pub(crate) struct LiteralCall {
     read: usize,
     /// Consumed bytes after the last that belongs to the block.
     trail: usize,
-    /// In a value: bracket depth, and string state.
+}
+
+impl InBlock {
+    fn new(block: Block, phase: Phase) -> InBlock {
+        InBlock {
+            phase,
+            block,
+            word_at: 0,
+            token: Partial::default(),
+            has_member: false,
+            any_call: false,
+            read: 0,
+            trail: 0,
+        }
+    }
+}
+
+/// What is known inside a value: a fresh value at each value's start.
+#[derive(Debug, Clone, Default)]
+struct InValue {
+    /// Bracket depth, and string state.
     depth: usize,
     quote: Option<u8>,
     escaped: bool,
+    /// Gemma 4: how much of a string quote `<|"|>` the value's bytes
+    /// last read.
+    quote_mark: Partial,
 }
 
 impl LiteralCall {
@@ -125,21 +154,11 @@ impl LiteralCall {
                 after_marker: true,
                 known: Vec::new(),
             },
-            phase: Phase::Open,
-            block: Block::List,
+            in_block: InBlock::new(Block::List, Phase::Open),
+            in_value: InValue::default(),
             word: Vec::new(),
             key: Vec::new(),
             piece: String::new(),
-            word_at: 0,
-            token: Partial::default(),
-            quote_mark: Partial::default(),
-            has_member: false,
-            any_call: false,
-            read: 0,
-            trail: 0,
-            depth: 0,
-            quote: None,
-            escaped: false,
         }
     }
 
@@ -167,7 +186,7 @@ impl LiteralCall {
     }
 
     fn end_token(&self) -> &'static [u8] {
-        match (self.rules.syntax, self.block) {
+        match (self.rules.syntax, self.in_block.block) {
             (Syntax::Python, Block::Lines) => FUNCTION_CALLS.1.as_bytes(),
             (Syntax::Python, _) => PYTHON_END,
             (Syntax::Gemma4, _) => GEMMA_END,
@@ -186,9 +205,9 @@ impl LiteralCall {
         let origin = at.checked_sub(name.len() as u64 + 1);
         cx.start_at(name, origin, at)
             .map_err(|f| f.with_name(name))?;
-        self.any_call = true;
-        self.has_member = false;
-        self.phase = Phase::Member;
+        self.in_block.any_call = true;
+        self.in_block.has_member = false;
+        self.in_block.phase = Phase::Member;
         Ok(())
     }
 
@@ -197,7 +216,7 @@ impl LiteralCall {
     fn next_call<'c, S: FnMut(crate::Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
         cx.deliver(at);
         self.word.clear();
-        self.phase = Phase::Name;
+        self.in_block.phase = Phase::Name;
     }
 
     /// The end token is missing at stream offset `at`: Gemma 4's and
@@ -207,7 +226,7 @@ impl LiteralCall {
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        if self.rules.syntax == Syntax::Gemma4 || self.block == Block::Lines {
+        if self.rules.syntax == Syntax::Gemma4 || self.in_block.block == Block::Lines {
             let token = String::from_utf8_lossy(self.end_token()).into_owned();
             missing_end(&token, at, cx);
         }
@@ -215,17 +234,17 @@ impl LiteralCall {
 
     /// Expects the end token next.
     fn expect_end(&mut self) {
-        self.token.reset();
-        self.trail = 0;
-        self.phase = Phase::End;
+        self.in_block.token.reset();
+        self.in_block.trail = 0;
+        self.in_block.phase = Phase::End;
     }
 
     /// The attempt fails at stream offset `at`, `consumed` bytes into the
     /// slice: silently, as prose, while a bare list has started no call.
     fn fail(&self, consumed: usize, at: u64, message: &str) -> Outcome {
-        if !self.any_call && !self.rules.after_marker {
+        if !self.in_block.any_call && !self.rules.after_marker {
             return Outcome::NotACall {
-                read: self.read + consumed,
+                read: self.in_block.read + consumed,
             };
         }
         Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
@@ -241,7 +260,11 @@ impl LiteralCall {
         let key = std::str::from_utf8(&self.key).map_err(|_| bad("a key is not UTF-8"))?;
         let piece = &mut self.piece;
         piece.clear();
-        piece.push_str(if self.has_member { ", \"" } else { "{\"" });
+        piece.push_str(if self.in_block.has_member {
+            ", \""
+        } else {
+            "{\""
+        });
         escape_json_into(piece, key.trim());
         piece.push_str("\": ");
         match bare_string(self.rules.syntax, &self.word, cx.param_schema(key.trim())) {
@@ -258,14 +281,18 @@ impl LiteralCall {
             None => to_json_into(self.rules.syntax, &self.word, self.rules.max_depth, piece)
                 .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?,
         }
-        self.has_member = true;
+        self.in_block.has_member = true;
         cx.delta_text(piece);
         Ok(())
     }
 
     /// The call's arguments close at stream offset `at`.
     fn close_call<'c, S: FnMut(crate::Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
-        let close: &[u8] = if self.has_member { b"}" } else { b"{}" };
+        let close: &[u8] = if self.in_block.has_member {
+            b"}"
+        } else {
+            b"{}"
+        };
         let _ = cx.delta_owned(close, at);
     }
 
@@ -276,15 +303,15 @@ impl LiteralCall {
     fn string_run(&self, rest: &[u8]) -> Option<usize> {
         // Tokens are short: below this a loop beats memchr's setup.
         let short = rest.len() < 16;
-        let n = match (self.rules.syntax, self.quote) {
-            (Syntax::Python, Some(q)) if !self.escaped => {
+        let n = match (self.rules.syntax, self.in_value.quote) {
+            (Syntax::Python, Some(q)) if !self.in_value.escaped => {
                 if short {
                     rest.iter().position(|&b| b == q || b == b'\\')
                 } else {
                     memchr::memchr2(q, b'\\', rest)
                 }
             }
-            (Syntax::Gemma4, Some(_)) if !self.quote_mark.is_started() => {
+            (Syntax::Gemma4, Some(_)) if !self.in_value.quote_mark.is_started() => {
                 if short {
                     rest.iter().position(|&b| b == GEMMA_QUOTE[0])
                 } else {
@@ -310,36 +337,36 @@ impl LiteralCall {
                 continue;
             }
             match self.rules.syntax {
-                Syntax::Python => match self.quote {
-                    Some(_) if self.escaped => self.escaped = false,
-                    Some(_) if b == b'\\' => self.escaped = true,
-                    Some(q) if b == q => self.quote = None,
+                Syntax::Python => match self.in_value.quote {
+                    Some(_) if self.in_value.escaped => self.in_value.escaped = false,
+                    Some(_) if b == b'\\' => self.in_value.escaped = true,
+                    Some(q) if b == q => self.in_value.quote = None,
                     Some(_) => {}
                     None => match b {
-                        b'\'' | b'"' => self.quote = Some(b),
-                        b'[' | b'(' | b'{' => self.depth += 1,
-                        b']' | b')' | b'}' if self.depth > 0 => self.depth -= 1,
-                        b',' if self.depth == 0 => return true,
-                        _ if b == close && self.depth == 0 => return true,
+                        b'\'' | b'"' => self.in_value.quote = Some(b),
+                        b'[' | b'(' | b'{' => self.in_value.depth += 1,
+                        b']' | b')' | b'}' if self.in_value.depth > 0 => self.in_value.depth -= 1,
+                        b',' if self.in_value.depth == 0 => return true,
+                        _ if b == close && self.in_value.depth == 0 => return true,
                         _ => {}
                     },
                 },
                 Syntax::Gemma4 => {
                     // `<|"|>` opens and closes strings.
-                    match self.quote_mark.scan(GEMMA_QUOTE, b) {
+                    match self.in_value.quote_mark.scan(GEMMA_QUOTE, b) {
                         Seen::Whole => {
-                            self.quote = if self.quote.is_some() {
+                            self.in_value.quote = if self.in_value.quote.is_some() {
                                 None
                             } else {
                                 Some(b'"')
                             };
                         }
                         Seen::Partway => {}
-                        Seen::Not if self.quote.is_none() => match b {
-                            b'[' | b'{' => self.depth += 1,
-                            b']' | b'}' if self.depth > 0 => self.depth -= 1,
-                            b',' if self.depth == 0 => return true,
-                            _ if b == close && self.depth == 0 => return true,
+                        Seen::Not if self.in_value.quote.is_none() => match b {
+                            b'[' | b'{' => self.in_value.depth += 1,
+                            b']' | b'}' if self.in_value.depth > 0 => self.in_value.depth -= 1,
+                            b',' if self.in_value.depth == 0 => return true,
+                            _ if b == close && self.in_value.depth == 0 => return true,
                             _ => {}
                         },
                         Seen::Not => {}
@@ -385,23 +412,20 @@ impl CallAutomaton for LiteralCall {
     /// Marker 0 opens a list (or Gemma 4's call), 1 Olmo 3's lines, 2 on
     /// a known tool's list.
     fn begin(&mut self, marker: usize) {
-        self.block = match marker {
+        let block = match marker {
             0 => Block::List,
             1 => Block::Lines,
             k => Block::Known(k - 2),
         };
-        self.word.clear();
-        self.phase = match (self.rules.syntax, self.block) {
+        let phase = match (self.rules.syntax, block) {
             (Syntax::Gemma4, _) => Phase::Prefix,
             (Syntax::Python, Block::List) => Phase::Open,
             (Syntax::Python, Block::Lines) => Phase::Name,
             (Syntax::Python, Block::Known(_)) => Phase::Known,
         };
-        self.token.reset();
-        self.quote_mark.reset();
-        self.any_call = false;
-        self.read = 0;
-        self.trail = 0;
+        self.in_block = InBlock::new(block, phase);
+        self.in_value = InValue::default();
+        self.word.clear();
     }
 
     /// Reads `bytes` phase by phase: each phase is a method of its own,
@@ -415,7 +439,7 @@ impl CallAutomaton for LiteralCall {
         let mut i = 0;
         let outcome = loop {
             let i = &mut i;
-            let step = match self.phase {
+            let step = match self.in_block.phase {
                 Phase::Open => self.open_list(bytes, i, cx),
                 Phase::Prefix => self.prefix(bytes, i, cx),
                 Phase::Name => self.name(bytes, i, cx),
@@ -430,22 +454,22 @@ impl CallAutomaton for LiteralCall {
                 break outcome;
             }
         };
-        if !self.any_call {
-            self.read += i;
+        if !self.in_block.any_call {
+            self.in_block.read += i;
         }
         (i, outcome)
     }
 
     fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         let at = cx.offset(0);
-        match self.phase {
+        match self.in_block.phase {
             Phase::End => {
-                self.report_missing_end(at.saturating_sub(self.trail as u64), cx);
+                self.report_missing_end(at.saturating_sub(self.in_block.trail as u64), cx);
                 Outcome::Complete {
-                    give_back: self.trail,
+                    give_back: self.in_block.trail,
                 }
             }
-            Phase::AfterCall if self.block == Block::Lines => {
+            Phase::AfterCall if self.in_block.block == Block::Lines => {
                 missing_end(FUNCTION_CALLS.1, at, cx);
                 Outcome::Complete { give_back: 0 }
             }
@@ -462,9 +486,9 @@ impl CallAutomaton for LiteralCall {
                 at,
                 "the stream ended at the start of a call",
             )),
-            _ if !self.any_call && !self.rules.after_marker => {
-                Outcome::NotACall { read: self.read }
-            }
+            _ if !self.in_block.any_call && !self.rules.after_marker => Outcome::NotACall {
+                read: self.in_block.read,
+            },
             _ => Outcome::failed(Failure::new(
                 DiagnosticKind::UnfinishedCall,
                 at,

@@ -17,7 +17,7 @@ impl LiteralCall {
             Some(b'[') => {
                 *i += 1;
                 self.word.clear();
-                self.phase = Phase::Name;
+                self.in_block.phase = Phase::Name;
                 None
             }
             Some(_) => Some(self.fail(*i, cx.offset(*i), "expected a list of calls")),
@@ -31,12 +31,12 @@ impl LiteralCall {
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        match self.token.feed(GEMMA_CALL, bytes, i) {
+        match self.in_block.token.feed(GEMMA_CALL, bytes, i) {
             Match::More => Some(Outcome::More),
             Match::Mismatch => Some(self.fail(*i, cx.offset(*i), "expected call: and a name")),
             Match::Done => {
                 self.word.clear();
-                self.phase = Phase::Name;
+                self.in_block.phase = Phase::Name;
                 None
             }
         }
@@ -51,7 +51,7 @@ impl LiteralCall {
     ) -> Option<Outcome> {
         if self.word.is_empty() {
             skip_ws(bytes, i);
-            self.word_at = cx.offset(*i);
+            self.in_block.word_at = cx.offset(*i);
         }
         let rest = &bytes[*i..];
         let n = rest
@@ -78,13 +78,13 @@ impl LiteralCall {
             ));
         }
         *i += 1;
-        if let Err(f) = cx.start_at(name, Some(self.word_at), cx.offset(*i)) {
+        if let Err(f) = cx.start_at(name, Some(self.in_block.word_at), cx.offset(*i)) {
             let name = name.to_owned();
             return Some(Outcome::failed(f.with_name(&name)));
         }
-        self.any_call = true;
-        self.has_member = false;
-        self.phase = Phase::Member;
+        self.in_block.any_call = true;
+        self.in_block.has_member = false;
+        self.in_block.phase = Phase::Member;
         None
     }
 
@@ -102,7 +102,7 @@ impl LiteralCall {
                 *i += 1;
                 self.close_call(cx.offset(*i), cx);
                 if self.rules.syntax == Syntax::Python {
-                    self.phase = Phase::AfterCall;
+                    self.in_block.phase = Phase::AfterCall;
                 } else {
                     self.expect_end();
                 }
@@ -110,7 +110,7 @@ impl LiteralCall {
             }
             Some(_) => {
                 self.key.clear();
-                self.phase = Phase::Key;
+                self.in_block.phase = Phase::Key;
                 None
             }
         }
@@ -139,9 +139,8 @@ impl LiteralCall {
             Some(&b) if b == assign && !self.key.trim_ascii().is_empty() => {
                 *i += 1;
                 self.word.clear();
-                (self.depth, self.quote, self.escaped) = (0, None, false);
-                self.quote_mark.reset();
-                self.phase = Phase::Value;
+                self.in_value = InValue::default();
+                self.in_block.phase = Phase::Value;
                 None
             }
             Some(_) => Some(self.fail(*i, cx.offset(*i), "expected an argument: name=value")),
@@ -165,7 +164,7 @@ impl LiteralCall {
         if bytes[*i] == b',' {
             *i += 1;
         }
-        self.phase = Phase::Member;
+        self.in_block.phase = Phase::Member;
         None
     }
 
@@ -181,7 +180,7 @@ impl LiteralCall {
         let Some(&b) = bytes.get(*i) else {
             return Some(Outcome::More);
         };
-        match (b, self.block) {
+        match (b, self.in_block.block) {
             (b',', _) => {
                 self.next_call(cx.offset(*i), cx);
                 *i += 1;
@@ -207,7 +206,7 @@ impl LiteralCall {
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        let Block::Known(n) = self.block else {
+        let Block::Known(n) = self.in_block.block else {
             return Some(self.fail(*i, cx.offset(*i), "expected a call"));
         };
         self.start_known(n, cx.offset(*i), cx)
@@ -223,23 +222,23 @@ impl LiteralCall {
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        if !self.token.is_started() {
-            self.trail += skip_ws(bytes, i);
+        if !self.in_block.token.is_started() {
+            self.in_block.trail += skip_ws(bytes, i);
         }
         let token = self.end_token();
         let before = *i;
-        let found = self.token.feed(token, bytes, i);
-        self.trail += *i - before;
+        let found = self.in_block.token.feed(token, bytes, i);
+        self.in_block.trail += *i - before;
         Some(match found {
             Match::More => Outcome::More,
             Match::Done => Outcome::Complete { give_back: 0 },
             // Llama 4's end token may be left out; Gemma 4's and Olmo 3's
             // are missing.
             Match::Mismatch => {
-                let at = cx.offset(*i).saturating_sub(self.trail as u64);
+                let at = cx.offset(*i).saturating_sub(self.in_block.trail as u64);
                 self.report_missing_end(at, cx);
                 Outcome::Complete {
-                    give_back: self.trail,
+                    give_back: self.in_block.trail,
                 }
             }
         })

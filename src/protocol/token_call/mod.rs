@@ -101,6 +101,18 @@ pub(crate) struct TokenCall {
     /// gpt-oss: the automaton reads the output's start, a header the
     /// prompt's `<|start|>assistant` opened (set once, for the lead).
     prompt_opened: bool,
+    /// What is known inside the block being read.
+    in_block: InBlock,
+    call: Call,
+    /// The name part read so far, or DeepSeek-V3's name. (This buffer and
+    /// the scanner serve every call.)
+    head: Vec<u8>,
+    json: JsonScanner,
+}
+
+/// What is known inside a block: a fresh value at each block's start.
+#[derive(Debug, Clone)]
+struct InBlock {
     phase: Phase,
     /// Whether the block began with the section's token.
     sectioned: bool,
@@ -112,11 +124,6 @@ pub(crate) struct TokenCall {
     /// gpt-oss: the marker was `<|channel|>analysis to=`: the head is
     /// the recipient.
     addressed: bool,
-    call: Call,
-    /// The name part read so far, or DeepSeek-V3's name. (This buffer and
-    /// the scanner serve every call.)
-    head: Vec<u8>,
-    json: JsonScanner,
 }
 
 /// A phase's step: go on with the next phase, or return the outcome.
@@ -135,11 +142,13 @@ impl TokenCall {
         TokenCall {
             rules: vendor.rules(),
             prompt_opened: false,
-            phase: Phase::FirstCall,
-            sectioned: true,
-            rejected: None,
-            confirming: false,
-            addressed: false,
+            in_block: InBlock {
+                phase: Phase::FirstCall,
+                sectioned: true,
+                rejected: None,
+                confirming: false,
+                addressed: false,
+            },
             call: Call::default(),
             head: Vec::new(),
             json: JsonScanner::new(max_depth).quiet_members(),
@@ -173,7 +182,7 @@ impl TokenCall {
     /// what each is.
     fn expected(&self) -> (&'static [&'static [u8]], &'static [Token]) {
         let e = &self.rules.expected;
-        match self.phase {
+        match self.in_block.phase {
             Phase::CallEnd if self.call.fenced => (&e.in_fence, &IN_FENCE),
             Phase::CallEnd => (&e.after_args, &AFTER_ARGS),
             _ => (&e.between, &BETWEEN),
@@ -188,7 +197,7 @@ impl TokenCall {
     ) -> Option<Outcome> {
         let at = self.call.token_at;
         let one_per_message = self.rules.headers;
-        match (self.phase, which) {
+        match (self.in_block.phase, which) {
             (_, Token::FenceClose) => {
                 self.call.fenced = false;
                 self.call.trail = 0;
@@ -207,21 +216,21 @@ impl TokenCall {
             }
             (Phase::CallEnd, Token::CallEnd) => {
                 self.call.trail = 0;
-                self.phase = Phase::Next;
+                self.in_block.phase = Phase::Next;
                 None
             }
             (Phase::FirstCall, Token::CallBegin) => {
                 self.next_call();
-                self.phase = Phase::Head;
+                self.in_block.phase = Phase::Head;
                 None
             }
             (Phase::Next | Phase::CallEnd, Token::CallBegin) => {
-                if self.phase == Phase::CallEnd {
+                if self.in_block.phase == Phase::CallEnd {
                     self.missing_call_end(at, cx);
                 }
                 cx.deliver(at);
                 self.next_call();
-                self.phase = Phase::Head;
+                self.in_block.phase = Phase::Head;
                 None
             }
             (Phase::CallEnd, Token::SectionEnd) => {
@@ -246,7 +255,7 @@ impl TokenCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Outcome {
         let give_back = self.call.trail;
-        match self.phase {
+        match self.in_block.phase {
             Phase::FirstCall => Outcome::failed(Failure::new(
                 DiagnosticKind::MalformedCall,
                 at,
@@ -258,7 +267,7 @@ impl TokenCall {
                 Outcome::Complete { give_back }
             }
             _ => {
-                if self.sectioned {
+                if self.in_block.sectioned {
                     self.missing_section_end(at.saturating_sub(self.call.trail as u64), cx);
                 }
                 Outcome::Complete { give_back }
@@ -274,12 +283,12 @@ impl TokenCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Result<(), Outcome> {
         let head = String::from_utf8_lossy(&self.head);
-        let name = match self.phase {
+        let name = match self.in_block.phase {
             Phase::V3Name => head.trim(),
-            _ if self.addressed => recipient(head.trim()),
+            _ if self.in_block.addressed => recipient(head.trim()),
             _ => self.rules.name_of(head.trim()),
         };
-        if self.confirming {
+        if self.in_block.confirming {
             let read = self.head.len() + self.rules.tokens.sep.len();
             return Err(Outcome::NotACall { read });
         }
@@ -311,14 +320,14 @@ impl TokenCall {
         }
         cx.start_at(name, origin, at)
             .map_err(|f| Outcome::failed(f.with_name(name)))?;
-        self.phase = Phase::BeforeArgs;
+        self.in_block.phase = Phase::BeforeArgs;
         Ok(())
     }
 
     /// The byte that ends the name part: the separator's first, or for
     /// DeepSeek-V3's name the line break.
     fn name_stop(&self) -> u8 {
-        match self.phase {
+        match self.in_block.phase {
             Phase::V3Name => b'\n',
             _ => self.rules.tokens.sep.as_bytes()[0],
         }
@@ -327,19 +336,18 @@ impl TokenCall {
     /// Where the name part ends in `bytes`: at [`name_stop`](Self::name_stop),
     /// or for calls that end with their JSON also at the arguments' `{`.
     fn name_end(&self, bytes: &[u8]) -> Option<usize> {
-        match self.phase {
+        match self.in_block.phase {
             Phase::Head if self.rules.ends_with_json => memchr::memchr2(b'[', b'{', bytes),
             _ => memchr::memchr(self.name_stop(), bytes),
         }
     }
 
-    /// A gpt-oss header without a recipient is markup; after `<|start|>`, only up to its channel, which goes
-    /// back to be read again (as the reasoning tag of the analysis
-    /// channel, or as a header of its own).
+    /// A gpt-oss header without a recipient is markup; after `<|start|>`,
+    /// only up to its channel, which goes back to be read again (as the
+    /// reasoning tag of the analysis channel, or as a header of its own).
     fn header_markup(&self) -> Outcome {
         // `sectioned`: the header began with `<|start|>` (marker 0).
-        let channel = self
-            .sectioned
+        let channel = (self.in_block.sectioned)
             .then(|| memchr::memmem::find(&self.head, CHANNEL.as_bytes()))
             .flatten();
         let sep = self.rules.tokens.sep.len();
@@ -383,7 +391,7 @@ impl TokenCall {
         offset: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        if self.rejected.is_some() {
+        if self.in_block.rejected.is_some() {
             return;
         }
         crate::protocol::report_repair(&mut self.call.repaired, repair, offset, cx);
@@ -425,21 +433,23 @@ impl TokenCall {
 /// slice ran out).
 impl CallAutomaton for TokenCall {
     fn begin(&mut self, marker: usize) {
-        self.confirming = self.prompt_opened;
-        self.addressed = self.rules.headers && marker == ANALYSIS_TO_MARKER;
-        self.sectioned = marker == 0 && !self.rules.ends_with_json;
-        self.phase = if self.sectioned && self.rules.calls_inside_sections() {
-            Phase::FirstCall
-        } else {
-            Phase::Head
+        let sectioned = marker == 0 && !self.rules.ends_with_json;
+        self.in_block = InBlock {
+            phase: match sectioned && self.rules.calls_inside_sections() {
+                true => Phase::FirstCall,
+                false => Phase::Head,
+            },
+            sectioned,
+            rejected: None,
+            confirming: self.prompt_opened,
+            addressed: self.rules.headers && marker == ANALYSIS_TO_MARKER,
         };
-        self.rejected = None;
         self.next_call();
     }
     /// The arguments are not UTF-8 at stream offset `at`: the call fails
     /// where they end (nothing more of them is sent).
     fn reject_invalid_utf8(&mut self, at: u64) {
-        self.rejected.get_or_insert(invalid_utf8(at));
+        self.in_block.rejected.get_or_insert(invalid_utf8(at));
     }
     /// See [`Automaton::steady`](super::Automaton::steady): bytes inside the
     /// arguments that do not end them, or inside a name or a token that
@@ -452,10 +462,10 @@ impl CallAutomaton for TokenCall {
         started: bool,
         _carried: bool,
     ) -> Steady<'c> {
-        if self.rejected.is_some() {
+        if self.in_block.rejected.is_some() {
             return Steady::No;
         }
-        match self.phase {
+        match self.in_block.phase {
             Phase::Args if started => {
                 let scan = self.json.advance(bytes);
                 if scan.1 == Signal::More {
@@ -485,7 +495,7 @@ impl CallAutomaton for TokenCall {
             }
             // A header the prompt opened is checked byte by byte until its
             // recipient begins (see `advance`).
-            Phase::Head if self.confirming => Steady::No,
+            Phase::Head if self.in_block.confirming => Steady::No,
             Phase::Head | Phase::V3Name => {
                 if self.head.len() + bytes.len() > MAX_HEAD || self.name_end(bytes).is_some() {
                     return Steady::No;
@@ -506,7 +516,7 @@ impl CallAutomaton for TokenCall {
     ) -> (usize, Outcome) {
         let mut i = 0;
         loop {
-            let step = match self.phase {
+            let step = match self.in_block.phase {
                 Phase::FirstCall | Phase::Next | Phase::CallEnd => {
                     self.expect_token(bytes, &mut i, cx)
                 }
@@ -523,24 +533,24 @@ impl CallAutomaton for TokenCall {
         }
     }
     fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
-        if let Some(f) = self.rejected.take() {
+        if let Some(f) = self.in_block.rejected.take() {
             return Outcome::failed(f);
         }
         let at = cx.offset(0);
-        if self.confirming {
+        if self.in_block.confirming {
             let read = self.head.len() + self.call.literal.matched();
             return Outcome::NotACall { read };
         }
         let give_back = self.call.trail;
         let unfinished =
             |what: &str| Outcome::failed(Failure::new(DiagnosticKind::UnfinishedCall, at, what));
-        match self.phase {
+        match self.in_block.phase {
             Phase::CallEnd => {
                 self.missing_call_end(at.saturating_sub(self.call.trail as u64), cx);
                 Outcome::Complete { give_back }
             }
             Phase::Next => {
-                if self.sectioned {
+                if self.in_block.sectioned {
                     self.missing_section_end(at.saturating_sub(self.call.trail as u64), cx);
                 }
                 Outcome::Complete { give_back }

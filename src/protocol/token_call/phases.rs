@@ -55,9 +55,9 @@ impl TokenCall {
         }
         self.head.extend_from_slice(&rest[..n.min(room)]);
         *i += n.min(room);
-        if self.confirming {
+        if self.in_block.confirming {
             match opens_recipient(&self.head) {
-                Some(true) => self.confirming = false,
+                Some(true) => self.in_block.confirming = false,
                 Some(false) => {
                     let read = self.head.len();
                     return ControlFlow::Break(Outcome::NotACall { read });
@@ -75,13 +75,13 @@ impl TokenCall {
         if bytes[*i] == b'{' && self.rules.ends_with_json {
             return step_of(self.start_call(cx.offset(*i), cx));
         }
-        if self.phase == Phase::V3Name {
+        if self.in_block.phase == Phase::V3Name {
             *i += 1;
             return step_of(self.start_call(cx.offset(*i), cx));
         }
         self.call.literal.reset();
         self.call.token_at = cx.offset(*i);
-        self.phase = Phase::Sep;
+        self.in_block.phase = Phase::Sep;
         ControlFlow::Continue(())
     }
 
@@ -102,7 +102,7 @@ impl TokenCall {
                     // `<|constrain|>`) belong to it.
                     self.head.extend_from_slice(read);
                     self.call.literal.reset();
-                    self.phase = Phase::Head;
+                    self.in_block.phase = Phase::Head;
                     return ControlFlow::Continue(());
                 }
                 // Mistral v13: `[CALL_ID]` comes first.
@@ -111,7 +111,7 @@ impl TokenCall {
                     .is_some_and(|id| id.starts_with(read) && id.get(read.len()) == bytes.get(*i));
                 if begins_id && !self.head_has_id() {
                     // What matched of the separator matched the id token.
-                    self.phase = Phase::Id;
+                    self.in_block.phase = Phase::Id;
                     return ControlFlow::Continue(());
                 }
                 self.malformed_at_literal("expected the separator after the call's name")
@@ -119,7 +119,7 @@ impl TokenCall {
             // DeepSeek-V3: the name follows, on its own line.
             Match::Done if self.rules.function_line && self.head_is(b"function") => {
                 self.head.clear();
-                self.phase = Phase::V3Name;
+                self.in_block.phase = Phase::V3Name;
                 ControlFlow::Continue(())
             }
             Match::Done => step_of(self.start_call(cx.offset(*i), cx)),
@@ -135,7 +135,7 @@ impl TokenCall {
             Match::Mismatch => self.malformed_at_literal("expected [ARGS] after the call's id"),
             Match::Done => {
                 self.head.extend_from_slice(id);
-                self.phase = Phase::Head;
+                self.in_block.phase = Phase::Head;
                 ControlFlow::Continue(())
             }
         }
@@ -151,11 +151,11 @@ impl TokenCall {
         *i += bytes[*i..].iter().take_while(|&&b| is_ws(b)).count();
         match bytes.get(*i) {
             None => return ControlFlow::Break(Outcome::More),
-            Some(b'{') => self.phase = Phase::Args,
+            Some(b'{') => self.in_block.phase = Phase::Args,
             Some(b'`') if !self.call.fenced && self.rules.function_line => {
                 self.call.literal.reset();
                 self.call.token_at = cx.offset(*i);
-                self.phase = Phase::FenceOpen;
+                self.in_block.phase = Phase::FenceOpen;
             }
             Some(_) => {
                 let at = cx.offset(*i);
@@ -173,7 +173,7 @@ impl TokenCall {
             Match::Mismatch => self.malformed_at_literal("expected the arguments' JSON object"),
             Match::Done => {
                 self.call.fenced = true;
-                self.phase = Phase::BeforeArgs;
+                self.in_block.phase = Phase::BeforeArgs;
                 ControlFlow::Continue(())
             }
         }
@@ -191,9 +191,9 @@ impl TokenCall {
             Some(scan) => scan,
             None => self.json.advance(&bytes[*i..]),
         };
-        if self.rejected.is_none() {
+        if self.in_block.rejected.is_none() {
             if let Err(at) = cx.delta(&bytes[*i..*i + n], cx.offset(*i)) {
-                self.rejected = Some(invalid_utf8(at));
+                self.in_block.rejected = Some(invalid_utf8(at));
             }
         }
         *i += n;
@@ -201,8 +201,12 @@ impl TokenCall {
             Signal::More => return ControlFlow::Break(Outcome::More),
             // A call that cannot be delivered fails where its arguments
             // end, whatever the chunking.
-            Signal::RootEnd if self.rejected.is_some() => {
-                let f = self.rejected.take().unwrap_or_else(|| invalid_utf8(0));
+            Signal::RootEnd if self.in_block.rejected.is_some() => {
+                let f = self
+                    .in_block
+                    .rejected
+                    .take()
+                    .unwrap_or_else(|| invalid_utf8(0));
                 return ControlFlow::Break(Outcome::failed(f));
             }
             Signal::RootEnd if self.rules.ends_with_json => {
@@ -210,7 +214,7 @@ impl TokenCall {
             }
             Signal::RootEnd => {
                 self.call.trail = 0;
-                self.phase = Phase::CallEnd;
+                self.in_block.phase = Phase::CallEnd;
             }
             Signal::Control => {
                 self.repair(Repair::Control(bytes[*i]), cx.offset(*i), cx);
@@ -239,7 +243,9 @@ impl TokenCall {
                     at,
                     format!("{what} in the call's arguments at byte {at}"),
                 );
-                return ControlFlow::Break(Outcome::failed(self.rejected.take().unwrap_or(f)));
+                return ControlFlow::Break(Outcome::failed(
+                    self.in_block.rejected.take().unwrap_or(f),
+                ));
             }
         }
         ControlFlow::Continue(())
