@@ -105,6 +105,17 @@ pub(crate) enum Found {
     None,
 }
 
+impl Found {
+    /// The same result for a hay that starts `by` bytes earlier.
+    fn shifted(self, by: usize) -> Found {
+        match self {
+            Found::Marker { at, index } => Found::Marker { at: by + at, index },
+            Found::Partial { at } => Found::Partial { at: by + at },
+            Found::None => Found::None,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct MarkerSet {
     markers: Vec<Marker>,
@@ -190,13 +201,16 @@ impl RareBytes {
 const RARE_IN_PROSE: u8 = 1;
 
 /// How common `b` is in prose, Markdown included: 0 for control bytes,
-/// 1 for symbols that prose seldom writes, 2 for Markdown's and text's
-/// symbols and for non-ASCII bytes (other scripts), 3 for letters,
-/// digits, white space and sentence punctuation.
+/// 1 for symbols that prose seldom writes and for `0xEF`, which begins
+/// U+F000 to U+FFFF (fullwidth forms, which only CJK prose writes: there
+/// the search falls back to memmem), 2 for Markdown's and text's symbols
+/// and other non-ASCII bytes (other scripts), 3 for letters, digits,
+/// white space and sentence punctuation.
 fn commonness_in_prose(b: u8) -> u8 {
     match b {
         b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b' ' | b'\n' | b'\t' => 3,
         b'.' | b',' | b';' | b':' | b'!' | b'?' | b'\'' | b'"' | b'(' | b')' | b'-' => 3,
+        0xEF => 1,
         b'<' | b'>' | b'/' | b'*' | b'#' | b'[' | b']' | b'`' | b'\r' | 0x80.. => 2,
         0..=0x1f | 0x7f => 0,
         _ => 1,
@@ -529,6 +543,13 @@ impl MarkerSet {
         if let Some(rare) = self.rare.as_ref().filter(|_| memmem) {
             return self.find_rare(hay, base, misses, rare);
         }
+        self.find_plain(hay, base, misses, memmem)
+    }
+
+    /// [`find`](Self::find) without the rare bytes: memmem for one
+    /// searcher, else the first bytes while they are rare.
+    #[inline(always)]
+    fn find_plain(&self, hay: &[u8], base: u64, misses: &mut Misses, memmem: bool) -> Found {
         if memmem && self.finders.len() == 1 {
             return self.find_with_memmem(hay, base, misses);
         }
@@ -591,7 +612,8 @@ impl MarkerSet {
             }
             let from = at + 1;
             if (false_hits + 1) * switch > from && hay.len() - from >= MIN_MEMMEM_HAY {
-                return self.find_with_memmem_from(hay, from, base, misses);
+                let rest = self.find_with_memmem(&hay[from..], base + from as u64, misses);
+                return rest.shifted(from);
             }
         }
         Found::None
@@ -599,7 +621,7 @@ impl MarkerSet {
 
     /// [`find`](Self::find) by one pass over the markers' rare bytes: the
     /// same answer. Once false hits outnumber one in [`SPARSE_HITS`] bytes,
-    /// the rest of the hay goes to memmem.
+    /// the rest of the hay is searched as without them.
     fn find_rare(&self, hay: &[u8], base: u64, misses: &mut Misses, rare: &RareBytes) -> Found {
         let offsets = &rare.offsets;
         let mut first: Option<(usize, usize)> = None;
@@ -630,29 +652,12 @@ impl MarkerSet {
             {
                 // Each start before `start` had its rare byte looked at.
                 let start = from.saturating_sub(offsets.max_offset());
-                return self.find_with_memmem_from(hay, start, base, misses);
+                let memmem = hay.len() - start >= MIN_MEMMEM_HAY;
+                return (self.find_plain(&hay[start..], base + start as u64, misses, memmem))
+                    .shifted(start);
             }
         }
         self.first_or_partial(hay, first)
-    }
-
-    /// [`find_with_memmem`](Self::find_with_memmem) over `hay[from..]`,
-    /// with positions in `hay`.
-    fn find_with_memmem_from(
-        &self,
-        hay: &[u8],
-        from: usize,
-        base: u64,
-        misses: &mut Misses,
-    ) -> Found {
-        match self.find_with_memmem(&hay[from..], base + from as u64, misses) {
-            Found::Marker { at, index } => Found::Marker {
-                at: from + at,
-                index,
-            },
-            Found::Partial { at } => Found::Partial { at: from + at },
-            Found::None => Found::None,
-        }
     }
 
     /// [`find`](Self::find) with one memmem pass per group: the same
@@ -848,8 +853,13 @@ mod tests {
 
     #[test]
     fn memmem_path_agrees_with_the_byte_path() {
-        let sets: [&[(&str, Boundary)]; 8] = [
+        let sets: [&[(&str, Boundary)]; 9] = [
             &[("<tool_call>", Boundary::None)],
+            // Rare bytes of a non-ASCII marker (0xEF) and an ASCII one.
+            &[
+                ("<｜DSML｜tool_calls>", Boundary::None),
+                ("<function_calls>", Boundary::None),
+            ],
             &[("```tool_call", Boundary::Whitespace)],
             &[
                 ("<tool_call>", Boundary::None),
@@ -921,6 +931,10 @@ mod tests {
                 "[TOOL_CALLS]",
                 "[TOOL_CAL",
                 "tool_call",
+                "<｜DSML｜tool_calls>",
+                "<｜DSML｜",
+                "<function_calls>",
+                "，",
             ];
             // Every concatenation of three pieces, padded past the memmem
             // threshold: behind prose, or behind false hits dense enough to
@@ -928,7 +942,7 @@ mod tests {
             // (partial markers) or before more prose.
             let (sparse, dense, tail) = ("p".repeat(64), "<`[ ".repeat(32), "p".repeat(64));
             // Dense rare bytes too: the one-pass search gives way to memmem.
-            let rare = "_=x|".repeat(32);
+            let rare = "_=x|，".repeat(32);
             let settings = [
                 (&sparse, ""),
                 (&dense, ""),
@@ -1092,6 +1106,8 @@ mod tests {
         assert_eq!(rare(&["<|tool_call|>", "<tool_call>"]), None);
         // A marker with no rare byte.
         assert_eq!(rare(&["<tool_call>", "<fn>"]), None);
+        let picked = rare(&["<｜DSML｜invoke", "<｜DSML｜calls", "<function_calls>"]);
+        assert_eq!(picked, Some((vec![0xEF, b'_'], vec![1, 9])));
     }
 
     #[test]
