@@ -159,17 +159,15 @@ struct RareBytes {
 }
 
 impl RareBytes {
-    /// The rare bytes of `needles` (each a prefix of the markers it finds),
-    /// if each has one and there are at most three.
+    /// The rare bytes of `needles` (each standing in its markers at its
+    /// group's offsets), if each has one and there are at most three.
     fn pick(needles: &[(Vec<u8>, Group)]) -> Option<RareBytes> {
         let mut bytes = Vec::new();
         let mut offsets = Vec::new();
         for (needle, group) in needles {
-            if group.offsets != [0] {
-                return None;
-            }
-            // The first byte is searched for anyway (`<`, common).
-            let (at, &byte) = (needle.iter().enumerate().skip(1))
+            // A marker's first byte is no help (`<`, common).
+            let (at, &byte) = (needle.iter().enumerate())
+                .filter(|&(k, _)| k > 0 || group.min_offset() > 0)
                 .min_by_key(|&(_, &b)| commonness_in_prose(b))?;
             if commonness_in_prose(byte) > RARE_IN_PROSE {
                 return None;
@@ -177,7 +175,7 @@ impl RareBytes {
             if !bytes.contains(&byte) {
                 bytes.push(byte);
             }
-            offsets.push(at);
+            offsets.extend(group.offsets.iter().map(|o| o + at));
         }
         (bytes.len() <= 3).then(|| RareBytes {
             bytes,
@@ -1102,8 +1100,9 @@ mod tests {
         let picked = rare(&["<tool_call>", "<function="]);
         assert_eq!(picked, Some((b"_=".to_vec(), vec![5, 9])));
         assert_eq!(rare(&["<tool_call>"]), Some((b"_".to_vec(), vec![5])));
-        // A part shared at different offsets: its searcher stays.
-        assert_eq!(rare(&["<|tool_call|>", "<tool_call>"]), None);
+        // A part shared at different offsets (`tool_call`).
+        let picked = rare(&["<|tool_call|>", "<tool_call>"]);
+        assert_eq!(picked, Some((b"_".to_vec(), vec![5, 6])));
         // A marker with no rare byte.
         assert_eq!(rare(&["<tool_call>", "<fn>"]), None);
         let picked = rare(&["<｜DSML｜invoke", "<｜DSML｜calls", "<function_calls>"]);
