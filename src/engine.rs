@@ -100,8 +100,9 @@ struct Think {
 }
 
 /// Sends `text`, a steady chunk `chunk` of a string value, JSON-escaped:
-/// runs of the chunk and static escapes, each a delta (nothing allocated).
-/// Out of line, so that the steady path stays small.
+/// runs of the chunk and static escapes, each a delta (nothing allocated),
+/// or for a long text one built delta. Out of line, so that the steady
+/// path stays small.
 #[inline(never)]
 fn send_escaped<'c, S: FnMut(Event<'c>)>(
     core: &mut Core,
@@ -109,9 +110,26 @@ fn send_escaped<'c, S: FnMut(Event<'c>)>(
     chunk: (&'c [u8], u64),
     sink: &mut S,
 ) {
-    crate::scan::json::escape_json_pieces(text, |piece| {
+    use crate::scan::json::{escape_json_pieces, ESCAPED_IN_PIECES};
+    if text.len() > ESCAPED_IN_PIECES {
+        return send_escaped_long(core, text, chunk, sink);
+    }
+    escape_json_pieces(text, |piece| {
         core.send_built(Cow::Borrowed(piece.as_str()), chunk, sink);
     });
+}
+
+/// [`send_escaped`] of a long text: one built delta.
+#[inline(never)]
+fn send_escaped_long<'c, S: FnMut(Event<'c>)>(
+    core: &mut Core,
+    text: &str,
+    chunk: (&'c [u8], u64),
+    sink: &mut S,
+) {
+    let mut escaped = String::with_capacity(text.len() + text.len() / 8);
+    crate::scan::json::escape_json_into(&mut escaped, text);
+    core.send_built(Cow::Owned(escaped), chunk, sink);
 }
 
 /// A [`Steady::Verbatim`] chunk (at stream offset `offset`) that begins or

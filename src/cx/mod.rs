@@ -180,7 +180,7 @@ impl Core {
 
     /// Sends `delta`, text the automaton built, as the next delta of the
     /// call in progress (see [`send_verbatim`](Self::send_verbatim)).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn send_built<'c>(
         &mut self,
         delta: Cow<'c, str>,

@@ -7,7 +7,9 @@ use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::{Failure, Outcome};
-use crate::scan::json::{escape_json_into, escape_json_pieces, Escaped};
+use crate::scan::json::{
+    escape_json_into, escape_json_pieces, needs_json_escape, Escaped, ESCAPED_IN_PIECES,
+};
 use crate::scan::same_bytes;
 
 /// The buffered bytes of a call after its start marker, as the XML-format
@@ -523,26 +525,36 @@ impl ArgsWriter {
         lend: impl Fn(&str) -> Option<&'static str>,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        match raw.and_then(|raw| crate::scan::utf8::validate(raw).ok()) {
-            // A step that built text sends one delta: the pieces join it.
-            // Otherwise (a chunk inside a value) each piece is a delta of
-            // its own: joined, they would be copied.
-            Some(text) => {
-                let join = cx.building_owned();
-                escape_json_pieces(text, |piece| {
-                    if !join {
-                        cx.flush();
-                    }
-                    cx.delta_piece(piece.as_str());
-                });
-            }
-            None => escape_json_pieces(text, |piece| match piece {
+        let short = text.len() <= ESCAPED_IN_PIECES;
+        // A step that built text sends one delta: the text joins it.
+        // Otherwise (a chunk inside a value) each piece of the escaped text
+        // is a delta of its own: joined, they would be copied.
+        let join = cx.building_owned();
+        let borrowed = raw
+            .filter(|_| (short && !join) || !needs_json_escape(text.as_bytes()))
+            .and_then(|raw| crate::scan::utf8::validate(raw).ok());
+        if let Some(text) = borrowed {
+            escape_json_pieces(text, |piece| {
+                if !join {
+                    cx.flush();
+                }
+                cx.delta_piece(piece.as_str());
+            });
+        } else if raw.is_none() && short {
+            // Held bytes: escapes and tag prefixes have static strings.
+            escape_json_pieces(text, |piece| match piece {
                 Escaped::Escape(escape) => cx.delta_piece(escape),
                 Escaped::Run(run) => match lend(run) {
                     Some(run) => cx.delta_piece(run),
                     None => cx.delta_text(run),
                 },
-            }),
+            });
+        } else {
+            // Escapes in a step that built text, or in a long text: in one
+            // pass, one delta.
+            self.scratch.clear();
+            escape_json_into(&mut self.scratch, text);
+            cx.delta_text(&self.scratch);
         }
     }
 

@@ -876,6 +876,11 @@ impl<'t> Escaped<'t> {
     }
 }
 
+/// The longest text a caller passes on in [`escape_json_pieces`] rather
+/// than escaped into one string: past a few escapes, a delta per piece
+/// costs more than the allocation it saves.
+pub(crate) const ESCAPED_IN_PIECES: usize = 256;
+
 /// `text` JSON-escaped (without quotes), as serde_json writes it, in
 /// pieces that concatenate to it: runs of `text` itself and the static
 /// escapes between them, so a caller that passes them on allocates nothing.
