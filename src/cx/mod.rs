@@ -673,17 +673,11 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         self.emit_verbatim(delta, offset);
     }
 
-    /// Arguments text that is part of the format's syntax.
+    /// Arguments text the automaton built that lives as long as the chunk:
+    /// the format's syntax, static escapes, runs of the chunk.
     #[inline]
-    pub(crate) fn delta_static(&mut self, text: &'static str) {
+    pub(crate) fn delta_borrowed(&mut self, text: &'c str) {
         self.emit_built(text);
-    }
-
-    /// Arguments text built of pieces that live as long as the chunk: runs
-    /// of it and static escapes.
-    #[inline]
-    pub(crate) fn delta_piece(&mut self, piece: &'c str) {
-        self.emit_built(piece);
     }
 
     /// Arguments text the automaton built or held; `offset` is where it

@@ -202,7 +202,7 @@ pub(crate) struct Wait {
     /// newline, `<`) has arrived.
     pub(crate) for_close: bool,
     /// Where the partly received tag begins, for a wait inside a value
-    /// (which [`goes_on`](Self::goes_on) may end early).
+    /// (which may end early: see [`early`](Self::early)).
     pub(crate) in_value: Option<usize>,
 }
 
@@ -538,14 +538,14 @@ impl ArgsWriter {
                 if !join {
                     cx.flush();
                 }
-                cx.delta_piece(piece.as_str());
+                cx.delta_borrowed(piece.as_str());
             });
         } else if raw.is_none() && short {
             // Held bytes: escapes and tag prefixes have static strings.
             escape_json_pieces(text, |piece| match piece {
-                Escaped::Escape(escape) => cx.delta_piece(escape),
+                Escaped::Escape(escape) => cx.delta_borrowed(escape),
                 Escaped::Run(run) => match lend(run) {
-                    Some(run) => cx.delta_piece(run),
+                    Some(run) => cx.delta_borrowed(run),
                     None => cx.delta_text(run),
                 },
             });
@@ -560,13 +560,13 @@ impl ArgsWriter {
 
     /// Closes that string.
     pub(crate) fn end_string<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
-        cx.delta_static("\"");
+        cx.delta_borrowed("\"");
     }
 
     /// Closes the object.
     pub(crate) fn close<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         if !self.whole {
-            cx.delta_static(if self.key_ends.is_empty() { "{}" } else { "}" });
+            cx.delta_borrowed(if self.key_ends.is_empty() { "{}" } else { "}" });
         }
         self.reset();
     }

@@ -264,7 +264,7 @@ impl JsonCall {
         }
         if !self.object.seen_args {
             // No arguments (or `null`): the input is an empty object.
-            cx.delta_static("{}");
+            cx.delta_borrowed("{}");
         }
         Outcome::Complete { give_back }
     }

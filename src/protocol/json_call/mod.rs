@@ -324,7 +324,7 @@ impl JsonCall {
         if self.rejected.is_none() {
             self.report_extra_closer(cx);
             if !self.object.seen_args {
-                cx.delta_static("{}");
+                cx.delta_borrowed("{}");
             }
             cx.deliver(self.json_end);
         }
