@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use crate::cx::{CallCx, Core, Settings};
 use crate::error::OnInvalid;
+use crate::event::{Delta, Event, Span};
 use crate::event::{Diagnostic, DiagnosticKind};
-use crate::event::{Event, Span};
 use crate::limits::Limits;
 use crate::protocol::{Automaton, CallAutomaton, Failure, Outcome, Steady};
 use crate::reasoning::Reasoning;
@@ -115,7 +115,7 @@ fn send_escaped<'c, S: FnMut(Event<'c>)>(
         return send_escaped_long(core, text, chunk, sink);
     }
     escape_json_pieces(text, |piece| {
-        core.send_built(Cow::Borrowed(piece.as_str()), chunk, sink);
+        core.send_built(Delta::borrowed(piece.as_str()), chunk, sink);
     });
 }
 
@@ -129,7 +129,7 @@ fn send_escaped_long<'c, S: FnMut(Event<'c>)>(
 ) {
     let mut escaped = String::with_capacity(text.len() + text.len() / 8);
     crate::scan::json::escape_json_into(&mut escaped, text);
-    core.send_built(Cow::Owned(escaped), chunk, sink);
+    core.send_built(Delta::from(escaped), chunk, sink);
 }
 
 /// A [`Steady::Verbatim`] chunk (at stream offset `offset`) that begins or
@@ -588,7 +588,7 @@ impl Parser {
                 match small {
                     Small::PlainAscii(text) if self.core.text.carry.is_empty() => {
                         if !text.is_empty() {
-                            self.core.text.delta(Cow::Borrowed(text), sink);
+                            self.core.text.delta(Delta::borrowed(text), sink);
                         }
                     }
                     _ => self.core.text.push(chunk, self.offset, sink),
@@ -645,7 +645,12 @@ impl Parser {
             Steady::Delta(text) => {
                 // Automata stream arguments only once the call has started.
                 debug_assert!(core.out.call.is_some());
-                core.send_verbatim(Cow::Borrowed(text), self.offset, (chunk, self.offset), sink);
+                core.send_verbatim(
+                    Delta::borrowed(text),
+                    self.offset,
+                    (chunk, self.offset),
+                    sink,
+                );
             }
             Steady::Verbatim => {
                 debug_assert!(core.out.call.is_some());
@@ -656,7 +661,7 @@ impl Parser {
                 };
                 match plain {
                     Some(text) => core.send_verbatim(
-                        Cow::Borrowed(text),
+                        Delta::borrowed(text),
                         self.offset,
                         (chunk, self.offset),
                         sink,
@@ -996,7 +1001,7 @@ impl Parser {
         {
             Some(s) if core.text.carry.is_empty() => {
                 if !s.is_empty() {
-                    core.text.delta(Cow::Borrowed(s), sink);
+                    core.text.delta(Delta::borrowed(s), sink);
                 }
             }
             _ => core.text.push(&rest[..end], base, sink),

@@ -3,14 +3,16 @@
 //! Names follow the stream parts of the AI SDK (`text-delta`,
 //! `tool-input-start`, `tool-call`, …), so a server can forward them as they
 //! are. Text and argument deltas borrow from the chunk that was just fed
-//! whenever the bytes lie inside it; only bytes held back across a chunk
-//! boundary (a partial marker, a split UTF-8 code point) are owned.
+//! whenever the bytes lie inside it (see [`Delta`]): a code point that a
+//! chunk boundary split is completed inline, and only text built from
+//! bytes held back across a boundary may be owned.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::delta::Delta;
 pub use crate::ids::{CallId, ReasoningId, Span, TextId};
 
 /// One event of the output stream.
@@ -31,7 +33,7 @@ pub enum Event<'a> {
         /// The part.
         id: TextId,
         /// The text.
-        delta: Cow<'a, str>,
+        delta: Delta<'a>,
     },
     /// A text part ends (before a tool call, or at the end of the stream).
     TextEnd {
@@ -50,7 +52,7 @@ pub enum Event<'a> {
         /// The part.
         id: ReasoningId,
         /// The text.
-        delta: Cow<'a, str>,
+        delta: Delta<'a>,
     },
     /// A reasoning part ends (at the end tag, or at the end of a stream
     /// that left it open, after an
@@ -82,7 +84,7 @@ pub enum Event<'a> {
         /// The call.
         id: CallId,
         /// The next piece of arguments text.
-        delta: Cow<'a, str>,
+        delta: Delta<'a>,
     },
     /// The call's input is complete. A `tool-input-end` that is not followed
     /// by a `tool-call` for the same id means the call was abandoned; a
@@ -131,13 +133,13 @@ impl Event<'_> {
             Event::TextStart { id } => Event::TextStart { id },
             Event::TextDelta { id, delta } => Event::TextDelta {
                 id,
-                delta: own(delta),
+                delta: delta.into_static(),
             },
             Event::TextEnd { id } => Event::TextEnd { id },
             Event::ReasoningStart { id } => Event::ReasoningStart { id },
             Event::ReasoningDelta { id, delta } => Event::ReasoningDelta {
                 id,
-                delta: own(delta),
+                delta: delta.into_static(),
             },
             Event::ReasoningEnd { id } => Event::ReasoningEnd { id },
             Event::ToolInputStart {
@@ -151,7 +153,7 @@ impl Event<'_> {
             },
             Event::ToolInputDelta { id, delta } => Event::ToolInputDelta {
                 id,
-                delta: own(delta),
+                delta: delta.into_static(),
             },
             Event::ToolInputEnd { id } => Event::ToolInputEnd { id },
             Event::ToolCall {
@@ -239,16 +241,16 @@ pub fn push_merged(events: &mut Vec<Event<'static>>, event: Event<'_>) {
         (Some(Event::TextDelta { id: a, delta: acc }), Event::TextDelta { id: b, delta })
             if a == b =>
         {
-            acc.to_mut().push_str(delta)
+            acc.push_str(delta)
         }
         (
             Some(Event::ToolInputDelta { id: a, delta: acc }),
             Event::ToolInputDelta { id: b, delta },
-        ) if a == b => acc.to_mut().push_str(delta),
+        ) if a == b => acc.push_str(delta),
         (
             Some(Event::ReasoningDelta { id: a, delta: acc }),
             Event::ReasoningDelta { id: b, delta },
-        ) if a == b => acc.to_mut().push_str(delta),
+        ) if a == b => acc.push_str(delta),
         _ => events.push(event.into_owned()),
     }
 }

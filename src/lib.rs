@@ -168,6 +168,7 @@
 pub(crate) mod coerce;
 pub mod contract;
 mod cx;
+mod delta;
 mod engine;
 mod error;
 pub mod event;
@@ -194,7 +195,7 @@ mod validate;
 
 pub use engine::{Parser, ParserBuilder};
 pub use error::{Error, MarkerError, OnInvalid};
-pub use event::{CallId, Diagnostic, DiagnosticKind, Event, ReasoningId, Span, TextId};
+pub use event::{CallId, Delta, Diagnostic, DiagnosticKind, Event, ReasoningId, Span, TextId};
 pub use format::Format;
 pub use limits::Limits;
 pub use model::{ModelLookupError, ModelSetup};

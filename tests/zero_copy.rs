@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use toolsieve::{Event, Format, Parser};
+use toolsieve::{Delta, Event, Format, Parser};
 
 const CALL: &str = "Sure.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"東京\", \"days\": 3}}\n</tool_call>\n";
 
@@ -26,20 +26,15 @@ fn a_call_in_one_chunk_borrows_its_input() {
         matches!(input, Cow::Borrowed(r#"{"city": "東京", "days": 3}"#)),
         "{input:?}"
     );
-    let deltas: Vec<&Cow<'_, str>> = events
+    let deltas: Vec<&Delta<'_>> = events
         .iter()
         .filter_map(|e| match e {
             Event::ToolInputDelta { delta, .. } => Some(delta),
             _ => None,
         })
         .collect();
-    assert!(
-        matches!(
-            deltas[..],
-            [Cow::Borrowed(r#"{"city": "東京", "days": 3}"#)]
-        ),
-        "{deltas:?}"
-    );
+    assert_eq!(deltas, [r#"{"city": "東京", "days": 3}"#], "{deltas:?}");
+    assert!(deltas[0].is_borrowed());
 }
 
 #[test]

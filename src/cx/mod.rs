@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::OnInvalid;
-use crate::event::{CallId, Event, Span};
+use crate::event::{CallId, Delta, Event, Span};
 use crate::event::{Diagnostic, DiagnosticKind};
 use crate::limits::Limits;
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
@@ -109,19 +109,6 @@ pub(crate) fn text_in_chunk(
     crate::scan::utf8::validate(bytes).ok().map(Cow::Borrowed)
 }
 
-/// `more` added to the text of `pending` (made owned, with room to grow).
-fn append(pending: &mut Cow<'_, str>, more: &str) {
-    match pending {
-        Cow::Owned(text) => text.push_str(more),
-        Cow::Borrowed(text) => {
-            let mut joined = String::with_capacity((text.len() + more.len()) * 2);
-            joined.push_str(text);
-            joined.push_str(more);
-            *pending = Cow::Owned(joined);
-        }
-    }
-}
-
 impl Core {
     pub(crate) fn new(settings: Settings) -> Core {
         Core {
@@ -153,8 +140,12 @@ impl Core {
         };
         let at = self.out.delta_carry.pending_offset().unwrap_or(offset);
         self.out.delta_carry = next.carry(offset + chunk.len() as u64);
-        if !next.is_empty() {
-            self.send_verbatim(next.into_text(), at, (chunk, offset), sink);
+        if let Some(c) = next.completed() {
+            self.send_verbatim(Delta::from(c), at, (chunk, offset), sink);
+        }
+        if !next.text().is_empty() {
+            let at = at + next.completed().map_or(0, |c| c.len_utf8() as u64);
+            self.send_verbatim(Delta::borrowed(next.text()), at, (chunk, offset), sink);
         }
         true
     }
@@ -167,7 +158,7 @@ impl Core {
     #[inline(always)]
     pub(crate) fn send_verbatim<'c>(
         &mut self,
-        delta: Cow<'c, str>,
+        delta: Delta<'c>,
         offset: u64,
         chunk: (&'c [u8], u64),
         sink: &mut impl FnMut(Event<'c>),
@@ -183,7 +174,7 @@ impl Core {
     #[inline(always)]
     pub(crate) fn send_built<'c>(
         &mut self,
-        delta: Cow<'c, str>,
+        delta: Delta<'c>,
         chunk: (&'c [u8], u64),
         sink: &mut impl FnMut(Event<'c>),
     ) {
@@ -372,7 +363,7 @@ pub(crate) struct CallCx<'p, 'c, S> {
     /// Built deltas not sent yet: consecutive ones go out as one event (one
     /// allocation, not one per piece of syntax), before any other event and
     /// when the automaton's step ends ([`flush`](Self::flush)).
-    pub(crate) pending: Option<Cow<'c, str>>,
+    pub(crate) pending: Option<Delta<'c>>,
 }
 
 impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
@@ -539,7 +530,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
 
     /// Emits a delta that is the stream's own bytes at `offset`.
     #[inline]
-    fn emit_verbatim(&mut self, delta: Cow<'c, str>, offset: u64) {
+    fn emit_verbatim(&mut self, delta: Delta<'c>, offset: u64) {
         if delta.is_empty() {
             return;
         }
@@ -552,7 +543,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// before it, see `pending`).
     #[inline]
     fn emit_built(&mut self, delta: &'c str) {
-        self.pend(delta, || Cow::Borrowed(delta));
+        self.pend(delta, || Delta::borrowed(delta));
     }
 
     /// [`emit_built`](Self::emit_built) for text that does not live as long
@@ -562,20 +553,27 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
             // Room for the pieces that usually follow in the same step.
             let mut text = String::with_capacity(delta.len().max(32) * 2);
             text.push_str(delta);
-            Cow::Owned(text)
+            Delta::from(text)
         });
+    }
+
+    /// [`emit_built`](Self::emit_built) of one character, which goes out
+    /// inline when it does not join other built text.
+    pub(crate) fn delta_char(&mut self, c: char) {
+        let mut utf8 = [0; 4];
+        self.pend(c.encode_utf8(&mut utf8), || Delta::from(c));
     }
 
     /// Adds `delta` to `pending`, which `first` starts when it is empty.
     #[inline]
-    fn pend(&mut self, delta: &str, first: impl FnOnce() -> Cow<'c, str>) {
+    fn pend(&mut self, delta: &str, first: impl FnOnce() -> Delta<'c>) {
         if delta.is_empty() || self.core.out.call.is_none() {
             return;
         }
         self.core.note_built(delta, (self.chunk, self.base));
         match &mut self.pending {
             None => self.pending = Some(first()),
-            Some(pending) => append(pending, delta),
+            Some(pending) => pending.push_str(delta),
         }
     }
 
@@ -592,7 +590,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
     /// Whether built deltas wait to be sent in an owned string (as one
     /// event), which more text can join without a new allocation.
     pub(crate) fn building_owned(&self) -> bool {
-        matches!(self.pending, Some(Cow::Owned(_)))
+        self.pending.as_ref().is_some_and(Delta::is_owned)
     }
 
     /// Sends the built deltas not sent yet, as one event.
@@ -618,7 +616,7 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
         // The common case, kept small enough to inline: whole code points.
         if self.core.out.delta_carry.is_empty() {
             if let Ok(text) = crate::scan::utf8::validate(bytes) {
-                self.emit_verbatim(Cow::Borrowed(text), offset);
+                self.emit_verbatim(Delta::borrowed(text), offset);
                 return Ok(());
             }
         }
@@ -667,8 +665,8 @@ impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
             _ => fits(SPACES, 1),
         };
         let delta = match text {
-            Some(text) => Cow::Borrowed(text),
-            None => Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
+            Some(text) => Delta::borrowed(text),
+            None => Delta::from(String::from_utf8_lossy(bytes).into_owned()),
         };
         self.emit_verbatim(delta, offset);
     }

@@ -1,9 +1,7 @@
 //! Where text goes: the text and reasoning parts of a stream, with the
 //! UTF-8 carry across chunks and runs of invalid bytes.
 
-use std::borrow::Cow;
-
-use crate::event::{Diagnostic, DiagnosticKind, Event, ReasoningId, TextId};
+use crate::event::{Delta, Diagnostic, DiagnosticKind, Event, ReasoningId, TextId};
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 
 /// Where text goes: text parts, or reasoning parts while the stream is
@@ -30,7 +28,7 @@ pub(crate) const INVALID_RUN_GAP: u64 = 64;
 
 impl TextOut {
     #[inline]
-    pub(crate) fn delta<'c>(&mut self, delta: Cow<'c, str>, sink: &mut impl FnMut(Event<'c>)) {
+    pub(crate) fn delta<'c>(&mut self, delta: Delta<'c>, sink: &mut impl FnMut(Event<'c>)) {
         let n = match self.open {
             Some(n) => n,
             None => self.open(sink),
@@ -93,7 +91,7 @@ impl TextOut {
                 if reported {
                     let before = run.take();
                     self.flush_run(before, sink);
-                    self.delta(Cow::Borrowed("\u{FFFD}"), sink);
+                    self.delta(Delta::borrowed("\u{FFFD}"), sink);
                     sink(invalid_utf8(offset));
                 } else {
                     run.get_or_insert_with(String::new).push('\u{FFFD}');
@@ -104,7 +102,7 @@ impl TextOut {
 
     fn flush_run<'c>(&mut self, run: Option<String>, sink: &mut impl FnMut(Event<'c>)) {
         if let Some(run) = run.filter(|r| !r.is_empty()) {
-            self.delta(Cow::Owned(run), sink);
+            self.delta(Delta::from(run), sink);
         }
     }
 
@@ -122,7 +120,7 @@ impl TextOut {
         // The common case: whole code points, valid, borrowed as they are.
         if self.carry.is_empty() {
             if let Ok(text) = crate::scan::utf8::validate(bytes) {
-                return self.delta(Cow::Borrowed(text), sink);
+                return self.delta(Delta::borrowed(text), sink);
             }
         }
         self.push_split(bytes, base, sink);
@@ -153,7 +151,7 @@ impl TextOut {
         let mut run = None;
         carry.push(bytes, base, &mut |p| {
             let p = match p {
-                Utf8Piece::Text(t) => Utf8Piece::Text(Cow::Owned(t.into_owned())),
+                Utf8Piece::Text(t) => Utf8Piece::Text(t.into_static()),
                 Utf8Piece::Invalid(o) => Utf8Piece::Invalid(o),
             };
             self.merged_piece(p, &mut run, sink)

@@ -525,6 +525,7 @@ impl ArgsWriter {
         lend: impl Fn(&str) -> Option<&'static str>,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
+        debug_assert!(raw.is_none_or(|raw| raw == text.as_bytes()));
         let short = text.len() <= ESCAPED_IN_PIECES;
         // A step that built text sends one delta: the text joins it.
         // Otherwise (a chunk inside a value) each piece of the escaped text
@@ -541,13 +542,20 @@ impl ArgsWriter {
                 cx.delta_borrowed(piece.as_str());
             });
         } else if raw.is_none() && short {
-            // Held bytes: escapes and tag prefixes have static strings.
-            escape_json_pieces(text, |piece| match piece {
-                Escaped::Escape(escape) => cx.delta_borrowed(escape),
-                Escaped::Run(run) => match lend(run) {
-                    Some(run) => cx.delta_borrowed(run),
-                    None => cx.delta_text(run),
-                },
+            // Held bytes: escapes, tag prefixes and ASCII characters have
+            // static strings, other characters go out inline.
+            escape_json_pieces(text, |piece| {
+                if !join {
+                    cx.flush();
+                }
+                match piece {
+                    Escaped::Escape(escape) => cx.delta_borrowed(escape),
+                    Escaped::Run(run) => match lend(run) {
+                        Some(run) => cx.delta_borrowed(run),
+                        None if join || run.len() > HELD_BY_CHARACTER => cx.delta_text(run),
+                        None => lend_by_character(run, &lend, join, cx),
+                    },
+                }
             });
         } else {
             // Escapes in a step that built text, or in a long text: in one
@@ -569,6 +577,30 @@ impl ArgsWriter {
             cx.delta_borrowed(if self.key_ends.is_empty() { "{}" } else { "}" });
         }
         self.reset();
+    }
+}
+
+/// Held text up to this long goes out character by character rather than
+/// copied (a held newline or tag prefix, and a code point a chunk split).
+const HELD_BY_CHARACTER: usize = 16;
+
+/// `run` (held text that `lend` did not find whole) as one delta per
+/// character: ASCII lent from a static string, others inline.
+fn lend_by_character<'c, S: FnMut(Event<'c>)>(
+    run: &str,
+    lend: &impl Fn(&str) -> Option<&'static str>,
+    join: bool,
+    cx: &mut CallCx<'_, 'c, S>,
+) {
+    let mut utf8 = [0; 4];
+    for c in run.chars() {
+        if !join {
+            cx.flush();
+        }
+        match lend(c.encode_utf8(&mut utf8)) {
+            Some(lent) => cx.delta_borrowed(lent),
+            None => cx.delta_char(c),
+        }
     }
 }
 

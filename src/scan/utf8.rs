@@ -8,7 +8,7 @@
 //! delimited exactly as [`String::from_utf8_lossy`] does, whatever the
 //! chunking, so replacement is split-invariant.
 
-use std::borrow::Cow;
+use crate::delta::Delta;
 
 /// `std::str::from_utf8`, with SIMD validation for longer inputs (the
 /// result, including `Err`, is the same; only speed differs).
@@ -62,7 +62,7 @@ pub(crate) fn ascii_where(bytes: &[u8], from: u8, keep: impl Fn(u8) -> bool) -> 
 /// One decoded piece.
 pub(crate) enum Utf8Piece<'c> {
     /// Valid text.
-    Text(Cow<'c, str>),
+    Text(Delta<'c>),
     /// A maximal invalid sequence starting at this stream offset.
     Invalid(u64),
 }
@@ -93,23 +93,15 @@ impl<'c> Continued<'c> {
         carry
     }
 
-    /// Whether there is no text at all (bytes that only carry).
-    pub(crate) fn is_empty(&self) -> bool {
-        self.completed.is_none() && self.text.is_empty()
+    /// The code point the carried bytes began, now whole (it cannot be
+    /// borrowed from either chunk: it goes out inline).
+    pub(crate) fn completed(&self) -> Option<char> {
+        self.completed
     }
 
-    /// All the text, owned if a code point was completed (it cannot be
-    /// borrowed from either chunk).
-    pub(crate) fn into_text(self) -> Cow<'c, str> {
-        match self.completed {
-            None => Cow::Borrowed(self.text),
-            Some(c) => {
-                let mut text = String::with_capacity(c.len_utf8() + self.text.len());
-                text.push(c);
-                text.push_str(self.text);
-                Cow::Owned(text)
-            }
-        }
+    /// The whole code points after it, borrowed from the bytes.
+    pub(crate) fn text(&self) -> &'c str {
+        self.text
     }
 }
 
@@ -175,7 +167,7 @@ impl Utf8Carry {
             // The common case: whole code points, valid.
             if let Ok(text) = validate(chunk) {
                 if !text.is_empty() {
-                    out(Utf8Piece::Text(Cow::Borrowed(text)));
+                    out(Utf8Piece::Text(Delta::borrowed(text)));
                 }
                 return;
             }
@@ -195,10 +187,10 @@ impl Utf8Carry {
         match self.continue_with(chunk) {
             Some(next) => {
                 if let Some(c) = next.completed {
-                    out(Utf8Piece::Text(Cow::Owned(c.to_string())));
+                    out(Utf8Piece::Text(Delta::from(c)));
                 }
                 if !next.text.is_empty() {
-                    out(Utf8Piece::Text(Cow::Borrowed(next.text)));
+                    out(Utf8Piece::Text(Delta::borrowed(next.text)));
                 }
                 *self = next.carry(base + chunk.len() as u64);
             }
@@ -271,7 +263,7 @@ impl Utf8Carry {
             match std::str::from_utf8(rest) {
                 Ok(text) => {
                     if !text.is_empty() {
-                        out(Utf8Piece::Text(Cow::Borrowed(text)));
+                        out(Utf8Piece::Text(Delta::borrowed(text)));
                     }
                     return;
                 }
@@ -280,7 +272,7 @@ impl Utf8Carry {
                     if valid > 0 {
                         // Validated just above; cannot fail.
                         let text = std::str::from_utf8(&rest[..valid]).unwrap_or_default();
-                        out(Utf8Piece::Text(Cow::Borrowed(text)));
+                        out(Utf8Piece::Text(Delta::borrowed(text)));
                     }
                     match e.error_len() {
                         Some(bad) => {
@@ -311,21 +303,22 @@ impl Utf8Carry {
         let avail = held + extra;
         match std::str::from_utf8(&window[..avail]) {
             Ok(text) => {
-                // The whole window is valid: its first char is the completed one.
-                let ch_len = text.chars().next().map_or(avail, char::len_utf8);
-                out(Utf8Piece::Text(Cow::Owned(text[..ch_len].to_owned())));
+                // The whole window is valid: its first char is the completed
+                // one (there is one: the window holds the carried bytes).
+                let first = text.chars().next().unwrap_or_default();
+                out(Utf8Piece::Text(Delta::from(first)));
                 self.len = 0;
-                ch_len - held
+                first.len_utf8().saturating_sub(held)
             }
             Err(e) if e.valid_up_to() > 0 => {
-                let ch_len = std::str::from_utf8(&window[..e.valid_up_to()])
+                // The valid start holds the completed char.
+                let first = std::str::from_utf8(&window[..e.valid_up_to()])
                     .ok()
                     .and_then(|t| t.chars().next())
-                    .map_or(1, char::len_utf8);
-                let text = String::from_utf8_lossy(&window[..ch_len]).into_owned();
-                out(Utf8Piece::Text(Cow::Owned(text)));
+                    .unwrap_or_default();
+                out(Utf8Piece::Text(Delta::from(first)));
                 self.len = 0;
-                ch_len - held
+                first.len_utf8().saturating_sub(held)
             }
             Err(e) => match e.error_len() {
                 Some(bad) => {
@@ -387,7 +380,8 @@ mod tests {
                 let next = carry
                     .continue_with(chunk)
                     .unwrap_or_else(|| panic!("size {size}: {chunk:?} after {carry:?}"));
-                out.push_str(&next.into_text());
+                out.extend(next.completed());
+                out.push_str(next.text());
                 base += chunk.len() as u64;
                 carry = next.carry(base);
                 if let Some(at) = carry.pending_offset() {
@@ -410,7 +404,7 @@ mod tests {
         assert_eq!(carried.continue_with(b"a"), None);
         assert_eq!(carried.continue_with(b"\xBDa"), None);
         let next = carried.continue_with(b"\xBD").unwrap();
-        assert!(next.is_empty());
+        assert_eq!((next.completed(), next.text()), (None, ""));
         assert_eq!(
             next.carry(9),
             Utf8Carry {

@@ -525,11 +525,13 @@ impl XmlCall {
             // ended the value) come before those in this one.
             let held = cx.offset(0).saturating_sub(self.at(from));
             let held = usize::try_from(held).map_or(valid, |held| held.min(valid));
-            let (before, in_chunk) = match text.is_char_boundary(held) {
-                true => text.split_at(held),
-                false => (text, ""),
-            };
-            for (part, at) in [(before, from), (in_chunk, from + held)] {
+            // A code point that the chunk boundary split goes with the
+            // held bytes (it is not in the chunk whole).
+            let cut = (held..=valid)
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(valid);
+            let (before, in_chunk) = text.split_at(cut);
+            for (part, at) in [(before, from), (in_chunk, from + cut)] {
                 if !part.is_empty() {
                     let raw = cx.in_chunk(self.at(at), part.len());
                     let lend = |run: &str| lend_static(run, self.tags.param_close);
