@@ -93,6 +93,43 @@ fn text_only_chunks_do_not_allocate() {
     }
 }
 
+/// Reasoning streams as text does: a stream that starts inside `<think>`
+/// allocates nothing per chunk either, byte chunks included.
+#[test]
+fn reasoning_chunks_do_not_allocate() {
+    let prose = "Let me think: 1 2 3, unicode é 世界 and `ticks`. ".repeat(64);
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
+    let tools = std::fs::read_to_string(format!("{dir}/tools.json")).expect("tools.json");
+    let tools = Tool::list_from_json(&tools).expect("tools");
+    for &format in Format::ALL {
+        let reasoning = toolsieve::Reasoning::think().starting_open(true);
+        let mut parser = Parser::builder(format)
+            .tools(tools.clone())
+            .reasoning(reasoning)
+            .build()
+            .unwrap();
+        parser.feed_str("warm up", &mut |_| {});
+        parser.finish(&mut |_| {});
+        for size in [1, 4, 16, 64] {
+            let mut bytes = 0;
+            COUNTED.with(|c| c.set(true));
+            let before = ALLOCATIONS.with(Cell::get);
+            for chunk in prose.as_bytes().chunks(size) {
+                parser.feed(chunk, &mut |e| {
+                    if let Event::ReasoningDelta { delta, .. } = e {
+                        bytes += delta.len();
+                    }
+                });
+            }
+            let after = ALLOCATIONS.with(Cell::get);
+            COUNTED.with(|c| c.set(false));
+            assert_eq!(after - before, 0, "{format} allocated at chunk size {size}");
+            assert_eq!(bytes, prose.len(), "{format} at chunk size {size}");
+            parser.finish(&mut |_| {});
+        }
+    }
+}
+
 /// Call attempts that fail early in a long chunk (a one-shot parse of a
 /// stream of broken calls) copy a bounded multiple of what they read into
 /// the parser's buffers, not the rest of the chunk: before, each of these
