@@ -123,7 +123,10 @@
 //! Token-sized chunks of prose that hold no marker's first byte, and
 //! token-sized chunks of a string argument being streamed, take fast paths
 //! that skip the automaton. Prefer [`Parser::feed_str`] when the text is
-//! already a `&str`: it is not validated again. The crate's one `unsafe`
+//! already a `&str`: it is not validated again. A warm parser allocates
+//! nothing per chunk in prose, reasoning and string arguments: a delta is a
+//! [`Delta`], borrowed from the chunk or a static string, or one code point
+//! that a chunk boundary split, completed inline. The crate's one `unsafe`
 //! function turns bytes that the pass which read them found ASCII into
 //! `&str`.
 //!
