@@ -393,11 +393,16 @@ fn bare_string<'w>(
         return None;
     }
     let string_typed = crate::coerce::keyword(schema?, "type").is_some_and(|t| t == "string");
-    let text = std::str::from_utf8(value).ok()?.trim();
-    let bare = !text.is_empty()
-        && !text.as_bytes().starts_with(GEMMA_QUOTE)
-        && !text.starts_with(['[', '{']);
-    (string_typed && bare).then_some(text)
+    // A quoted string, a list or an object is told by its first byte,
+    // without validating the whole value (which may be long).
+    let quoted = |text: &[u8]| {
+        text.starts_with(GEMMA_QUOTE) || text.starts_with(b"[") || text.starts_with(b"{")
+    };
+    if !string_typed || quoted(value.trim_ascii_start()) {
+        return None;
+    }
+    let text = crate::scan::utf8::validate(value).ok()?.trim();
+    (!text.is_empty() && !quoted(text.as_bytes())).then_some(text)
 }
 
 /// Skips whitespace from `bytes[*i]` on; how much.
