@@ -325,68 +325,16 @@ fn rewrite_history(
     messages: &[Message],
     options: &ParamsOptions,
 ) -> Result<Vec<Message>, Error> {
-    let keep_reasoning = options.reasoning_in_history;
-    let (start, end) = format
+    let tags = format
         .default_reasoning()
         .map_or(("<think>".to_owned(), "</think>".to_owned()), |r| {
             (r.start, r.end)
         });
+    let reasoning_tags = options.reasoning_in_history.then_some(&tags);
     let mut out: Vec<Message> = Vec::new();
     for (i, message) in messages.iter().enumerate() {
-        if let Message::Assistant { content } = message {
-            for part in content {
-                if let Part::ToolCall {
-                    tool_name, input, ..
-                } = part
-                {
-                    if !input.is_object() {
-                        let problem = format!(
-                            "message {i}: the input of the call to {tool_name:?} is not a JSON object"
-                        );
-                        if !options.tolerant_history {
-                            return Err(Error::InvalidRequest(problem));
-                        }
-                        tracing::warn!(target: "toolsieve::history", "{problem}; rendered as it stands");
-                    }
-                }
-            }
-        }
-        let rewritten = match message {
-            Message::System { content } => Message::System {
-                content: content.clone(),
-            },
-            Message::User { content } | Message::Assistant { content } => {
-                let texts: Vec<String> = content
-                    .iter()
-                    .map(|part| match part {
-                        Part::Text { text } => text.clone(),
-                        Part::Reasoning { text } if keep_reasoning => format!("{start}{text}{end}"),
-                        Part::Reasoning { .. } => String::new(),
-                        Part::ToolCall {
-                            tool_name, input, ..
-                        } => format_tool_call(format, tool_name, input),
-                    })
-                    .filter(|t| !t.is_empty())
-                    .collect();
-                match message {
-                    Message::User { .. } => Message::User {
-                        content: join_text(&texts),
-                    },
-                    _ => Message::Assistant {
-                        content: join_text(&texts),
-                    },
-                }
-            }
-            Message::Tool { content } => {
-                let texts: Vec<String> = content
-                    .iter()
-                    .map(|r| format_tool_response(format, &r.tool_name, &r.shown()))
-                    .collect();
-                Message::User {
-                    content: join_text(&texts),
-                }
-            }
-        };
+        check_call_inputs(i, message, options)?;
+        let rewritten = rewrite_message(format, message, reasoning_tags);
         // Consecutive user messages merge into one.
         if let (Some(Message::User { content: prev }), Message::User { content: next }) =
             (out.last_mut(), &rewritten)
@@ -406,4 +354,75 @@ fn rewrite_history(
         out.push(rewritten);
     }
     Ok(out)
+}
+
+/// An assistant message's calls must have object inputs: an error, or
+/// with `tolerant_history` a warning (the input is rendered as it stands).
+fn check_call_inputs(i: usize, message: &Message, options: &ParamsOptions) -> Result<(), Error> {
+    let Message::Assistant { content } = message else {
+        return Ok(());
+    };
+    for part in content {
+        if let Part::ToolCall {
+            tool_name, input, ..
+        } = part
+        {
+            if !input.is_object() {
+                let problem = format!(
+                    "message {i}: the input of the call to {tool_name:?} is not a JSON object"
+                );
+                if !options.tolerant_history {
+                    return Err(Error::InvalidRequest(problem));
+                }
+                tracing::warn!(target: "toolsieve::history", "{problem}; rendered as it stands");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One message as text: calls in the format's layout, reasoning inside
+/// `reasoning_tags` (dropped without them), tool results as a user turn.
+fn rewrite_message(
+    format: Format,
+    message: &Message,
+    reasoning_tags: Option<&(String, String)>,
+) -> Message {
+    match message {
+        Message::System { content } => Message::System {
+            content: content.clone(),
+        },
+        Message::User { content } | Message::Assistant { content } => {
+            let texts: Vec<String> = content
+                .iter()
+                .map(|part| match part {
+                    Part::Text { text } => text.clone(),
+                    Part::Reasoning { text } => reasoning_tags
+                        .map(|(start, end)| format!("{start}{text}{end}"))
+                        .unwrap_or_default(),
+                    Part::ToolCall {
+                        tool_name, input, ..
+                    } => format_tool_call(format, tool_name, input),
+                })
+                .filter(|t| !t.is_empty())
+                .collect();
+            match message {
+                Message::User { .. } => Message::User {
+                    content: join_text(&texts),
+                },
+                _ => Message::Assistant {
+                    content: join_text(&texts),
+                },
+            }
+        }
+        Message::Tool { content } => {
+            let texts: Vec<String> = content
+                .iter()
+                .map(|r| format_tool_response(format, &r.tool_name, &r.shown()))
+                .collect();
+            Message::User {
+                content: join_text(&texts),
+            }
+        }
+    }
 }

@@ -311,28 +311,7 @@ impl ChunkEncoder {
                 tool_name,
                 model_call_id,
             } if self.policy == StreamPolicy::Eager => {
-                let index = self.next_index;
-                self.next_index += 1;
-                self.open_call = Some((*id, index));
-                let call = ToolCallDelta {
-                    index,
-                    id: Some(match model_call_id {
-                        Some(given) => given.to_string(),
-                        None => self.new_call_id(),
-                    }),
-                    kind: Some("function".into()),
-                    function: FunctionDelta {
-                        name: Some(tool_name.to_string()),
-                        arguments: Some(String::new()),
-                    },
-                };
-                self.emit(
-                    Delta {
-                        tool_calls: vec![call],
-                        ..Delta::default()
-                    },
-                    out,
-                );
+                self.call_started(*id, tool_name, model_call_id.as_deref(), out)
             }
             Event::ToolInputDelta { id, delta } => match self.open_call {
                 Some((open, index)) if open == *id => self.emit(
@@ -352,48 +331,87 @@ impl ChunkEncoder {
                 _ => {}
             },
             Event::ToolCall {
-                id: tool_call_id,
+                id,
                 tool_name,
                 input,
                 model_call_id,
                 ..
-            } => {
-                self.delivered += 1;
-                if self
-                    .open_call
-                    .take()
-                    .is_some_and(|(open, _)| open == *tool_call_id)
-                {
-                    // Eager: everything went out already.
-                    return;
-                }
-                let index = self.next_index;
-                self.next_index += 1;
-                let id = match model_call_id {
-                    Some(id) => id.to_string(),
-                    None => self.new_call_id(),
-                };
-                self.emit(
-                    Delta {
-                        tool_calls: vec![ToolCallDelta {
-                            index,
-                            id: Some(id),
-                            kind: Some("function".into()),
-                            function: FunctionDelta {
-                                name: Some(tool_name.to_string()),
-                                arguments: Some(input.to_string()),
-                            },
-                        }],
-                        ..Delta::default()
-                    },
-                    out,
-                );
-            }
+            } => self.call_delivered(*id, tool_name, input, model_call_id.as_deref(), out),
             Event::Diagnostic(d) => {
                 tracing::debug!(target: "toolsieve::parse", kind = ?d.kind, message = %d.message, "diagnostic");
             }
             _ => {}
         }
+    }
+
+    /// Eager: a call's first chunk (its id and name) as soon as it starts.
+    fn call_started(
+        &mut self,
+        id: CallId,
+        tool_name: &str,
+        model_call_id: Option<&str>,
+        out: &mut Vec<ChatCompletionChunk>,
+    ) {
+        let index = self.next_index;
+        self.next_index += 1;
+        self.open_call = Some((id, index));
+        let call = ToolCallDelta {
+            index,
+            id: Some(match model_call_id {
+                Some(given) => given.to_owned(),
+                None => self.new_call_id(),
+            }),
+            kind: Some("function".into()),
+            function: FunctionDelta {
+                name: Some(tool_name.to_owned()),
+                arguments: Some(String::new()),
+            },
+        };
+        self.emit(
+            Delta {
+                tool_calls: vec![call],
+                ..Delta::default()
+            },
+            out,
+        );
+    }
+
+    /// A delivered call: nothing more if it streamed (eager), else all of
+    /// it in one chunk.
+    fn call_delivered(
+        &mut self,
+        id: CallId,
+        tool_name: &str,
+        input: &str,
+        model_call_id: Option<&str>,
+        out: &mut Vec<ChatCompletionChunk>,
+    ) {
+        self.delivered += 1;
+        if self.open_call.take().is_some_and(|(open, _)| open == id) {
+            // Eager: everything went out already.
+            return;
+        }
+        let index = self.next_index;
+        self.next_index += 1;
+        let id = match model_call_id {
+            Some(id) => id.to_owned(),
+            None => self.new_call_id(),
+        };
+        self.emit(
+            Delta {
+                tool_calls: vec![ToolCallDelta {
+                    index,
+                    id: Some(id),
+                    kind: Some("function".into()),
+                    function: FunctionDelta {
+                        name: Some(tool_name.to_owned()),
+                        arguments: Some(input.to_owned()),
+                    },
+                }],
+                ..Delta::default()
+            },
+            out,
+        );
     }
 }
 

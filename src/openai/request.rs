@@ -291,77 +291,11 @@ fn joined(parts: &[Part]) -> String {
 pub fn to_backend(request: &Request, stream: bool) -> ChatRequest {
     let mut messages = Vec::with_capacity(request.messages.len());
     for message in &request.messages {
-        match message {
-            Message::System { content } => messages.push(ChatMessage::System {
-                content: MessageContent::Text(content.clone()),
-                name: None,
-            }),
-            Message::User { content } => messages.push(ChatMessage::User {
-                content: MessageContent::Text(joined(content)),
-                name: None,
-            }),
-            Message::Assistant { content } => {
-                let tool_calls: Vec<ToolCall> = content
-                    .iter()
-                    .filter_map(|p| match p {
-                        Part::ToolCall {
-                            tool_call_id,
-                            tool_name,
-                            input,
-                        } => Some(ToolCall {
-                            id: tool_call_id.clone(),
-                            kind: "function".into(),
-                            function: FunctionCall {
-                                name: tool_name.clone(),
-                                arguments: input.to_string(),
-                            },
-                        }),
-                        _ => None,
-                    })
-                    .collect();
-                let text = joined(content);
-                messages.push(ChatMessage::Assistant {
-                    content: (!text.is_empty() || tool_calls.is_empty())
-                        .then_some(MessageContent::Text(text)),
-                    tool_calls,
-                    reasoning_content: None,
-                    name: None,
-                });
-            }
-            Message::Tool { content } => {
-                for result in content {
-                    messages.push(ChatMessage::Tool {
-                        tool_call_id: result.tool_call_id.clone(),
-                        content: MessageContent::Text(match &result.shown() {
-                            Value::String(s) => s.clone(),
-                            other => other.to_string(),
-                        }),
-                    });
-                }
-            }
-        }
+        push_backend_message(message, &mut messages);
     }
     let mut extra = request.extra.clone();
     if let Some(schema) = &request.response_format {
-        // OpenAI's schema name allows letters, digits, `_` and `-`, up to
-        // 64: a forced tool's name when it fits.
-        let name = schema["title"]
-            .as_str()
-            .filter(|t| {
-                !t.is_empty()
-                    && t.len() <= 64
-                    && t.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-            })
-            .unwrap_or("tool_call");
-        let mut format = json!({"name": name, "schema": schema});
-        if let Some(description) = schema["description"].as_str() {
-            format["description"] = json!(description);
-        }
-        extra.insert(
-            "response_format".into(),
-            json!({"type": "json_schema", "json_schema": format}),
-        );
+        extra.insert("response_format".into(), response_format(schema));
     }
     // The typed fields stay empty: what the caller set is in `extra` and
     // serializes from there, exactly as it came.
@@ -381,4 +315,78 @@ pub fn to_backend(request: &Request, stream: bool) -> ChatRequest {
     chat.messages = messages;
     chat.stream = stream;
     chat
+}
+
+/// `message` in OpenAI's shape, pushed to `messages` (a tool message
+/// holds one result per message).
+fn push_backend_message(message: &Message, messages: &mut Vec<ChatMessage>) {
+    match message {
+        Message::System { content } => messages.push(ChatMessage::System {
+            content: MessageContent::Text(content.clone()),
+            name: None,
+        }),
+        Message::User { content } => messages.push(ChatMessage::User {
+            content: MessageContent::Text(joined(content)),
+            name: None,
+        }),
+        Message::Assistant { content } => {
+            let tool_calls: Vec<ToolCall> = content
+                .iter()
+                .filter_map(|p| match p {
+                    Part::ToolCall {
+                        tool_call_id,
+                        tool_name,
+                        input,
+                    } => Some(ToolCall {
+                        id: tool_call_id.clone(),
+                        kind: "function".into(),
+                        function: FunctionCall {
+                            name: tool_name.clone(),
+                            arguments: input.to_string(),
+                        },
+                    }),
+                    _ => None,
+                })
+                .collect();
+            let text = joined(content);
+            messages.push(ChatMessage::Assistant {
+                content: (!text.is_empty() || tool_calls.is_empty())
+                    .then_some(MessageContent::Text(text)),
+                tool_calls,
+                reasoning_content: None,
+                name: None,
+            });
+        }
+        Message::Tool { content } => {
+            for result in content {
+                messages.push(ChatMessage::Tool {
+                    tool_call_id: result.tool_call_id.clone(),
+                    content: MessageContent::Text(match &result.shown() {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    }),
+                });
+            }
+        }
+    }
+}
+
+/// A `response_format` schema as OpenAI's `{"type": "json_schema", …}`.
+fn response_format(schema: &Value) -> Value {
+    // OpenAI's schema name allows letters, digits, `_` and `-`, up to
+    // 64: a forced tool's name when it fits.
+    let name = schema["title"]
+        .as_str()
+        .filter(|t| {
+            !t.is_empty()
+                && t.len() <= 64
+                && t.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        })
+        .unwrap_or("tool_call");
+    let mut format = json!({"name": name, "schema": schema});
+    if let Some(description) = schema["description"].as_str() {
+        format["description"] = json!(description);
+    }
+    json!({"type": "json_schema", "json_schema": format})
 }
