@@ -56,14 +56,29 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The tools of the bench corpora (morph-xml needs them).
+fn bench_tools() -> Vec<Tool> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
+    let tools = std::fs::read_to_string(format!("{dir}/tools.json")).expect("tools.json");
+    Tool::list_from_json(&tools).expect("tools")
+}
+
+/// How many allocations `run` makes on this thread.
+fn allocations_in(run: impl FnOnce()) -> usize {
+    COUNTED.with(|c| c.set(true));
+    let before = ALLOCATIONS.with(Cell::get);
+    run();
+    let after = ALLOCATIONS.with(Cell::get);
+    COUNTED.with(|c| c.set(false));
+    after - before
+}
+
 #[test]
 fn text_only_chunks_do_not_allocate() {
     let prose =
         "Plain prose with punctuation, numbers 1 2 3, unicode é 世界 and `ticks`. ".repeat(64);
     let prose = prose.as_str();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
-    let tools = std::fs::read_to_string(format!("{dir}/tools.json")).expect("tools.json");
-    let tools = Tool::list_from_json(&tools).expect("tools");
+    let tools = bench_tools();
     for &format in Format::ALL {
         let mut parser = Parser::builder(format)
             .tools(tools.clone())
@@ -75,18 +90,16 @@ fn text_only_chunks_do_not_allocate() {
         parser.finish(&mut |_| {});
         // Byte chunks: code points split across them are completed inline.
         for size in [1, 4, 16, 64, 4096] {
-            COUNTED.with(|c| c.set(true));
-            let before = ALLOCATIONS.with(Cell::get);
-            for chunk in prose.as_bytes().chunks(size) {
-                parser.feed(chunk, &mut |e| {
-                    if let Event::TextDelta { delta, .. } = e {
-                        bytes += delta.len();
-                    }
-                });
-            }
-            let after = ALLOCATIONS.with(Cell::get);
-            COUNTED.with(|c| c.set(false));
-            assert_eq!(after - before, 0, "{format} allocated at chunk size {size}");
+            let allocations = allocations_in(|| {
+                for chunk in prose.as_bytes().chunks(size) {
+                    parser.feed(chunk, &mut |e| {
+                        if let Event::TextDelta { delta, .. } = e {
+                            bytes += delta.len();
+                        }
+                    });
+                }
+            });
+            assert_eq!(allocations, 0, "{format} allocated at chunk size {size}");
             parser.finish(&mut |_| {});
         }
         assert_eq!(bytes, prose.len() * 5);
@@ -98,9 +111,7 @@ fn text_only_chunks_do_not_allocate() {
 #[test]
 fn reasoning_chunks_do_not_allocate() {
     let prose = "Let me think: 1 2 3, unicode é 世界 and `ticks`. ".repeat(64);
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
-    let tools = std::fs::read_to_string(format!("{dir}/tools.json")).expect("tools.json");
-    let tools = Tool::list_from_json(&tools).expect("tools");
+    let tools = bench_tools();
     for &format in Format::ALL {
         let reasoning = toolsieve::Reasoning::think().starting_open(true);
         let mut parser = Parser::builder(format)
@@ -112,18 +123,16 @@ fn reasoning_chunks_do_not_allocate() {
         parser.finish(&mut |_| {});
         for size in [1, 4, 16, 64] {
             let mut bytes = 0;
-            COUNTED.with(|c| c.set(true));
-            let before = ALLOCATIONS.with(Cell::get);
-            for chunk in prose.as_bytes().chunks(size) {
-                parser.feed(chunk, &mut |e| {
-                    if let Event::ReasoningDelta { delta, .. } = e {
-                        bytes += delta.len();
-                    }
-                });
-            }
-            let after = ALLOCATIONS.with(Cell::get);
-            COUNTED.with(|c| c.set(false));
-            assert_eq!(after - before, 0, "{format} allocated at chunk size {size}");
+            let allocations = allocations_in(|| {
+                for chunk in prose.as_bytes().chunks(size) {
+                    parser.feed(chunk, &mut |e| {
+                        if let Event::ReasoningDelta { delta, .. } = e {
+                            bytes += delta.len();
+                        }
+                    });
+                }
+            });
+            assert_eq!(allocations, 0, "{format} allocated at chunk size {size}");
             assert_eq!(bytes, prose.len(), "{format} at chunk size {size}");
             parser.finish(&mut |_| {});
         }
@@ -221,8 +230,7 @@ fn relaxed_calls_read_ahead_again_within_a_linear_budget() {
 #[test]
 fn long_arguments_allocate_per_call_not_per_chunk() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
-    let tools = std::fs::read_to_string(format!("{dir}/tools.json")).expect("tools.json");
-    let tools = Tool::list_from_json(&tools).expect("tools");
+    let tools = bench_tools();
     for &format in Format::ALL {
         let input = std::fs::read_to_string(format!("{dir}/big_arg_{format}.txt"))
             .unwrap_or_else(|e| panic!("big_arg_{format}.txt: {e}"));
@@ -236,16 +244,14 @@ fn long_arguments_allocate_per_call_not_per_chunk() {
             parser.finish(&mut |_| {});
             // Byte chunks, so that some split the argument's é and 世界.
             let mut calls = 0;
-            COUNTED.with(|c| c.set(true));
-            let before = ALLOCATIONS.with(Cell::get);
-            for chunk in input.as_bytes().chunks(size) {
-                parser.feed(chunk, &mut |e| {
-                    calls += usize::from(matches!(e, Event::ToolCall { .. }))
-                });
-            }
-            parser.finish(&mut |e| calls += usize::from(matches!(e, Event::ToolCall { .. })));
-            let allocations = ALLOCATIONS.with(Cell::get) - before;
-            COUNTED.with(|c| c.set(false));
+            let mut count =
+                |e: Event<'_>| calls += usize::from(matches!(e, Event::ToolCall { .. }));
+            let allocations = allocations_in(|| {
+                for chunk in input.as_bytes().chunks(size) {
+                    parser.feed(chunk, &mut count);
+                }
+                parser.finish(&mut count);
+            });
             assert_eq!(calls, 1, "{format}");
             assert!(
                 allocations <= 32,
