@@ -22,22 +22,31 @@
 //!   [`inline_local_refs`], applied once when the parser is built);
 //! - nothing fits: the text stays a string and a diagnostic says why.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
-/// A coerced value: its JSON text, and why coercion fell back to a string.
+use crate::scan::json::json_string;
+
+/// A coerced value: its JSON text (borrowed from the raw text where that
+/// is already the JSON, as for most integers), and why coercion fell back
+/// to a string.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Coerced {
-    pub(crate) json: String,
+pub(crate) struct Coerced<'r> {
+    pub(crate) json: Cow<'r, str>,
     pub(crate) problem: Option<String>,
 }
 
-fn string(raw: &str) -> String {
-    Value::String(raw.to_owned()).to_string()
+/// JSON text: borrowed from the raw text or static where it can be.
+type Json<'r> = Cow<'r, str>;
+
+fn string(raw: &str) -> Json<'static> {
+    Cow::Owned(json_string(raw))
 }
 
 /// Coerces `raw` to `schema` (a property's JSON Schema), nesting at most
 /// `max_depth` deep in relaxed JSON.
-pub(crate) fn coerce(raw: &str, schema: Option<&Value>, max_depth: usize) -> Coerced {
+pub(crate) fn coerce<'r>(raw: &'r str, schema: Option<&Value>, max_depth: usize) -> Coerced<'r> {
     match schema.and_then(|s| try_schema(raw, s, max_depth, 0)) {
         Some(json) => Coerced {
             json,
@@ -155,7 +164,12 @@ fn has_constraint(schema: &Value) -> bool {
 }
 
 /// The JSON text for `raw` under `schema`, or `None` if it does not fit.
-fn try_schema(raw: &str, schema: &Value, max_depth: usize, level: usize) -> Option<String> {
+fn try_schema<'r>(
+    raw: &'r str,
+    schema: &Value,
+    max_depth: usize,
+    level: usize,
+) -> Option<Json<'r>> {
     if level > 8 {
         return None;
     }
@@ -183,11 +197,20 @@ fn try_schema(raw: &str, schema: &Value, max_depth: usize, level: usize) -> Opti
     if let Some(Value::Array(members)) = field(schema, "enum") {
         return member_of(raw, members);
     }
-    let types: Vec<&str> = match field(schema, "type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ if field(schema, "properties").is_some() => vec!["object"],
-        _ if field(schema, "items").is_some() => vec!["array"],
+    let one_type: [&str; 1];
+    let listed: Vec<&str>;
+    // One type is the usual case: no list is built for it.
+    let types: &[&str] = match field(schema, "type") {
+        Some(Value::String(t)) => {
+            one_type = [t.as_str()];
+            &one_type
+        }
+        Some(Value::Array(ts)) => {
+            listed = ts.iter().filter_map(Value::as_str).collect();
+            &listed
+        }
+        _ if field(schema, "properties").is_some() => &["object"],
+        _ if field(schema, "items").is_some() => &["array"],
         _ => return Some(string(raw)),
     };
     // Types in the order written, but `null` first, so that
@@ -207,7 +230,7 @@ fn try_schema(raw: &str, schema: &Value, max_depth: usize, level: usize) -> Opti
 /// where no schema types it: the JSON value it is (numbers keep their
 /// digits; relaxed JSON is read as for `array` / `object`), or else the text
 /// as a string, with a diagnostic.
-pub(crate) fn coerce_json(raw: &str, max_depth: usize) -> Coerced {
+pub(crate) fn coerce_json(raw: &str, max_depth: usize) -> Coerced<'_> {
     let t = raw.trim();
     if t.starts_with('"') {
         if let Ok(s) = serde_json::from_str::<String>(t) {
@@ -261,7 +284,7 @@ fn allows_null(schema: &Value, level: usize) -> bool {
 /// The member of an `enum` that `raw` names: one equal to it or, failing
 /// that, to it trimmed — a value written on its own, indented line
 /// (` celsius\n`) names the member, whose text is what the tool expects.
-fn member_of(raw: &str, members: &[Value]) -> Option<String> {
+fn member_of(raw: &str, members: &[Value]) -> Option<Json<'static>> {
     members
         .iter()
         .find_map(|m| matches_member(raw, m))
@@ -273,7 +296,7 @@ fn member_of(raw: &str, members: &[Value]) -> Option<String> {
         })
 }
 
-fn matches_member(raw: &str, member: &Value) -> Option<String> {
+fn matches_member(raw: &str, member: &Value) -> Option<Json<'static>> {
     match member {
         Value::String(s) => (s == raw).then(|| string(raw)),
         other => {
@@ -285,12 +308,12 @@ fn matches_member(raw: &str, member: &Value) -> Option<String> {
                 || (other.is_number()
                     && crate::scan::relaxed::number(trimmed)
                         .is_some_and(|n| n.parse::<f64>().ok() == other.as_f64()));
-            same.then_some(text)
+            same.then_some(Cow::Owned(text))
         }
     }
 }
 
-fn as_type(raw: &str, ty: &str, max_depth: usize) -> Option<String> {
+fn as_type<'r>(raw: &'r str, ty: &str, max_depth: usize) -> Option<Json<'r>> {
     let t = raw.trim();
     // The JSON Schema names, and the names hand-written tool lists use
     // for them (Python's and C's).
@@ -300,14 +323,14 @@ fn as_type(raw: &str, ty: &str, max_depth: usize) -> Option<String> {
         "number" | "float" | "double" => crate::scan::relaxed::number(t),
         "boolean" | "bool" => {
             if t.eq_ignore_ascii_case("true") {
-                Some("true".into())
+                Some(Cow::Borrowed("true"))
             } else if t.eq_ignore_ascii_case("false") {
-                Some("false".into())
+                Some(Cow::Borrowed("false"))
             } else {
                 None
             }
         }
-        "null" => (t == "null" || t == "None").then(|| "null".into()),
+        "null" => (t == "null" || t == "None").then_some(Cow::Borrowed("null")),
         "array" | "list" => structured(t, max_depth).filter(|v| v.starts_with('[')),
         "object" | "dict" => structured(t, max_depth).filter(|v| v.starts_with('{')),
         _ => None,
@@ -316,7 +339,7 @@ fn as_type(raw: &str, ty: &str, max_depth: usize) -> Option<String> {
 
 /// An integer as written (sign and leading zeros normalised), or a number
 /// whose fraction is all zeros.
-fn integer(t: &str) -> Option<String> {
+fn integer(t: &str) -> Option<Json<'_>> {
     let (neg, digits) = match t.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
@@ -331,9 +354,14 @@ fn integer(t: &str) -> Option<String> {
     let int = int.trim_start_matches('0');
     let int = if int.is_empty() { "0" } else { int };
     Some(if neg && int != "0" {
-        format!("-{int}")
+        if t.len() == int.len() + 1 {
+            // `-` and the digits, as written.
+            Cow::Borrowed(t)
+        } else {
+            Cow::Owned(format!("-{int}"))
+        }
     } else {
-        int.to_owned()
+        Cow::Borrowed(int)
     })
 }
 
@@ -341,8 +369,8 @@ fn integer(t: &str) -> Option<String> {
 /// relaxed JSON re-serialised. Failing both, the text may be that JSON
 /// escaped once more, as models write it now and then: a JSON string
 /// (`"[1, 2]"`) or the inside of one (`[{\"id\": \"1\"}]`).
-fn structured(t: &str, max_depth: usize) -> Option<String> {
-    let is_structure = |json: &String| json.starts_with(['[', '{']);
+fn structured(t: &str, max_depth: usize) -> Option<Json<'_>> {
+    let is_structure = |json: &Json<'_>| json.starts_with(['[', '{']);
     let as_written = structured_as_written(t, max_depth).filter(is_structure);
     as_written.or_else(|| {
         let inner = if t.starts_with('"') {
@@ -352,18 +380,20 @@ fn structured(t: &str, max_depth: usize) -> Option<String> {
         } else {
             return None;
         };
-        structured_as_written(inner.trim(), max_depth).filter(is_structure)
+        structured_as_written(inner.trim(), max_depth)
+            .map(|json| Cow::Owned(json.into_owned()))
+            .filter(is_structure)
     })
 }
 
-fn structured_as_written(t: &str, max_depth: usize) -> Option<String> {
+fn structured_as_written(t: &str, max_depth: usize) -> Option<Json<'_>> {
     if crate::scan::json::is_complete_value(t.as_bytes(), max_depth) {
-        return Some(t.to_owned());
+        return Some(Cow::Borrowed(t));
     }
     let (json, read) = crate::scan::relaxed::relax_value(t)?;
     let whole = t[read..].trim().is_empty();
     (whole && crate::scan::json::is_complete_value(json.as_bytes(), max_depth))
-        .then(|| crate::scan::relaxed::compact(&json))
+        .then(|| Cow::Owned(crate::scan::relaxed::compact(&json)))
 }
 
 #[cfg(test)]
@@ -372,7 +402,33 @@ mod tests {
     use serde_json::json;
 
     fn c(raw: &str, schema: Value) -> String {
-        coerce(raw, Some(&schema), 16).json
+        coerce(raw, Some(&schema), 16).json.into_owned()
+    }
+
+    /// Values whose JSON is their text (trimmed) are lent, not copied: a
+    /// typed parameter costs no allocation.
+    #[test]
+    fn values_written_as_json_are_borrowed() {
+        let lent = |raw: &str, schema: Value| {
+            matches!(coerce(raw, Some(&schema), 16).json, Cow::Borrowed(_))
+        };
+        assert!(lent(" 42\n", json!({"type": "integer"})));
+        assert!(lent("-7", json!({"type": "integer"})));
+        assert!(lent("3.0", json!({"type": "integer"})));
+        assert!(lent("2.5", json!({"type": ["number", "null"]})));
+        assert!(lent("True", json!({"type": "boolean"})));
+        assert!(lent(
+            "None",
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        ));
+        assert!(lent("[1, 2]", json!({"type": "array"})));
+        // Rewritten: copies.
+        assert!(!lent("-007", json!({"type": "integer"})));
+        assert!(!lent("[1, 2,]", json!({"type": "array"})));
+        assert!(!lent("text", json!({"type": "string"})));
+        assert_eq!(c("-007", json!({"type": "integer"})), "-7");
+        assert_eq!(c("-0", json!({"type": "integer"})), "0");
+        assert_eq!(c("+5", json!({"type": "integer"})), "5");
     }
 
     #[test]

@@ -384,10 +384,7 @@ pub(crate) fn value_text(v: &Value) -> String {
     }
 }
 
-/// `s` as a JSON string.
-pub(crate) fn json_string(s: &str) -> String {
-    Value::String(s.to_owned()).to_string()
-}
+pub(crate) use crate::scan::json::json_string;
 
 /// Wraps a value in the newlines the parsers strip (one after the opening
 /// tag, one before the closing tag; `\r\n` counts as one). Inline formats

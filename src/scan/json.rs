@@ -859,6 +859,15 @@ pub(crate) fn escape_json_into(out: &mut String, text: &str) {
     escape_json_pieces(text, |piece| out.push_str(piece.as_str()));
 }
 
+/// `text` as a JSON string, quotes included, as serde_json writes it.
+pub(crate) fn json_string(text: &str) -> String {
+    let mut json = String::with_capacity(text.len() + 2);
+    json.push('"');
+    escape_json_into(&mut json, text);
+    json.push('"');
+    json
+}
+
 /// A piece of JSON-escaped text (see [`escape_json_pieces`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Escaped<'t> {

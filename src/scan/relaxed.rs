@@ -4,6 +4,8 @@
 //! as it stands, so JSON text that streamed before the body turned out to be
 //! relaxed is still a prefix of the rewritten text.
 
+use std::borrow::Cow;
+
 /// Rewrites relaxed JSON as JSON: single-quoted strings become
 /// double-quoted, Python `True` / `False` / `None` become `true` / `false` /
 /// `null`, tuples become arrays, unquoted keys are quoted, numbers JSON
@@ -121,11 +123,11 @@ fn relax(text: &str) -> Option<(String, usize, Vec<u8>)> {
 /// `t` as a JSON number: as written if it is one (its digits kept, even
 /// beyond `f64`), else as `f64` reads it (`.5`, `+1`, `1.`, `1E5`) when
 /// that is finite.
-pub(crate) fn number(t: &str) -> Option<String> {
+pub(crate) fn number(t: &str) -> Option<Cow<'_, str>> {
     if super::json::is_complete_value(t.as_bytes(), 1)
         && matches!(t.as_bytes().first(), Some(b'-' | b'0'..=b'9'))
     {
-        return Some(t.to_owned());
+        return Some(Cow::Borrowed(t));
     }
     let looks_numeric = !t.is_empty()
         && t.bytes()
@@ -134,7 +136,7 @@ pub(crate) fn number(t: &str) -> Option<String> {
     if !x.is_finite() {
         return None;
     }
-    serde_json::Number::from_f64(x).map(|n| n.to_string())
+    serde_json::Number::from_f64(x).map(|n| Cow::Owned(n.to_string()))
 }
 
 /// `json` (valid JSON) without the whitespace between its tokens.

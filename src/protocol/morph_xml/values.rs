@@ -99,7 +99,7 @@ pub(super) fn convert(
         // models escape `<` and `&` as XML asks, and a file written
         // through the tool must not hold `&lt;`.
         let text = decode_entities(strip_one_newline(content));
-        return Value::String(text).to_string();
+        return crate::scan::json::json_string(&text);
     }
     match children(content, max_depth) {
         // One element around a number or a boolean (`<data><item>42</item></data>`).
@@ -113,7 +113,7 @@ pub(super) fn convert(
             if let Some(p) = c.problem {
                 problem(p);
             }
-            c.json
+            c.json.into_owned()
         }
     }
 }
@@ -173,7 +173,7 @@ pub(super) fn whole_or_item(
             let text = decode_entities(strip_one_newline(content));
             let whole = coerce(&text, schema, max_depth);
             match whole.problem {
-                None => (whole.json, true),
+                None => (whole.json.into_owned(), true),
                 Some(_) => (convert(content, items, max_depth, problem), false),
             }
         }
