@@ -226,6 +226,16 @@ fn peak_rss_mib(pid: u32) -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// CPU time a process has used (user and system), in seconds (Linux).
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // The kernel's clock ticks are 100 a second on Linux.
+    Some(ticks / 100.0)
+}
+
 /// Many streams at once through the binary: latency, calls, peak RSS.
 async fn load(streams: u64, words: usize) {
     let mut pieces: Vec<String> = (0..words).map(|i| format!("w{i} ")).collect();
@@ -260,14 +270,16 @@ async fn load(streams: u64, words: usize) {
     let took = started.elapsed();
     let latencies = latencies(&script, &arrivals);
     let rss = peak_rss_mib(server.id()).unwrap_or(f64::NAN);
+    let cpu = cpu_seconds(server.id()).unwrap_or(f64::NAN);
     let _ = server.kill();
     let _ = server.wait();
     println!(
-        "{streams} streams at once through the binary: p50 {:.0} µs p99 {:.0} µs per chunk ({} chunks), {calls}/{streams} calls, {:.1} s, server peak RSS {rss:.0} MiB",
+        "{streams} streams at once through the binary: p50 {:.0} µs p99 {:.0} µs per chunk ({} chunks), {calls}/{streams} calls, {:.1} s, server peak RSS {rss:.0} MiB, server CPU {:.1} µs per chunk",
         percentile(&latencies, 0.5),
         percentile(&latencies, 0.99),
         latencies.len(),
-        took.as_secs_f64()
+        took.as_secs_f64(),
+        cpu * 1e6 / latencies.len() as f64
     );
 }
 
