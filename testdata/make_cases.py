@@ -976,6 +976,14 @@ w("gemma4", "bare_string_by_schema", g4("city:Paris,days:3") + " after", WEATHER
 w("gemma4", "bare_string_with_spaces_and_dashes", g4("city:New York-12 ,days:2"), WEATHER_TOOLS)
 w("gemma4", "bare_number_where_string", g4("city:75001"), WEATHER_TOOLS)
 w("gemma4", "bare_word_where_integer_fails", g4("city:" + Q + "Paris" + Q + ",days:three"), WEATHER_TOOLS)
+# Gemma 4's native parser also reads a bare `:` for `call:`, arguments in
+# parentheses, and the end of the turn in place of `<tool_call|>`.
+w("gemma4", "bare_colon_prefix", "<|tool_call>:get_weather{city:" + Q + "Paris" + Q + "}<tool_call|> after")
+w("gemma4", "parentheses", "<|tool_call>call:get_weather(city:" + Q + "Paris (FR)" + Q + ",days:3,o:{k:[1]})<tool_call|>")
+w("gemma4", "turn_end_after_arguments", "Checking. <|tool_call>call:get_time{}<turn|>")
+w("gemma4", "second_call_bare_colon", g4("city:" + Q + "杭州" + Q) + "<|tool_call>:get_weather{city:" + Q + "Paris" + Q + "}<tool_call|>")
+w("gemma4", "colon_then_no_name", "<|tool_call>:{city:" + Q + "Paris" + Q + "}<tool_call|> after")
+w("gemma4", "mismatched_closer", "<|tool_call>call:get_time(}<tool_call|> after")
 
 P = "pythonic"
 w(P, "olmo3_calls_per_line", "<function_calls>get_weather(city='Paris')\nget_time(tz=\"UTC\")</function_calls>")

@@ -167,17 +167,59 @@ impl PartialSet {
     ///
     /// O(bytes consumed × `set.len()`), and a single comparison per byte
     /// while the literal being matched goes on.
+    #[inline]
     pub(crate) fn feed(&mut self, set: &[&[u8]], bytes: &[u8], i: &mut usize) -> SetMatch {
+        if let [literal] = set {
+            // A set of one: the plain matcher, inlined.
+            let mut one = Partial {
+                matched: self.matched,
+            };
+            let found = one.feed(literal, bytes, i);
+            self.matched = one.matched;
+            return match found {
+                Match::Done => SetMatch::Done(0),
+                Match::More => SetMatch::More,
+                Match::Mismatch => SetMatch::Mismatch,
+            };
+        }
+        self.feed_any(set, bytes, i)
+    }
+
+    /// [`feed`](Self::feed) for a set of several literals.
+    fn feed_any(&mut self, set: &[&[u8]], bytes: &[u8], i: &mut usize) -> SetMatch {
+        // The usual cases take one comparison per candidate: a whole
+        // literal in the slice, the slice ending inside one, or going on
+        // with the literal being matched. Otherwise byte by byte.
+        let rest = bytes.get(*i..).unwrap_or_default();
         if self.matched == 0 {
-            // The usual case, a whole literal in the slice: one comparison
-            // per candidate.
-            let rest = bytes.get(*i..).unwrap_or_default();
             if let Some(index) = set
                 .iter()
                 .position(|l| !l.is_empty() && rest.starts_with(l))
             {
                 *i += set[index].len();
                 return SetMatch::Done(index);
+            }
+            if let Some(index) = set
+                .iter()
+                .position(|l| !rest.is_empty() && l.starts_with(rest))
+            {
+                self.which = index;
+                self.matched = rest.len();
+                *i += rest.len();
+                return SetMatch::More;
+            }
+        } else {
+            let literal = set.get(self.which).copied().unwrap_or_default();
+            let want = literal.get(self.matched..).unwrap_or_default();
+            if rest.starts_with(want) {
+                *i += want.len();
+                self.matched = 0;
+                return SetMatch::Done(self.which);
+            }
+            if want.starts_with(rest) {
+                *i += rest.len();
+                self.matched += rest.len();
+                return SetMatch::More;
             }
         }
         while let Some(&b) = bytes.get(*i) {

@@ -7,7 +7,8 @@
 //!   anywhere in the text where it opens with a known tool (`[NAME(`);
 //!   Olmo 3's calls one per line between `<function_calls>` and
 //!   `</function_calls>`.
-//! - `gemma4`: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`.
+//! - `gemma4`: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`
+//!   (also `:NAME`, `(…)` for `{…}`, and `<turn|>` as the end).
 //!
 //! The call starts when its name is read; its arguments stream as JSON
 //! built one member at a time, as each value completes (the deltas always
@@ -22,15 +23,19 @@ use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::escape_json_into;
 use crate::scan::literal::{is_word, to_json_into, Syntax, GEMMA_QUOTE};
-use crate::scan::partial::{Match, Partial, Seen};
+use crate::scan::partial::{Match, Partial, PartialSet, Seen, SetMatch};
 
 /// Llama 4's end of a call list.
 const PYTHON_END: &[u8] = b"<|python_end|>";
 /// Olmo 3's block of calls, one per line.
 pub(crate) const FUNCTION_CALLS: (&str, &str) = ("<function_calls>", "</function_calls>");
-/// Gemma 4's words before the name, and the end of its call.
+/// Gemma 4's words before the name, and the ends of its call: its end
+/// token, or the end of the turn in its place.
 const GEMMA_CALL: &[u8] = b"call:";
-const GEMMA_END: &[u8] = b"<tool_call|>";
+const GEMMA_ENDS: &[&[u8]] = &[b"<tool_call|>", b"<turn|>"];
+/// The end tokens of Llama 4's list and of Olmo 3's lines.
+const PYTHON_ENDS: &[&[u8]] = &[PYTHON_END];
+const LINES_ENDS: &[&[u8]] = &[FUNCTION_CALLS.1.as_bytes()];
 /// The longest name or key read.
 const MAX_WORD: usize = 256;
 
@@ -52,7 +57,7 @@ enum Phase {
     Open,
     /// A known tool's marker was read: its call starts.
     Known,
-    /// Gemma 4: `call:`, `matched` bytes of it read.
+    /// Gemma 4: `call:` (or a bare `:`), `matched` bytes of it read.
     Prefix,
     /// A call's name, up to `(` or `{`.
     Name,
@@ -64,7 +69,7 @@ enum Phase {
     Value,
     /// Python: after a call's `)`: whitespace, then `,` or `]`.
     AfterCall,
-    /// An end token (`<|python_end|>`, `<tool_call|>`), `matched` bytes
+    /// An end token (`<|python_end|>`, `<tool_call|>` or `<turn|>`), `matched` bytes
     /// of it read, after whitespace.
     End,
 }
@@ -105,8 +110,13 @@ struct InBlock {
     block: Block,
     /// Stream offset of the name's first byte.
     word_at: u64,
-    /// The literal token being read (`call:`, an end token).
+    /// Gemma 4's `call:` being read.
     token: Partial,
+    /// The end token being read.
+    end: PartialSet,
+    /// The byte that closes the arguments of the call being read: `)`,
+    /// or Gemma 4's `}` (`)` where it opened them with `(`).
+    close: u8,
     /// Whether the call in progress has a member yet.
     has_member: bool,
     /// Whether a call of this block started.
@@ -125,6 +135,8 @@ impl InBlock {
             block,
             word_at: 0,
             token: Partial::default(),
+            end: PartialSet::default(),
+            close: b')',
             has_member: false,
             any_call: false,
             read: 0,
@@ -176,20 +188,24 @@ impl LiteralCall {
         lead
     }
 
-    /// The byte that opens a call's arguments, and the one that closes
-    /// them.
-    fn brackets(&self) -> (u8, u8) {
-        match self.rules.syntax {
-            Syntax::Python => (b'(', b')'),
-            Syntax::Gemma4 => (b'{', b'}'),
+    /// The byte that closes a call's arguments opened by `open`, if
+    /// `open` opens them: Python's `(`; Gemma 4's `{`, or `(` as its
+    /// native parser also reads.
+    fn closer_of(&self, open: u8) -> Option<u8> {
+        match (self.rules.syntax, open) {
+            (Syntax::Python | Syntax::Gemma4, b'(') => Some(b')'),
+            (Syntax::Gemma4, b'{') => Some(b'}'),
+            _ => None,
         }
     }
 
-    fn end_token(&self) -> &'static [u8] {
+    /// The tokens that end the block; the first is the one its format
+    /// names.
+    fn end_tokens(&self) -> &'static [&'static [u8]] {
         match (self.rules.syntax, self.in_block.block) {
-            (Syntax::Python, Block::Lines) => FUNCTION_CALLS.1.as_bytes(),
-            (Syntax::Python, _) => PYTHON_END,
-            (Syntax::Gemma4, _) => GEMMA_END,
+            (Syntax::Python, Block::Lines) => LINES_ENDS,
+            (Syntax::Python, _) => PYTHON_ENDS,
+            (Syntax::Gemma4, _) => GEMMA_ENDS,
         }
     }
 
@@ -207,6 +223,7 @@ impl LiteralCall {
             .map_err(|f| f.with_name(name))?;
         self.in_block.any_call = true;
         self.in_block.has_member = false;
+        self.in_block.close = b')';
         self.in_block.phase = Phase::Member;
         Ok(())
     }
@@ -227,14 +244,14 @@ impl LiteralCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) {
         if self.rules.syntax == Syntax::Gemma4 || self.in_block.block == Block::Lines {
-            let token = String::from_utf8_lossy(self.end_token()).into_owned();
+            let token = String::from_utf8_lossy(self.end_tokens()[0]).into_owned();
             missing_end(&token, at, cx);
         }
     }
 
     /// Expects the end token next.
     fn expect_end(&mut self) {
-        self.in_block.token.reset();
+        self.in_block.end.reset();
         self.in_block.trail = 0;
         self.in_block.phase = Phase::End;
     }
@@ -327,7 +344,7 @@ impl LiteralCall {
     /// Scans a value's bytes from `bytes[*i..]`; `true` when the byte at
     /// `*i` (not consumed) ends it.
     fn scan_value(&mut self, bytes: &[u8], i: &mut usize) -> bool {
-        let close = self.brackets().1;
+        let close = self.in_block.close;
         while let Some(&b) = bytes.get(*i) {
             // Inside a string, only its quote (and for Python a backslash)
             // matters: the bytes up to the next one go in at once.

@@ -24,13 +24,20 @@ impl LiteralCall {
         }
     }
 
-    /// Gemma 4: `call:` before the name.
+    /// Gemma 4: `call:` before the name, or a bare `:` (which Gemma 4's
+    /// native parser reads too).
     pub(super) fn prefix<'c, S: FnMut(crate::Event<'c>)>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
+        if !self.in_block.token.is_started() && bytes.get(*i) == Some(&b':') {
+            *i += 1;
+            self.word.clear();
+            self.in_block.phase = Phase::Name;
+            return None;
+        }
         match self.in_block.token.feed(GEMMA_CALL, bytes, i) {
             Match::More => Some(Outcome::More),
             Match::Mismatch => Some(self.fail(*i, cx.offset(*i), "expected call: and a name")),
@@ -67,16 +74,17 @@ impl LiteralCall {
             return Some(Outcome::More);
         };
         let name = std::str::from_utf8(&self.word).unwrap_or("");
-        if b != self.brackets().0
-            || name.is_empty()
-            || name.starts_with(|c: char| c.is_ascii_digit())
-        {
+        let close = self.closer_of(b);
+        let Some(close) =
+            close.filter(|_| !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()))
+        else {
             return Some(self.fail(
                 *i,
                 cx.offset(*i),
                 "expected a call: a name and its arguments",
             ));
-        }
+        };
+        self.in_block.close = close;
         *i += 1;
         if let Err(f) = cx.start_at(name, Some(self.in_block.word_at), cx.offset(*i)) {
             let name = name.to_owned();
@@ -98,7 +106,7 @@ impl LiteralCall {
         skip_ws(bytes, i);
         match bytes.get(*i) {
             None => Some(Outcome::More),
-            Some(&b) if b == self.brackets().1 => {
+            Some(&b) if b == self.in_block.close => {
                 *i += 1;
                 self.close_call(cx.offset(*i), cx);
                 if self.rules.syntax == Syntax::Python {
@@ -222,19 +230,19 @@ impl LiteralCall {
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        if !self.in_block.token.is_started() {
+        if !self.in_block.end.is_started() {
             self.in_block.trail += skip_ws(bytes, i);
         }
-        let token = self.end_token();
+        let tokens = self.end_tokens();
         let before = *i;
-        let found = self.in_block.token.feed(token, bytes, i);
+        let found = self.in_block.end.feed(tokens, bytes, i);
         self.in_block.trail += *i - before;
         Some(match found {
-            Match::More => Outcome::More,
-            Match::Done => Outcome::Complete { give_back: 0 },
+            SetMatch::More => Outcome::More,
+            SetMatch::Done(_) => Outcome::Complete { give_back: 0 },
             // Llama 4's end token may be left out; Gemma 4's and Olmo 3's
             // are missing.
-            Match::Mismatch => {
+            SetMatch::Mismatch => {
                 let at = cx.offset(*i).saturating_sub(self.in_block.trail as u64);
                 self.report_missing_end(at, cx);
                 Outcome::Complete {
