@@ -797,6 +797,12 @@ w(C, "crlf", "<|START_ACTION|>[\r\n    " + cc('{"city": "Oslo"}') + "\r\n]<|END_
 w(C, "unknown_tool", cact(cc('{"q": 1}', "launch_rockets"), cc('{"city": "Nice"}', cid="1")), WEATHER_TOOLS)
 w(C, "known_tools", cact(cc('{"city": "Nice"}'), cc('{}', "get_time", "1")), WEATHER_TOOLS)
 w(C, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + cact(cc('{"city": "Paris"}')).encode())
+# Command A Plus and Command 4 write their answer between <|START_TEXT|> and <|END_TEXT|>.
+TS, TE = "<|START_TEXT|>", "<|END_TEXT|>"
+w(C, "text_then_action", TS + "Let me check." + TE + cact(cc('{"city": "Paris"}')))
+w(C, "thinking_action_then_text", "<|START_THINKING|>Paris weather.<|END_THINKING|>" + cact(cc('{"city": "Paris"}')) + "\n" + TS + "It is sunny." + TE)
+w(C, "response_action_text", RS + "I'll help with that." + RE + "\n" + cact(cc('{}', "get_time")) + "\n" + TS + "Here's some follow-up text." + TE)
+w(C, "text_lookalikes", "<|START_TEXT> and <|END_TEXTS|> stray, <|START_TEX")
 w(C, "large_argument_64k", cact(cc(json.dumps(ensure_ascii=False, obj={"path": "big.txt", "content": ("lorem ipsum, \"quoted\" {braces} <|END_ACTION|> é 世界\n" * 1500)[:65536]}), "write_file")))
 w_tags(C, "command_a_reasoning", "<|START_THINKING|>Paris, surely. <|START_ACTION|> later.<|END_THINKING|>" + cact(cc('{"city": "Paris"}')) , "<|START_THINKING|>", "<|END_THINKING|>")
 w_tags(C, "command_a_reasoning_then_response", "<|START_THINKING|>No tool needed.<|END_THINKING|>" + RS + "Hello!" + RE, "<|START_THINKING|>", "<|END_THINKING|>")

@@ -1,7 +1,8 @@
 //! `cohere`: Cohere's Command R7B and Command A. Calls are a JSON list
 //! between `<|START_ACTION|>` and `<|END_ACTION|>`, each
 //! `{"tool_call_id": …, "tool_name": …, "parameters": {…}}`; the answer
-//! stands between `<|START_RESPONSE|>` and `<|END_RESPONSE|>`, which are
+//! stands between `<|START_RESPONSE|>` and `<|END_RESPONSE|>` (Command A
+//! Plus and Command 4: `<|START_TEXT|>` and `<|END_TEXT|>`), which are
 //! markup; reasoning between `<|START_THINKING|>` and `<|END_THINKING|>`.
 //! The model's `tool_call_id` becomes the call's `model_call_id`.
 
@@ -43,14 +44,20 @@ Write your answer to the user between <|START_RESPONSE|> and <|END_RESPONSE|>.",
     ..FormatSpec::DEFAULT
 };
 
-/// The markup around the answer.
-const RESPONSE: [&str; 2] = ["<|START_RESPONSE|>", "<|END_RESPONSE|>"];
+/// The markup around the answer: Command R7B's and A's, then Command A
+/// Plus's and Command 4's.
+const RESPONSE: [&str; 4] = [
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    "<|START_TEXT|>",
+    "<|END_TEXT|>",
+];
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
     no_delimiters(delimiters)?;
     let (start, end) = SPEC.delimiters;
     let automaton = JsonCall::new(end.as_bytes(), limits.max_depth);
-    let markers = markers(&[start, RESPONSE[0], RESPONSE[1]]);
+    let markers = markers(&[start, RESPONSE[0], RESPONSE[1], RESPONSE[2], RESPONSE[3]]);
     let automaton = WithMarkup::new(Automaton::Json(automaton), 1..usize::MAX);
     Ok((markers, Automaton::WithMarkup(Box::new(automaton))))
 }
