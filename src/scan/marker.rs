@@ -506,6 +506,13 @@ impl MarkerSet {
     fn check_all(&self, head: &[u8], tail: &[u8]) -> Result<usize, Check> {
         let mut partial = false;
         for (index, marker) in self.markers.iter().enumerate() {
+            // Held bytes and a new chunk: the chunk's first byte rules out
+            // most markers at once (several share their held prefix).
+            if let (Some(&b), Some(&m)) = (tail.first(), marker.bytes.get(head.len())) {
+                if b != m {
+                    continue;
+                }
+            }
             match check(marker, head, tail) {
                 Check::Full => {
                     if !partial {
