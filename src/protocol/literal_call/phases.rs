@@ -61,8 +61,11 @@ impl LiteralCall {
             self.in_block.word_at = cx.offset(*i);
         }
         let rest = &bytes[*i..];
+        // At most one byte past the longest name: the verdict falls at the
+        // same byte however the text was cut.
         let n = rest
             .iter()
+            .take(MAX_WORD + 1 - self.word.len().min(MAX_WORD))
             .take_while(|&&b| is_word(b) || b == b'.' || b == b'-')
             .count();
         self.word.extend_from_slice(&rest[..n]);
@@ -136,7 +139,12 @@ impl LiteralCall {
             Syntax::Gemma4 => b':',
         };
         let rest = &bytes[*i..];
-        let n = rest.iter().take_while(|&&b| is_word(b) || is_ws(b)).count();
+        // At most one byte past the longest key (see `name`).
+        let n = rest
+            .iter()
+            .take(MAX_WORD + 1 - self.key.len().min(MAX_WORD))
+            .take_while(|&&b| is_word(b) || is_ws(b))
+            .count();
         self.key.extend_from_slice(&rest[..n]);
         *i += n;
         if self.key.len() > MAX_WORD {
