@@ -13,5 +13,5 @@ for t in "${targets[@]}"; do
   echo "== $t for ${secs}s"
   # Keep what matters: the final stats, and a crash's message and file.
   cargo +nightly fuzz run "$t" "corpus/$t" "seeds/$t" -- -max_total_time="$secs" -max_len=65536 -print_final_stats=1 2>&1 \
-    | grep -E "panicked|assertion|Done [0-9]+ runs|stat::number_of_executed_units|Test unit written|SUMMARY" -A2 || true
+    | grep -a -E "panicked|assertion|Done [0-9]+ runs|stat::number_of_executed_units|Test unit written|SUMMARY" -A2 || true
 done

@@ -176,6 +176,9 @@ fuzz_target!(|input: Input| {
         return;
     }
     let (start, _) = format.default_delimiters();
+    // A second start marker without `<` or a backtick (which prose never
+    // holds here): xLAM also reads Mistral's `[TOOL_CALLS]`.
+    let also = (format == Format::Xlam).then_some("[TOOL_CALLS]");
     let mut calls = Vec::new();
     let mut schemas: Vec<Map<String, Value>> = vec![Map::new(); names.len()];
     let mut text = String::new();
@@ -194,6 +197,9 @@ fuzz_target!(|input: Input| {
                     // a call to a known tool.
                     || (format == Format::Pythonic && p.contains('['))
                     || straddles(text.as_bytes(), p.as_bytes(), start.as_bytes())
+                    || also.is_some_and(|m| {
+                        p.contains(m) || straddles(text.as_bytes(), p.as_bytes(), m.as_bytes())
+                    })
                     || (bare && opens_json(&text, p))
                     || (unmarked_end && after_call && continues_json(p)) => {}
             Piece::Prose(p) => {
