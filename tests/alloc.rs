@@ -90,20 +90,33 @@ fn text_only_chunks_do_not_allocate() {
         parser.finish(&mut |_| {});
         // Byte chunks: code points split across them are completed inline.
         for size in [1, 4, 16, 64, 4096] {
-            let allocations = allocations_in(|| {
-                for chunk in prose.as_bytes().chunks(size) {
-                    parser.feed(chunk, &mut |e| {
-                        if let Event::TextDelta { delta, .. } = e {
-                            bytes += delta.len();
-                        }
-                    });
-                }
+            let (allocations, text) = feed_in_chunks(&mut parser, prose, size, |e| match e {
+                Event::TextDelta { delta, .. } => delta.len(),
+                _ => 0,
             });
+            bytes += text;
             assert_eq!(allocations, 0, "{format} allocated at chunk size {size}");
             parser.finish(&mut |_| {});
         }
         assert_eq!(bytes, prose.len() * 5);
     }
+}
+
+/// Feeds `text` to `parser` in byte chunks of `size` (no `finish`): the
+/// allocations that took, and the bytes `counted` finds in the events.
+fn feed_in_chunks(
+    parser: &mut Parser,
+    text: &str,
+    size: usize,
+    counted: fn(&Event<'_>) -> usize,
+) -> (usize, usize) {
+    let mut bytes = 0;
+    let allocations = allocations_in(|| {
+        for chunk in text.as_bytes().chunks(size) {
+            parser.feed(chunk, &mut |e| bytes += counted(&e));
+        }
+    });
+    (allocations, bytes)
 }
 
 /// Reasoning streams as text does: a stream that starts inside `<think>`
@@ -122,15 +135,9 @@ fn reasoning_chunks_do_not_allocate() {
         parser.feed_str("warm up", &mut |_| {});
         parser.finish(&mut |_| {});
         for size in [1, 4, 16, 64] {
-            let mut bytes = 0;
-            let allocations = allocations_in(|| {
-                for chunk in prose.as_bytes().chunks(size) {
-                    parser.feed(chunk, &mut |e| {
-                        if let Event::ReasoningDelta { delta, .. } = e {
-                            bytes += delta.len();
-                        }
-                    });
-                }
+            let (allocations, bytes) = feed_in_chunks(&mut parser, &prose, size, |e| match e {
+                Event::ReasoningDelta { delta, .. } => delta.len(),
+                _ => 0,
             });
             assert_eq!(allocations, 0, "{format} allocated at chunk size {size}");
             assert_eq!(bytes, prose.len(), "{format} at chunk size {size}");
