@@ -935,6 +935,12 @@ mod tests {
     /// every position of the eight-byte words and after them.
     #[test]
     fn escapes_as_serde_json_does() {
+        let ascii: String = (0u8..0x80).map(char::from).collect();
+        for text in [ascii.as_str(), "é世😀</x>", ""] {
+            let mut ours = String::new();
+            escape_json_into(&mut ours, text);
+            assert_eq!(format!("\"{ours}\""), serde_json::to_string(text).unwrap());
+        }
         let specials = [
             "\"", "\\", "\n", "\u{1}", "\u{1f}", "\u{7f}", "é", "世", " ", "~",
         ];

@@ -7,6 +7,7 @@ pub(crate) mod marker;
 pub(crate) mod partial;
 pub(crate) mod relaxed;
 pub(crate) mod utf8;
+pub(crate) mod xml;
 
 /// JSON whitespace.
 #[inline]

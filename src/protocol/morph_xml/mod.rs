@@ -17,21 +17,52 @@
 //! their elements may come apart (`<command>a</command><cwd>.</cwd>
 //! <command>b</command>`). A closing tag with nothing open is skipped.
 
-mod tags;
-mod values;
-
 use std::ops::ControlFlow;
 
-use tags::*;
-use values::*;
-
+use crate::coerce::xml_content::{array_items, is_type, value_json};
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::event::Event;
-use crate::protocol::xml::{skip_ws, ArgsWriter, Body, MAX_TAG};
+use crate::protocol::xml::{ArgsWriter, Body};
 use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome};
+use crate::scan::xml::{closes, is_name, opens, skip_ws, tag_end, MAX_TAG};
 use crate::tool::Tool;
+
+/// A parameter read and not yet sent.
+#[derive(Debug, Clone)]
+struct Param {
+    key: String,
+    /// Its values' JSON: one, or the elements of an array.
+    values: Vec<String>,
+    /// Whether a single value stands alone (not an element of an array).
+    single: bool,
+    array_typed: bool,
+}
+
+impl Param {
+    /// The parameter's JSON.
+    fn json(self) -> String {
+        match <[String; 1]>::try_from(self.values) {
+            Ok([value]) if self.single => value,
+            Ok([value]) => format!("[{value}]"),
+            Err(values) => format!("[{}]", values.join(", ")),
+        }
+    }
+
+    /// Adds an element; a whole array given before becomes its elements.
+    fn push(&mut self, json: String) {
+        if self.single {
+            let whole = self.values.pop().unwrap_or_default();
+            match array_items(&whole) {
+                Some(items) => self.values.extend(items),
+                None => self.values.push(whole),
+            }
+            self.single = false;
+        }
+        self.values.push(json);
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {

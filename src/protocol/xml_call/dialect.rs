@@ -1,7 +1,7 @@
 //! The three layouts (and DeepSeek's DSML variants): their tags.
 
 use super::BARE_FUNCTION;
-use crate::protocol::xml::Pat;
+use crate::scan::xml::Pat;
 
 /// Which of the three layouts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

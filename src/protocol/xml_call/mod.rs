@@ -35,15 +35,16 @@ use crate::coerce::keyword;
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::event::Event;
-use crate::protocol::xml::{
-    attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
-    tag_at, ArgsWriter, Body, Pat, Tag, Wait, MAX_TAG,
-};
+use crate::protocol::xml::{ArgsWriter, Body};
 use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::json::needs_json_escape;
 use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::utf8::validate;
+use crate::scan::xml::{
+    attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
+    tag_at, Pat, Tag, Wait, MAX_TAG,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {

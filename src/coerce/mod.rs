@@ -22,6 +22,8 @@
 //!   [`inline_local_refs`], applied once when the parser is built);
 //! - nothing fits: the text stays a string and a diagnostic says why.
 
+pub(crate) mod xml_content;
+
 use std::borrow::Cow;
 
 use serde_json::Value;

@@ -1,50 +1,16 @@
-//! A parameter's content as JSON: by its schema, repeated children as
-//! arrays, nested children as objects, entities decoded.
+//! XML content as JSON under a schema, for formats whose parameters hold
+//! elements (`<steps><step>…</step></steps>`): repeated children become
+//! arrays, nested children objects, text is coerced by its schema with
+//! entities decoded.
 
 use serde_json::Value;
 
-use super::tags::{closes, tag_end};
-use crate::coerce::coerce;
-use crate::protocol::xml::{skip_ws, strip_one_newline};
-
-/// A parameter read and not yet sent.
-#[derive(Debug, Clone)]
-pub(super) struct Param {
-    pub(super) key: String,
-    /// Its values' JSON: one, or the elements of an array.
-    pub(super) values: Vec<String>,
-    /// Whether a single value stands alone (not an element of an array).
-    pub(super) single: bool,
-    pub(super) array_typed: bool,
-}
-
-impl Param {
-    /// The parameter's JSON.
-    pub(super) fn json(self) -> String {
-        match <[String; 1]>::try_from(self.values) {
-            Ok([value]) if self.single => value,
-            Ok([value]) => format!("[{value}]"),
-            Err(values) => format!("[{}]", values.join(", ")),
-        }
-    }
-
-    /// Adds an element; a whole array given before becomes its elements.
-    pub(super) fn push(&mut self, json: String) {
-        if self.single {
-            let whole = self.values.pop().unwrap_or_default();
-            match array_items(&whole) {
-                Some(items) => self.values.extend(items),
-                None => self.values.push(whole),
-            }
-            self.single = false;
-        }
-        self.values.push(json);
-    }
-}
+use super::coerce;
+use crate::scan::xml::{children, decode_entities, strip_one_newline};
 
 /// The elements of `json` as written, if it is a JSON array (key order
 /// and number digits kept).
-pub(super) fn array_items(json: &str) -> Option<Vec<String>> {
+pub(crate) fn array_items(json: &str) -> Option<Vec<String>> {
     let inner = json.trim().strip_prefix('[')?.strip_suffix(']')?;
     if !crate::scan::json::is_complete_value(json.trim().as_bytes(), usize::MAX) {
         return None;
@@ -76,7 +42,7 @@ pub(super) fn array_items(json: &str) -> Option<Vec<String>> {
     Some(items)
 }
 
-pub(super) fn is_type(schema: &Value, ty: &str) -> bool {
+pub(crate) fn is_type(schema: &Value, ty: &str) -> bool {
     match crate::coerce::keyword(schema, "type") {
         Some(Value::String(t)) => t == ty,
         Some(Value::Array(ts)) => ts.iter().any(|t| t == ty),
@@ -85,7 +51,7 @@ pub(super) fn is_type(schema: &Value, ty: &str) -> bool {
 }
 
 /// XML content to JSON text under `schema`.
-pub(super) fn convert(
+fn convert(
     content: &str,
     schema: Option<&Value>,
     max_depth: usize,
@@ -123,7 +89,7 @@ pub(super) fn convert(
 /// parameter the schema types as an array); `true` when an array-typed
 /// value was the whole array.
 #[inline]
-pub(super) fn value_json(
+pub(crate) fn value_json(
     content: Option<&str>,
     schema: Option<&Value>,
     (array_typed, repeated): (bool, bool),
@@ -152,7 +118,7 @@ pub(super) fn value_json(
 /// An element of an array-typed parameter: the whole array (as JSON, or
 /// one child per item) or one item of it (the first of elements that
 /// repeat, or the only one). The JSON, and whether it is the whole array.
-pub(super) fn whole_or_item(
+fn whole_or_item(
     content: &str,
     schema: Option<&Value>,
     max_depth: usize,
@@ -181,7 +147,7 @@ pub(super) fn whole_or_item(
 }
 
 /// Whether `schema` asks for a number, an integer or a boolean.
-pub(super) fn is_scalar(schema: Option<&Value>) -> bool {
+fn is_scalar(schema: Option<&Value>) -> bool {
     schema.is_some_and(|s| {
         ["number", "integer", "boolean"]
             .iter()
@@ -191,7 +157,7 @@ pub(super) fn is_scalar(schema: Option<&Value>) -> bool {
 
 /// Whether `kids` are the members of one item under `items`: an object
 /// schema that has every one of their names as a property.
-pub(super) fn is_item_of(kids: &[(String, String)], items: Option<&Value>) -> bool {
+fn is_item_of(kids: &[(String, String)], items: Option<&Value>) -> bool {
     let Some(props) = items
         .filter(|s| is_type(s, "object"))
         .and_then(|s| s.get("properties"))
@@ -202,7 +168,7 @@ pub(super) fn is_item_of(kids: &[(String, String)], items: Option<&Value>) -> bo
     kids.iter().all(|(k, _)| props.contains_key(k))
 }
 
-pub(super) fn object_or_array(
+fn object_or_array(
     kids: &[(String, String)],
     schema: Option<&Value>,
     max_depth: usize,
@@ -260,130 +226,4 @@ pub(super) fn object_or_array(
         })
         .collect();
     format!("{{{}}}", members.join(", "))
-}
-
-/// The child elements of `content`, if it is only elements and whitespace.
-pub(super) fn children(content: &str, max_depth: usize) -> Option<Vec<(String, String)>> {
-    if max_depth == 0 {
-        return None;
-    }
-    let b = content.as_bytes();
-    let mut out = Vec::new();
-    let mut i = skip_ws(b, 0);
-    while i < b.len() {
-        if b[i] != b'<' {
-            return None;
-        }
-        let gt = i + tag_end(&b[i..])?;
-        let head = &content[i + 1..gt];
-        let name_len = head
-            .find(|c: char| c == '/' || c.is_ascii_whitespace())
-            .unwrap_or(head.len());
-        let name = &head[..name_len];
-        if name.is_empty() || name.starts_with(['/', '!', '?']) {
-            return None;
-        }
-        if head.ends_with('/') {
-            out.push((name.to_owned(), String::new()));
-            i = skip_ws(b, gt + 1);
-            continue;
-        }
-        // Find the matching close, counting nested same-name elements.
-        let open = format!("<{name}");
-        let mut depth = 0usize;
-        let mut j = gt + 1;
-        let (end, after) = loop {
-            let lt = j + memchr::memchr(b'<', &b[j..])?;
-            if let Some(Some(after)) = closes(b, lt, name.as_bytes()) {
-                if depth == 0 {
-                    break (lt, after);
-                }
-                depth -= 1;
-            } else if content[lt..].starts_with(&open)
-                && b.get(lt + open.len())
-                    .is_some_and(|&c| c == b'>' || c == b'/' || c.is_ascii_whitespace())
-            {
-                depth += 1;
-            }
-            j = lt + 1;
-        };
-        out.push((name.to_owned(), content[gt + 1..end].to_owned()));
-        i = skip_ws(b, after);
-    }
-    Some(out)
-}
-
-/// Decodes the XML entities `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` and
-/// numeric references; anything else stays as written.
-pub(crate) fn decode_entities(s: &str) -> String {
-    if !s.contains('&') {
-        return s.to_owned();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        let tail = &rest[amp..];
-        // Byte search: `;` is ASCII, so the cut is a char boundary.
-        let semi = memchr::memchr(b';', &tail.as_bytes()[..tail.len().min(12)]);
-        let decoded = semi.and_then(|semi| {
-            let entity = &tail[1..semi];
-            let c = match entity {
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "amp" => Some('&'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                _ => entity
-                    .strip_prefix("#x")
-                    .or_else(|| entity.strip_prefix("#X"))
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
-                    .and_then(char::from_u32),
-            }?;
-            Some((c, semi + 1))
-        });
-        match decoded {
-            Some((c, used)) => {
-                out.push(c);
-                rest = &tail[used..];
-            }
-            None => {
-                out.push('&');
-                rest = &tail[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn entities() {
-        assert_eq!(
-            decode_entities("a &lt;b&gt; &amp;&amp; &#65;&#x42; &bogus; &"),
-            "a <b> && AB &bogus; &"
-        );
-        // Regression: a multibyte char within the entity window.
-        assert_eq!(decode_entities("&amp;é:I=\né"), "&é:I=\né");
-        assert_eq!(decode_entities("&éééééééé;"), "&éééééééé;");
-    }
-
-    #[test]
-    fn nested_children() {
-        let kids = children("<a>1</a>\n<b><c>x</c></b><a/>", 8).unwrap();
-        assert_eq!(
-            kids,
-            [
-                ("a".into(), "1".into()),
-                ("b".into(), "<c>x</c>".into()),
-                ("a".into(), String::new())
-            ]
-        );
-        assert!(children("text <a>1</a>", 8).is_none());
-    }
 }

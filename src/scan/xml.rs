@@ -1,0 +1,608 @@
+//! Byte-level XML as the XML-element formats write it: tags found in a
+//! buffered call body without rescanning (and how long a partly received
+//! tag may wait), attributes, child elements and entities.
+
+use crate::scan::same_bytes;
+
+/// Longest tag head (`<parameter=…>`) looked at before giving up on a `<`.
+pub(crate) const MAX_TAG: usize = 512;
+
+/// A tag to look for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Pat {
+    /// Exactly these bytes.
+    Lit(&'static [u8]),
+    /// These bytes, then an attribute up to `>` (on one line).
+    Open(&'static [u8]),
+}
+
+/// Result of matching tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tag {
+    /// Pattern `index` matched at `at`; the tag ends at `end`; its attribute
+    /// (for [`Pat::Open`]) is `attr`.
+    Found {
+        index: usize,
+        at: usize,
+        end: usize,
+        attr: (usize, usize),
+    },
+    /// The bytes from `at` may still become a tag.
+    Need { at: usize },
+    /// No tag here (for [`tag_at`]) / none in the bytes (for [`find_tag`]).
+    Miss,
+}
+
+fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
+    let (lit, open) = match pat {
+        Pat::Lit(l) => (l, false),
+        Pat::Open(l) => (l, true),
+    };
+    let avail = &body[at..];
+    let n = lit.len().min(avail.len());
+    if !same_bytes(&avail[..n], &lit[..n]) {
+        return Tag::Miss;
+    }
+    if n < lit.len() {
+        return Tag::Need { at };
+    }
+    let after = at + lit.len();
+    if !open {
+        return Tag::Found {
+            index: 0,
+            at,
+            end: after,
+            attr: (after, after),
+        };
+    }
+    let window = &body[after..body.len().min(after + MAX_TAG)];
+    match window
+        .iter()
+        .position(|&b| b == b'>' || b == b'\n' || b == b'<')
+    {
+        Some(i) if window[i] == b'>' => Tag::Found {
+            index: 0,
+            at,
+            end: after + i + 1,
+            attr: (after, after + i),
+        },
+        Some(_) => Tag::Miss,
+        None if window.len() == MAX_TAG => Tag::Miss,
+        None => Tag::Need { at },
+    }
+}
+
+/// Matches `pats` at exactly `at`. A partial match anywhere wins over a
+/// miss, so the answer never depends on where a chunk ended.
+pub(crate) fn tag_at(body: &[u8], at: usize, pats: &[Pat]) -> Tag {
+    let mut need = false;
+    for (index, &pat) in pats.iter().enumerate() {
+        match match_one(body, at, pat) {
+            Tag::Found { at, end, attr, .. } if !need => {
+                return Tag::Found {
+                    index,
+                    at,
+                    end,
+                    attr,
+                }
+            }
+            Tag::Found { .. } | Tag::Need { .. } => need = true,
+            Tag::Miss => {}
+        }
+    }
+    if need {
+        Tag::Need { at }
+    } else {
+        Tag::Miss
+    }
+}
+
+/// How long an automaton may wait before matching a partly received tag
+/// again (see [`need_until`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Wait {
+    /// No verdict changes while the body is shorter than this…
+    pub(crate) until: usize,
+    /// …and, when set, no byte that can end a tag's attribute (`>`, a
+    /// newline, `<`) has arrived.
+    pub(crate) for_close: bool,
+    /// Where the partly received tag begins, for a wait inside a value
+    /// (which may end early: see [`early`](Self::early)).
+    pub(crate) in_value: Option<usize>,
+}
+
+impl Wait {
+    /// Whether `bytes`, appended to a body that then is `len` long, still
+    /// leave every verdict as it was.
+    #[inline]
+    pub(crate) fn holds(&self, len: usize, bytes: &[u8]) -> bool {
+        len < self.until && !(self.for_close && bytes.iter().any(|&b| ends_attr(b)))
+    }
+
+    /// The partly received tag of a wait in a value, while it may still
+    /// prove not to be one early (see [`still_in_play`]): `bytes` end
+    /// `body` at `len`. Only tags held to two bytes are checked, which
+    /// covers text that shares no third byte with a tag; longer ones wait
+    /// in full.
+    #[inline]
+    pub(crate) fn early<'b>(&self, body: &'b [u8], len: usize, bytes: &[u8]) -> Option<&'b [u8]> {
+        let at = self.in_value?;
+        body.get(at..len - bytes.len())
+            .filter(|held| held.len() <= 2)
+    }
+}
+
+/// Whether one of `pats` may still begin at `held`, a partly received tag,
+/// followed by `bytes`. A wait in a value ends early where none can:
+/// `a < b` or `</div>` in a value is decided at the byte after `<` or
+/// `</`, not when the longest tag could have ended.
+pub(crate) fn still_in_play(pats: &[Pat], held: &[u8], bytes: &[u8]) -> bool {
+    pats.iter().any(|pat| {
+        let (Pat::Lit(lit) | Pat::Open(lit)) = *pat;
+        let agrees = |at: usize, bytes: &[u8]| {
+            let rest = lit.get(at..).unwrap_or_default();
+            rest.iter().zip(bytes).all(|(a, b)| a == b)
+        };
+        agrees(0, held) && agrees(held.len(), bytes)
+    })
+}
+
+/// A byte that ends the attribute of an open tag, one way or the other.
+#[inline]
+fn ends_attr(b: u8) -> bool {
+    matches!(b, b'>' | b'\n' | b'<')
+}
+
+/// After [`tag_at`] answered [`Tag::Need`] at `at`: how long no tag can be
+/// found (the shortest of the patterns still in play, complete; or, when
+/// every pattern in play is an open tag waiting for its `>`, the first byte
+/// that can end its attribute). A verdict is the same whenever it is taken
+/// (a miss stays a miss), so an automaton may wait that long instead of
+/// matching again on every small chunk; a miss is then seen at most that
+/// many bytes later, which only delays text that turns out not to be a tag.
+pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
+    let avail = &body[at.min(body.len())..];
+    // Nothing in play: the next byte may decide.
+    let mut soonest = usize::MAX;
+    // The same, reading an open tag's complete literal as a wait for its
+    // closing byte.
+    let mut for_close = Some(usize::MAX);
+    for &pat in pats {
+        let (lit, open) = match pat {
+            Pat::Lit(l) => (l, false),
+            Pat::Open(l) => (l, true),
+        };
+        let n = lit.len().min(avail.len());
+        if !same_bytes(&avail[..n], &lit[..n]) {
+            continue;
+        }
+        if n < lit.len() {
+            let until = at + lit.len() + usize::from(open);
+            soonest = soonest.min(until);
+            for_close = None;
+        } else if open {
+            // The literal is there; its `>` may be the next byte, or the
+            // window may fill up without one.
+            soonest = soonest.min(body.len() + 1);
+            for_close = for_close.map(|u| u.min(at + lit.len() + MAX_TAG));
+        } else {
+            for_close = None;
+        }
+    }
+    match for_close {
+        Some(until) if until != usize::MAX => Wait {
+            until,
+            for_close: true,
+            in_value: None,
+        },
+        _ => Wait {
+            until: if soonest == usize::MAX {
+                body.len() + 1
+            } else {
+                soonest
+            },
+            for_close: false,
+            in_value: None,
+        },
+    }
+}
+
+/// Finds the first of `pats` at or after `from`.
+///
+/// # Complexity
+///
+/// One memchr pass over `body[from..]` plus a short comparison per `<`.
+pub(crate) fn find_tag(body: &[u8], from: usize, pats: &[Pat]) -> Tag {
+    let mut i = from;
+    while let Some(rel) = memchr::memchr(b'<', &body[i..]) {
+        let at = i + rel;
+        match tag_at(body, at, pats) {
+            Tag::Miss => i = at + 1,
+            found_or_need => return found_or_need,
+        }
+    }
+    Tag::Miss
+}
+
+/// Index of the first non-whitespace byte at or after `from`.
+#[inline]
+pub(crate) fn skip_ws(body: &[u8], from: usize) -> usize {
+    from + crate::scan::skip_ws(&body[from..])
+}
+
+/// An attribute value, trimmed and with surrounding quotes removed, written
+/// into `out` (cleared first, its allocation reused).
+///
+/// A quoted value ends at its closing quote: attributes after it
+/// (`<invoke name="run" description="…">`, which models echo from tool
+/// descriptions) are not part of it.
+pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
+    let t = match crate::scan::utf8::validate(raw) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(()) => String::from_utf8_lossy(raw),
+    };
+    let t = t.trim();
+    // The quotes are ASCII: a byte search finds them at char boundaries.
+    let quoted = |q: u8| {
+        let inner = t.strip_prefix(q as char)?;
+        memchr::memchr(q, inner.as_bytes()).map(|end| &inner[..end])
+    };
+    let unq = quoted(b'"').or_else(|| quoted(b'\'')).unwrap_or(t);
+    out.clear();
+    out.push_str(unq);
+}
+
+/// The value of attribute `name` in a tag's attribute text (`name="city"
+/// string="true"`), quoted with `"` or `'`; `None` when the tag has no such
+/// attribute. The first attribute is the tag's own (`name=` was part of the
+/// pattern), so only attributes after it are looked at.
+pub(crate) fn attr_value<'a>(raw: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    let mut rest = raw;
+    while let Some(at) = memchr::memmem::find(rest, name) {
+        let before = at.checked_sub(1).map(|i| rest[i]);
+        let after = &rest[at + name.len()..];
+        rest = after;
+        if !before.is_some_and(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let after = &after[skip_ws(after, 0)..];
+        let Some(after) = after.strip_prefix(b"=") else {
+            continue;
+        };
+        let after = &after[skip_ws(after, 0)..];
+        let (&quote, inner) = after.split_first()?;
+        if quote != b'"' && quote != b'\'' {
+            continue;
+        }
+        let end = memchr::memchr(quote, inner)?;
+        return Some(&inner[..end]);
+    }
+    None
+}
+
+/// A parameter value without the one newline after its opening tag and the
+/// one before its closing tag (`\r\n` counts as one).
+pub(crate) fn strip_one_newline(v: &str) -> &str {
+    let v = v
+        .strip_prefix("\r\n")
+        .or_else(|| v.strip_prefix('\n'))
+        .unwrap_or(v);
+    v.strip_suffix("\r\n")
+        .or_else(|| v.strip_suffix('\n'))
+        .unwrap_or(v)
+}
+
+/// Does `body[at..]` start with `lit`? `None` when it ends first.
+pub(crate) fn starts(body: &[u8], at: usize, lit: &[u8]) -> Option<bool> {
+    let avail = &body[at.min(body.len())..];
+    let n = lit.len().min(avail.len());
+    if avail[..n] != lit[..n] {
+        Some(false)
+    } else if n < lit.len() {
+        None
+    } else {
+        Some(true)
+    }
+}
+
+/// The `>` that ends the tag `head` begins: the first one outside an
+/// attribute's quotes (`<content note="a > b">`).
+pub(crate) fn tag_end(head: &[u8]) -> Option<usize> {
+    let mut quote = None;
+    for (i, &b) in head.iter().enumerate() {
+        match (quote, b) {
+            (None, b'>') => return Some(i),
+            (None, b'"' | b'\'') => quote = Some(b),
+            (Some(q), _) if b == q => quote = None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `key` may name an element: not empty, letters, digits and
+/// `_-.:`.
+pub(crate) fn is_name(key: &[u8]) -> bool {
+    !key.is_empty()
+        && key
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
+}
+
+/// Is there a closing tag `</key>` at `at`? Where it ends if so. Whitespace
+/// may stand around the name: models wrap long lines inside tags
+/// (`</\n  step>`), and XML allows it before the `>`. `None` when the body
+/// ends before that is known.
+#[inline]
+pub(crate) fn closes(body: &[u8], at: usize, key: &[u8]) -> Option<Option<usize>> {
+    // Byte by byte: cheaper than a `memcmp` call, on every `<` of a value.
+    if body.get(at) != Some(&b'<') || *body.get(at + 1)? != b'/' {
+        return Some(None);
+    }
+    let mut name = at + 2;
+    if crate::scan::is_ws(*body.get(name)?) {
+        name = skip_ws(body, name);
+    }
+    if !starts(body, name, key)? {
+        return Some(None);
+    }
+    let mut gt = name + key.len();
+    if crate::scan::is_ws(*body.get(gt)?) {
+        gt = skip_ws(body, gt);
+    }
+    match body.get(gt)? {
+        b'>' => Some(Some(gt + 1)),
+        _ => Some(None),
+    }
+}
+
+/// Is there an opening tag `<key` (then `>`, `/` or whitespace) at `at`?
+pub(crate) fn opens(body: &[u8], at: usize, key: &[u8]) -> Option<bool> {
+    match starts(body, at + 1, key)? {
+        false => Some(false),
+        true => {
+            let next = *body.get(at + 1 + key.len())?;
+            Some(next == b'>' || next == b'/' || crate::scan::is_ws(next))
+        }
+    }
+}
+
+/// The child elements of `content`, if it is only elements and whitespace.
+pub(crate) fn children(content: &str, max_depth: usize) -> Option<Vec<(String, String)>> {
+    if max_depth == 0 {
+        return None;
+    }
+    let b = content.as_bytes();
+    let mut out = Vec::new();
+    let mut i = skip_ws(b, 0);
+    while i < b.len() {
+        if b[i] != b'<' {
+            return None;
+        }
+        let gt = i + tag_end(&b[i..])?;
+        let head = &content[i + 1..gt];
+        let name_len = head
+            .find(|c: char| c == '/' || c.is_ascii_whitespace())
+            .unwrap_or(head.len());
+        let name = &head[..name_len];
+        if name.is_empty() || name.starts_with(['/', '!', '?']) {
+            return None;
+        }
+        if head.ends_with('/') {
+            out.push((name.to_owned(), String::new()));
+            i = skip_ws(b, gt + 1);
+            continue;
+        }
+        // Find the matching close, counting nested same-name elements.
+        let open = format!("<{name}");
+        let mut depth = 0usize;
+        let mut j = gt + 1;
+        let (end, after) = loop {
+            let lt = j + memchr::memchr(b'<', &b[j..])?;
+            if let Some(Some(after)) = closes(b, lt, name.as_bytes()) {
+                if depth == 0 {
+                    break (lt, after);
+                }
+                depth -= 1;
+            } else if content[lt..].starts_with(&open)
+                && b.get(lt + open.len())
+                    .is_some_and(|&c| c == b'>' || c == b'/' || c.is_ascii_whitespace())
+            {
+                depth += 1;
+            }
+            j = lt + 1;
+        };
+        out.push((name.to_owned(), content[gt + 1..end].to_owned()));
+        i = skip_ws(b, after);
+    }
+    Some(out)
+}
+
+/// Decodes the XML entities `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` and
+/// numeric references; anything else stays as written.
+pub(crate) fn decode_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let tail = &rest[amp..];
+        // Byte search: `;` is ASCII, so the cut is a char boundary.
+        let semi = memchr::memchr(b';', &tail.as_bytes()[..tail.len().min(12)]);
+        let decoded = semi.and_then(|semi| {
+            let entity = &tail[1..semi];
+            let c = match entity {
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "amp" => Some('&'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => entity
+                    .strip_prefix("#x")
+                    .or_else(|| entity.strip_prefix("#X"))
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .or_else(|| entity.strip_prefix('#').and_then(|d| d.parse().ok()))
+                    .and_then(char::from_u32),
+            }?;
+            Some((c, semi + 1))
+        });
+        match decoded {
+            Some((c, used)) => {
+                out.push(c);
+                rest = &tail[used..];
+            }
+            None => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_found_or_held() {
+        let pats = [Pat::Lit(b"</parameter>"), Pat::Open(b"<parameter=")];
+        let body = b"a < b </param";
+        assert_eq!(find_tag(body, 0, &pats), Tag::Need { at: 6 });
+        let body = b"x <parameter=city>Seoul";
+        assert_eq!(
+            find_tag(body, 0, &pats),
+            Tag::Found {
+                index: 1,
+                at: 2,
+                end: 18,
+                attr: (13, 17)
+            }
+        );
+        assert_eq!(find_tag(b"<parameter=a\nb>", 0, &pats), Tag::Miss);
+    }
+
+    #[test]
+    fn a_partly_received_tag_waits_for_its_shortest_completion() {
+        let pats = [Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")];
+        let wait = |body: &[u8], at| {
+            let w = need_until(body, at, &pats);
+            (w.until, w.for_close)
+        };
+        // `</f` can only complete as `</function>` (11 bytes from 2).
+        assert_eq!(wait(b"\n\n</f", 2), (13, false));
+        // `<` may still be either: the shorter one decides.
+        assert_eq!(wait(b"\n<", 1), (12, false));
+        // `<parameter=` is there but not its `>`: the next byte that can
+        // end the attribute decides, or the window filling up.
+        assert_eq!(wait(b"<parameter=ci", 0), (11 + MAX_TAG, true));
+        // An open tag's literal next to a literal tag still in play: the
+        // next byte may decide.
+        let mixed = [Pat::Open(b"<a="), Pat::Lit(b"<a=b>")];
+        let w = need_until(b"<a=", 0, &mixed);
+        assert_eq!((w.until, w.for_close), (4, false));
+    }
+
+    /// A wait may end at the first byte that no tag in play goes on with.
+    #[test]
+    fn a_tag_stays_in_play_while_a_literal_agrees() {
+        let pats = [Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")];
+        let goes_on = |held: &[u8], bytes: &[u8]| {
+            let body = [b"a ", held, bytes].concat();
+            let wait = Wait {
+                in_value: Some(2),
+                ..need_until(&body[..2 + held.len()], 2, &pats)
+            };
+            wait.early(&body, body.len(), bytes)
+                .is_none_or(|held| still_in_play(&pats, held, bytes))
+        };
+        assert!(goes_on(b"<", b"/"));
+        assert!(goes_on(b"<", b"p"));
+        assert!(!goes_on(b"<", b" "));
+        assert!(goes_on(b"<", b"/fu"));
+        assert!(!goes_on(b"<", b"/fx"));
+        assert!(!goes_on(b"</", b"div>"));
+        assert!(goes_on(b"</", b"func"));
+        // Longer held tags wait in full.
+        assert!(goes_on(b"</f", b"unctionx"));
+    }
+
+    /// Waiting changes no verdict: no tag is found while a wait holds, and a
+    /// miss seen during it is still a miss where it ends.
+    #[test]
+    fn waiting_changes_no_verdict() {
+        let long_attr = format!("<parameter={}>", "x".repeat(MAX_TAG + 3));
+        let sets: [&[Pat]; 3] = [
+            &[Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")],
+            &[Pat::Open(b"<a="), Pat::Lit(b"<a=b>")],
+            &[Pat::Open(b"<function=")],
+        ];
+        let tags: [&[u8]; 8] = [
+            b"</function>",
+            b"<parameter=city>",
+            b"</x>",
+            b"<pa\n",
+            b"<parameter=ci\nty>",
+            b"<parameter=a<b>",
+            b"<a=b>x",
+            long_attr.as_bytes(),
+        ];
+        for pats in sets {
+            for tag in tags {
+                for cut in 1..tag.len() {
+                    if !matches!(tag_at(&tag[..cut], 0, pats), Tag::Need { .. }) {
+                        continue;
+                    }
+                    let wait = need_until(&tag[..cut], 0, pats);
+                    let waits = |len: usize| wait.holds(len, &tag[cut..len]);
+                    let Some(stop) = (cut + 1..=tag.len()).find(|&len| !waits(len)) else {
+                        continue;
+                    };
+                    let at_stop = tag_at(&tag[..stop], 0, pats);
+                    for len in cut..stop {
+                        match tag_at(&tag[..len], 0, pats) {
+                            Tag::Found { .. } => panic!("{tag:?} found at {len} < {stop}"),
+                            Tag::Miss => assert_eq!(at_stop, Tag::Miss, "{tag:?} at {len}"),
+                            Tag::Need { .. } => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn newline_stripping_takes_one_each_side() {
+        assert_eq!(strip_one_newline("\n\nx\n\n"), "\nx\n");
+        assert_eq!(strip_one_newline("\r\nx\r\n"), "x");
+        assert_eq!(strip_one_newline("x"), "x");
+    }
+
+    #[test]
+    fn entities() {
+        assert_eq!(
+            decode_entities("a &lt;b&gt; &amp;&amp; &#65;&#x42; &bogus; &"),
+            "a <b> && AB &bogus; &"
+        );
+        // Regression: a multibyte char within the entity window.
+        assert_eq!(decode_entities("&amp;é:I=\né"), "&é:I=\né");
+        assert_eq!(decode_entities("&éééééééé;"), "&éééééééé;");
+    }
+
+    #[test]
+    fn nested_children() {
+        let kids = children("<a>1</a>\n<b><c>x</c></b><a/>", 8).unwrap();
+        assert_eq!(
+            kids,
+            [
+                ("a".into(), "1".into()),
+                ("b".into(), "<c>x</c>".into()),
+                ("a".into(), String::new())
+            ]
+        );
+        assert!(children("text <a>1</a>", 8).is_none());
+    }
+}
