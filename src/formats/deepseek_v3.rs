@@ -7,12 +7,28 @@ use serde_json::Value;
 
 use super::*;
 
+/// DeepSeek's tokens (V3, V3.1, R1); V3 names the call on a line of its
+/// own after `function` and fences the arguments, V3.1 does not.
+pub(crate) const RULES: Rules = Rules {
+    function_line: true,
+    ..Rules::new(
+        Tokens {
+            section_begin: "<｜tool▁calls▁begin｜>",
+            section_end: "<｜tool▁calls▁end｜>",
+            call_begin: "<｜tool▁call▁begin｜>",
+            sep: "<｜tool▁sep｜>",
+            call_end: "<｜tool▁call▁end｜>",
+        },
+        NameRule::Verbatim,
+    )
+};
+
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "deepseek-v3",
     aliases: &["deepseekv3", "deepseek-r1"],
     summary: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\\n```json\\n{...}\\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
     fuzz_id: 9,
-    delimiters: section(Vendor::DeepSeek),
+    delimiters: section(&RULES),
     reader,
     template: "## Tools
 You have access to the following tools:
@@ -41,7 +57,7 @@ Where:
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    token_reading(Vendor::DeepSeek, delimiters, limits)
+    token_reading(&RULES, delimiters, limits)
 }
 
 pub(crate) fn render_call(name: &str, args: &Value) -> String {

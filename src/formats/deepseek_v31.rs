@@ -12,7 +12,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
     aliases: &["deepseek", "deepseekv31", "deepseek-v31"],
     summary: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{...}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
     fuzz_id: 6,
-    delimiters: section(Vendor::DeepSeek),
+    delimiters: section(&deepseek_v3::RULES),
     reader,
     template: "## Tools
 You have access to the following tools:
@@ -37,7 +37,7 @@ Where:
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    token_reading(Vendor::DeepSeek, delimiters, limits)
+    token_reading(&deepseek_v3::RULES, delimiters, limits)
 }
 
 fn render_call(name: &str, args: &Value) -> String {

@@ -14,7 +14,6 @@ use serde_json::Value;
 
 use super::*;
 use crate::protocol::markup::WithMarkup;
-use crate::protocol::token_call::{ANALYSIS_TO, ANALYSIS_TO_MARKER};
 
 // Every field is set; the spread is there so that a field added to
 // `FormatSpec` takes its default here too.
@@ -62,12 +61,34 @@ const MARKERS: [&str; 7] = [
     "<|end|>",
     "<|return|>",
     "<|call|>",
-    ANALYSIS_TO,
+    "<|channel|>analysis to=",
 ];
+
+/// The marker `<|channel|>analysis to=`: a call from the analysis channel,
+/// its recipient after the channel's name.
+const ANALYSIS_TO_MARKER: usize = 6;
+
+/// A message's header ends with `<|message|>`; a call's message with
+/// `<|call|>` (or `<|end|>`); the next message starts with `<|start|>`.
+/// Each call is a message whose header names its recipient.
+const RULES: Rules = Rules {
+    headers: true,
+    addressed_marker: Some(ANALYSIS_TO_MARKER),
+    ..Rules::new(
+        Tokens {
+            section_begin: "<|start|>",
+            section_end: "<|end|>",
+            call_begin: "<|start|>",
+            sep: "<|message|>",
+            call_end: "<|call|>",
+        },
+        NameRule::Recipient,
+    )
+};
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
     no_delimiters(delimiters)?;
-    let automaton = Automaton::Token(TokenCall::new(Vendor::Harmony, limits.max_depth));
+    let automaton = Automaton::Token(TokenCall::new(&RULES, limits.max_depth));
     Ok((
         markers(&MARKERS),
         Automaton::WithMarkup(Box::new(WithMarkup::new(automaton, 3..ANALYSIS_TO_MARKER))),

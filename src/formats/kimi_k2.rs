@@ -5,12 +5,24 @@ use serde_json::Value;
 
 use super::*;
 
+/// `functions.NAME:0` between the call's begin token and the arguments.
+const RULES: Rules = Rules::new(
+    Tokens {
+        section_begin: "<|tool_calls_section_begin|>",
+        section_end: "<|tool_calls_section_end|>",
+        call_begin: "<|tool_call_begin|>",
+        sep: "<|tool_call_argument_begin|>",
+        call_end: "<|tool_call_end|>",
+    },
+    NameRule::Namespaced,
+);
+
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "kimi-k2",
     aliases: &["kimik2", "kimi"],
     summary: "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{...}<|tool_call_end|><|tool_calls_section_end|>",
     fuzz_id: 7,
-    delimiters: section(Vendor::KimiK2),
+    delimiters: section(&RULES),
     reader,
     template: "# Tools
 
@@ -31,7 +43,7 @@ To call tools, write one section that holds each call, numbered from 0:
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    token_reading(Vendor::KimiK2, delimiters, limits)
+    token_reading(&RULES, delimiters, limits)
 }
 
 fn render_call(name: &str, args: &Value) -> String {

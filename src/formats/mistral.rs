@@ -9,6 +9,24 @@ use serde_json::Value;
 
 use super::*;
 
+/// From v11: neither sections nor end tokens; every call begins with
+/// `[TOOL_CALLS]` and ends with its JSON (the empty tokens are never
+/// matched), v13 puts `[CALL_ID]ID` before `[ARGS]`.
+const RULES: Rules = Rules {
+    ends_with_json: true,
+    id_token: Some("[CALL_ID]"),
+    ..Rules::new(
+        Tokens {
+            section_begin: "[TOOL_CALLS]",
+            section_end: "",
+            call_begin: "[TOOL_CALLS]",
+            sep: "[ARGS]",
+            call_end: "",
+        },
+        NameRule::BeforeId,
+    )
+};
+
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "mistral",
     aliases: &["magistral", "devstral", "mistral-v11"],
@@ -36,7 +54,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     Ok((
         markers(&[SPEC.delimiters.0]),
         Automaton::TokenOrJson(Box::new(FirstByte::new(
-            TokenCall::new(Vendor::Mistral, limits.max_depth),
+            TokenCall::new(&RULES, limits.max_depth),
             JsonCall::new(b"", limits.max_depth),
             // From v11 on `NAME[ARGS]{…}`; before, a JSON list of calls.
             |b| matches!(b, b'[' | b'{'),

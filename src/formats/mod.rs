@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::limits::Limits;
 use crate::protocol::first_byte::{FirstByte, Lead};
 use crate::protocol::json_call::JsonCall;
-use crate::protocol::token_call::{TokenCall, Vendor};
+use crate::protocol::token_call::{NameRule, Rules, TokenCall, Tokens};
 use crate::protocol::xml_call::{Dialect, XmlCall};
 use crate::protocol::Automaton;
 use crate::scan::marker::{Boundary, Marker, MarkerError};
@@ -346,14 +346,14 @@ pub(crate) fn xml_reading(
 
 /// The markers and automaton of a special-token format.
 pub(crate) fn token_reading(
-    vendor: Vendor,
+    rules: &'static Rules,
     delimiters: Delimiters<'_>,
     limits: &Limits,
 ) -> Reading {
     no_delimiters(delimiters)?;
     Ok((
-        markers(&TokenCall::markers(vendor)),
-        Automaton::Token(TokenCall::new(vendor, limits.max_depth)),
+        markers(&rules.markers()),
+        Automaton::Token(TokenCall::new(rules, limits.max_depth)),
     ))
 }
 
@@ -371,9 +371,8 @@ pub(crate) fn literal_reading(
 }
 
 /// A vendor's section tokens: a call's own begin token also opens a block.
-pub(crate) const fn section(vendor: Vendor) -> (&'static str, &'static str) {
-    let tokens = vendor.tokens();
-    (tokens.section_begin, tokens.section_end)
+pub(crate) const fn section(rules: &Rules) -> (&'static str, &'static str) {
+    (rules.tokens.section_begin, rules.tokens.section_end)
 }
 
 /// A parameter value as text: strings verbatim, everything else as JSON.

@@ -22,10 +22,10 @@
 //! failed). The arguments stream verbatim, as the model writes them.
 
 mod phases;
-mod vendors;
+mod rules;
 
-use vendors::*;
-pub(crate) use vendors::{Vendor, ANALYSIS_TO, ANALYSIS_TO_MARKER};
+use rules::*;
+pub(crate) use rules::{NameRule, Rules, Tokens};
 
 use crate::protocol::CallAutomaton;
 use std::borrow::Cow;
@@ -138,9 +138,9 @@ fn step_of(started: Result<(), Outcome>) -> Step {
 }
 
 impl TokenCall {
-    pub(crate) fn new(vendor: Vendor, max_depth: usize) -> TokenCall {
+    pub(crate) fn new(rules: &'static Rules, max_depth: usize) -> TokenCall {
         TokenCall {
-            rules: vendor.rules(),
+            rules,
             prompt_opened: false,
             in_block: InBlock {
                 phase: Phase::FirstCall,
@@ -162,13 +162,6 @@ impl TokenCall {
         let mut lead = self.clone();
         lead.prompt_opened = true;
         self.rules.headers.then_some(lead)
-    }
-
-    /// The start markers: the section's begin token (index 0), a call's
-    /// (index 1).
-    pub(crate) fn markers(vendor: Vendor) -> [&'static str; 2] {
-        let t = vendor.tokens();
-        [t.section_begin, t.call_begin]
     }
 
     /// Readies the per-call state.
@@ -442,7 +435,7 @@ impl CallAutomaton for TokenCall {
             sectioned,
             rejected: None,
             confirming: self.prompt_opened,
-            addressed: self.rules.headers && marker == ANALYSIS_TO_MARKER,
+            addressed: self.rules.addressed_marker == Some(marker),
         };
         self.next_call();
     }

@@ -1,6 +1,7 @@
 //! What sets one vendor's special-token calls apart from another's, as
-//! data built once per vendor: its tokens, the tokens each phase waits
-//! for, how its name part names the call, how a call ends.
+//! data: its tokens, the tokens each phase waits for, how its name part
+//! names the call, how a call ends. Each format file builds its vendor's
+//! [`Rules`] once, as a constant.
 
 /// Which token a finished match found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,15 +10,6 @@ pub(super) enum Token {
     SectionEnd,
     CallEnd,
     FenceClose,
-}
-
-/// The vendors whose calls this automaton reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Vendor {
-    DeepSeek,
-    KimiK2,
-    Mistral,
-    Harmony,
 }
 
 /// One vendor's special tokens.
@@ -31,25 +23,9 @@ pub(crate) struct Tokens {
     pub(crate) call_end: &'static str,
 }
 
-pub(super) const DEEPSEEK: Tokens = Tokens {
-    section_begin: "<｜tool▁calls▁begin｜>",
-    section_end: "<｜tool▁calls▁end｜>",
-    call_begin: "<｜tool▁call▁begin｜>",
-    sep: "<｜tool▁sep｜>",
-    call_end: "<｜tool▁call▁end｜>",
-};
-
-pub(super) const KIMI_K2: Tokens = Tokens {
-    section_begin: "<|tool_calls_section_begin|>",
-    section_end: "<|tool_calls_section_end|>",
-    call_begin: "<|tool_call_begin|>",
-    sep: "<|tool_call_argument_begin|>",
-    call_end: "<|tool_call_end|>",
-};
-
 /// The tokens a phase waits for, after whitespace.
 #[derive(Debug)]
-pub(super) struct Expected {
+pub(crate) struct Expected {
     /// After the arguments.
     pub(super) after_args: [&'static [u8]; 3],
     /// After the arguments, in a fence.
@@ -63,7 +39,7 @@ pub(super) const AFTER_ARGS: [Token; 3] = [Token::CallEnd, Token::SectionEnd, To
 pub(super) const IN_FENCE: [Token; 2] = [Token::FenceClose, Token::CallEnd];
 pub(super) const BETWEEN: [Token; 2] = [Token::CallBegin, Token::SectionEnd];
 
-pub(super) const fn expected(t: &Tokens) -> Expected {
+const fn expected(t: &Tokens) -> Expected {
     Expected {
         after_args: [
             t.call_end.as_bytes(),
@@ -75,35 +51,8 @@ pub(super) const fn expected(t: &Tokens) -> Expected {
     }
 }
 
-/// Mistral has neither sections nor end tokens: every call begins with
-/// `[TOOL_CALLS]` and ends with its JSON. The empty tokens are never
-/// matched (a Mistral call completes where its arguments end).
-pub(super) const MISTRAL: Tokens = Tokens {
-    section_begin: "[TOOL_CALLS]",
-    section_end: "",
-    call_begin: "[TOOL_CALLS]",
-    sep: "[ARGS]",
-    call_end: "",
-};
-
-/// gpt-oss: a message's header ends with `<|message|>`; a call's message
-/// with `<|call|>` (or `<|end|>`); the next message starts with `<|start|>`.
-pub(super) const HARMONY: Tokens = Tokens {
-    section_begin: "<|start|>",
-    section_end: "<|end|>",
-    call_begin: "<|start|>",
-    sep: "<|message|>",
-    call_end: "<|call|>",
-};
-
 /// gpt-oss: where a header's channel begins.
 pub(super) const CHANNEL: &str = "<|channel|>";
-
-/// gpt-oss: the marker `<|channel|>analysis to=` (a call from the analysis
-/// channel, its recipient after the channel's name), by its index among
-/// the format's markers.
-pub(crate) const ANALYSIS_TO: &str = "<|channel|>analysis to=";
-pub(crate) const ANALYSIS_TO_MARKER: usize = 6;
 
 /// DeepSeek-V3's fence around the arguments.
 pub(super) const FENCE_OPEN: &[u8] = b"```json";
@@ -115,7 +64,7 @@ pub(super) const MAX_HEAD: usize = 256;
 /// How a vendor names the call in the bytes between its begin token and
 /// the separator (trimmed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum NameRule {
+pub(crate) enum NameRule {
     /// All of them.
     Verbatim,
     /// A header's recipient, `to=functions.NAME` (none: no call).
@@ -126,85 +75,57 @@ pub(super) enum NameRule {
     Namespaced,
 }
 
-/// Everything that sets one vendor's calls apart from another's. Built
-/// once per vendor; the automaton never changes it.
+/// Everything that sets one vendor's calls apart from another's: a
+/// constant of the vendor's format file, from [`Rules::new`] with the
+/// fields that differ set; the automaton never changes it.
 #[derive(Debug)]
 pub(crate) struct Rules {
-    pub(super) tokens: Tokens,
-    pub(super) expected: Expected,
-    pub(super) name: NameRule,
+    pub(crate) tokens: Tokens,
+    /// Derived from `tokens` by [`Rules::new`].
+    pub(crate) expected: Expected,
+    pub(crate) name: NameRule,
     /// Calls stand alone (no section, no end token): a call ends with its
     /// JSON, and its name may run into the arguments' `{` (text decoded
     /// without its control tokens reads `[TOOL_CALLS]NAME{…}`).
-    pub(super) ends_with_json: bool,
+    pub(crate) ends_with_json: bool,
     /// Each call is a message of its own whose header holds other tokens
     /// (`<|channel|>`, `<|constrain|>`) and names its recipient; a header
     /// naming none is markup.
-    pub(super) headers: bool,
+    pub(crate) headers: bool,
     /// A token that puts the model's id for the call between the name and
     /// the separator.
-    pub(super) id_token: Option<&'static str>,
+    pub(crate) id_token: Option<&'static str>,
     /// DeepSeek-V3: the name part `function`, then the name on its own
     /// line, and the arguments in a fence.
-    pub(super) function_line: bool,
-}
-
-pub(super) const DEEPSEEK_RULES: Rules = Rules {
-    tokens: DEEPSEEK,
-    expected: expected(&DEEPSEEK),
-    name: NameRule::Verbatim,
-    ends_with_json: false,
-    headers: false,
-    id_token: None,
-    function_line: true,
-};
-
-pub(super) const KIMI_K2_RULES: Rules = Rules {
-    tokens: KIMI_K2,
-    expected: expected(&KIMI_K2),
-    name: NameRule::Namespaced,
-    ends_with_json: false,
-    headers: false,
-    id_token: None,
-    function_line: false,
-};
-
-pub(super) const MISTRAL_RULES: Rules = Rules {
-    tokens: MISTRAL,
-    expected: expected(&MISTRAL),
-    name: NameRule::BeforeId,
-    ends_with_json: true,
-    headers: false,
-    id_token: Some("[CALL_ID]"),
-    function_line: false,
-};
-
-pub(super) const HARMONY_RULES: Rules = Rules {
-    tokens: HARMONY,
-    expected: expected(&HARMONY),
-    name: NameRule::Recipient,
-    ends_with_json: false,
-    headers: true,
-    id_token: None,
-    function_line: false,
-};
-
-impl Vendor {
-    pub(crate) const fn tokens(self) -> &'static Tokens {
-        &self.rules().tokens
-    }
-
-    pub(super) const fn rules(self) -> &'static Rules {
-        match self {
-            Vendor::DeepSeek => &DEEPSEEK_RULES,
-            Vendor::KimiK2 => &KIMI_K2_RULES,
-            Vendor::Mistral => &MISTRAL_RULES,
-            Vendor::Harmony => &HARMONY_RULES,
-        }
-    }
+    pub(crate) function_line: bool,
+    /// With `headers`: the start marker whose header is addressed already
+    /// (gpt-oss's `<|channel|>analysis to=`), by its index.
+    pub(crate) addressed_marker: Option<usize>,
 }
 
 impl Rules {
+    /// A vendor's rules: its tokens and how it names a call; calls in a
+    /// section, ending with an end token, without headers or ids (set the
+    /// fields that differ).
+    pub(crate) const fn new(tokens: Tokens, name: NameRule) -> Rules {
+        Rules {
+            expected: expected(&tokens),
+            tokens,
+            name,
+            ends_with_json: false,
+            headers: false,
+            id_token: None,
+            function_line: false,
+            addressed_marker: None,
+        }
+    }
+
+    /// The start markers: the section's begin token (index 0), a call's
+    /// (index 1).
+    pub(crate) const fn markers(&self) -> [&'static str; 2] {
+        [self.tokens.section_begin, self.tokens.call_begin]
+    }
+
     /// The call's name in the (trimmed) bytes between its begin token and
     /// the separator.
     pub(super) fn name_of<'h>(&self, head: &'h str) -> &'h str {
