@@ -8,6 +8,57 @@ use serde_json::Value;
 
 use super::*;
 
+static DSML: Tags = Tags {
+    end: "</｜DSML｜function_calls>".as_bytes(),
+    func_open: Some("<｜DSML｜invoke name=".as_bytes()),
+    func_close: Some("</｜DSML｜invoke>".as_bytes()),
+    param_open: Pat::Open("<｜DSML｜parameter name=".as_bytes()),
+    param_close: "</｜DSML｜parameter>".as_bytes(),
+    escaped_breaks: false,
+    string_attr: true,
+};
+
+/// DeepSeek-V4's block is `tool_calls`.
+static DSML_V4: Tags = Tags {
+    end: "</｜DSML｜tool_calls>".as_bytes(),
+    ..DSML
+};
+
+/// DeepSeek-V4.1's is `calls`, with a space after the DSML token in every
+/// tag.
+static DSML_V4_1: Tags = Tags {
+    end: "</｜DSML｜ calls>".as_bytes(),
+    func_open: Some("<｜DSML｜ invoke name=".as_bytes()),
+    func_close: Some("</｜DSML｜ invoke>".as_bytes()),
+    param_open: Pat::Open("<｜DSML｜ parameter name=".as_bytes()),
+    param_close: "</｜DSML｜ parameter>".as_bytes(),
+    ..DSML
+};
+
+/// DSML with its `｜DSML｜` tokens gone, as a server that drops special
+/// tokens passes it on.
+static DSML_STRIPPED: Tags = Tags {
+    end: b"</function_calls>",
+    func_open: Some(b"<invoke name="),
+    func_close: Some(b"</invoke>"),
+    param_open: Pat::Open(b"<parameter name="),
+    param_close: b"</parameter>",
+    ..DSML
+};
+
+/// DeepSeek-V3.2's DSML block, V4's and V4.1's, an `invoke` without its
+/// block, and the block with its special tokens dropped.
+const DIALECT: Dialect = Dialect {
+    block: Opening::block("<｜DSML｜function_calls>", &DSML),
+    others: &[
+        Opening::block("<｜DSML｜tool_calls>", &DSML_V4),
+        Opening::block("<｜DSML｜ calls>", &DSML_V4_1),
+        Opening::bare_call("<｜DSML｜invoke name=", &DSML),
+        Opening::bare_call("<｜DSML｜ invoke name=", &DSML_V4_1),
+        Opening::block("<function_calls>", &DSML_STRIPPED),
+    ],
+};
+
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "deepseek-v3.2",
     aliases: &["deepseekv32", "deepseek-v32", "dsml", "deepseek-v4", "deepseekv4"],
@@ -43,7 +94,7 @@ Here are the functions available in JSONSchema format:
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    xml_reading(Dialect::DeepSeekDsml, delimiters, limits)
+    xml_reading(&DIALECT, delimiters, limits)
 }
 
 fn render_call(name: &str, args: &Value) -> String {

@@ -6,6 +6,22 @@ use serde_json::Value;
 
 use super::*;
 
+/// No function tags (the name comes first), keys and values apart.
+static TAGS: Tags = Tags {
+    end: b"</tool_call>",
+    func_open: None,
+    func_close: None,
+    param_open: Pat::Lit(b"<arg_key>"),
+    param_close: b"</arg_value>",
+    escaped_breaks: true,
+    string_attr: false,
+};
+
+const DIALECT: Dialect = Dialect {
+    block: Opening::block("<tool_call>", &TAGS),
+    others: &[],
+};
+
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "glm",
     aliases: &["glm45", "glm-4.5", "glm47", "glm-4.7", "glm4-moe"],
@@ -40,7 +56,7 @@ For each function call, output the function name and arguments within the follow
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    xml_reading(Dialect::Glm, delimiters, limits)
+    xml_reading(&DIALECT, delimiters, limits)
 }
 
 fn render_call(name: &str, args: &Value) -> String {

@@ -43,9 +43,9 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
         JsonCall::new(end.as_bytes(), limits.max_depth).reopened_by(&start, Boundary::None);
     // Qwen3-Coder served as hermes writes its XML calls in the same
     // `<tool_call>` blocks: a block that begins with `<` is read as XML.
-    if Some(end.as_bytes()) == Dialect::Qwen3Coder.block_end(0) {
+    if Some(end.as_bytes()) == qwen3_coder::DIALECT.block_end(0) {
         let markers = json_marker(start, Boundary::None)?;
-        let xml = XmlCall::new(Dialect::Qwen3Coder, limits.max_depth);
+        let xml = XmlCall::new(&qwen3_coder::DIALECT, limits.max_depth);
         let either = FirstByte::new(automaton, xml, |b| b == b'<', Lead::First);
         return Ok((markers, Automaton::JsonOrXml(either)));
     }

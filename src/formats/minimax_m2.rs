@@ -6,6 +6,21 @@ use serde_json::Value;
 
 use super::*;
 
+static TAGS: Tags = Tags {
+    end: b"</minimax:tool_call>",
+    func_open: Some(b"<invoke name="),
+    func_close: Some(b"</invoke>"),
+    param_open: Pat::Open(b"<parameter name="),
+    param_close: b"</parameter>",
+    escaped_breaks: false,
+    string_attr: false,
+};
+
+const DIALECT: Dialect = Dialect {
+    block: Opening::block("<minimax:tool_call>", &TAGS),
+    others: &[],
+};
+
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "minimax-m2",
     aliases: &["minimaxm2"],
@@ -40,7 +55,7 @@ When making tool calls, use XML format to invoke tools and pass parameters:
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    xml_reading(Dialect::MiniMaxM2, delimiters, limits)
+    xml_reading(&DIALECT, delimiters, limits)
 }
 
 fn tool_entry(tool: &Tool) -> String {

@@ -18,9 +18,10 @@ use crate::limits::Limits;
 use crate::protocol::first_byte::{FirstByte, Lead};
 use crate::protocol::json_call::JsonCall;
 use crate::protocol::token_call::{NameRule, Rules, TokenCall, Tokens};
-use crate::protocol::xml_call::{Dialect, XmlCall};
+use crate::protocol::xml_call::{Dialect, Opening, Tags, XmlCall};
 use crate::protocol::Automaton;
 use crate::scan::marker::{Boundary, Marker, MarkerError};
+use crate::scan::xml::Pat;
 use crate::tool::Tool;
 
 /// The one table of formats: each line is a [`Format`] variant (with its
@@ -324,13 +325,12 @@ fn markers(all: &[&'static str]) -> Vec<Marker> {
 /// then the others it opens calls with. A block whose first byte begins
 /// JSON (`{`, `[`, a fence's backtick) holds JSON calls up to the same end.
 pub(crate) fn xml_reading(
-    dialect: Dialect,
+    dialect: &'static Dialect,
     delimiters: Delimiters<'_>,
     limits: &Limits,
 ) -> Reading {
     no_delimiters(delimiters)?;
-    let mut all = vec![dialect.start_marker()];
-    all.extend_from_slice(dialect.other_markers());
+    let all: Vec<&'static str> = dialect.markers().collect();
     let ends: Vec<Option<&[u8]>> = (0..all.len()).map(|m| dialect.block_end(m)).collect();
     let json_ends: Vec<&[u8]> = ends.iter().map(|end| end.unwrap_or_default()).collect();
     let json = JsonCall::new(json_ends[0], limits.max_depth).ending_by_marker(&json_ends);

@@ -6,6 +6,22 @@ use serde_json::{json, Value};
 
 use super::*;
 
+static TAGS: Tags = Tags {
+    end: b"</tool_call>",
+    func_open: Some(b"<function="),
+    func_close: Some(b"</function>"),
+    param_open: Pat::Open(b"<parameter="),
+    param_close: b"</parameter>",
+    escaped_breaks: false,
+    string_attr: false,
+};
+
+/// Calls in `<tool_call>` blocks, or a bare `<function=` without one.
+pub(crate) const DIALECT: Dialect = Dialect {
+    block: Opening::block("<tool_call>", &TAGS),
+    others: &[Opening::bare_call("<function=", &TAGS)],
+};
+
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "qwen3-coder",
     aliases: &["qwen3-xml", "qwen3coder"],
@@ -55,7 +71,7 @@ Reminder:
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    xml_reading(Dialect::Qwen3Coder, delimiters, limits)
+    xml_reading(&DIALECT, delimiters, limits)
 }
 
 fn tool_entry(tool: &Tool) -> String {

@@ -28,8 +28,7 @@
 mod dialect;
 mod values;
 
-pub(crate) use dialect::Dialect;
-use dialect::Tags;
+pub(crate) use dialect::{Dialect, Opening, Tags};
 
 use crate::coerce::keyword;
 use crate::cx::CallCx;
@@ -120,7 +119,7 @@ struct InValue {
 
 #[derive(Debug, Clone)]
 pub(crate) struct XmlCall {
-    dialect: Dialect,
+    dialect: &'static Dialect,
     /// The tags of the block being read.
     tags: &'static Tags,
     phase: Phase,
@@ -155,12 +154,9 @@ pub(crate) struct XmlCall {
     args_json: JsonScanner,
 }
 
-/// The start marker of a Qwen3-Coder call without its `<tool_call>`.
-const BARE_FUNCTION: &str = "<function=";
-
 impl XmlCall {
-    pub(crate) fn new(dialect: Dialect, max_depth: usize) -> XmlCall {
-        let tags = dialect.tags();
+    pub(crate) fn new(dialect: &'static Dialect, max_depth: usize) -> XmlCall {
+        let tags = dialect.block.tags;
         XmlCall {
             dialect,
             tags,
@@ -831,7 +827,8 @@ impl XmlCall {
 
 impl CallAutomaton for XmlCall {
     fn begin(&mut self, marker: usize) {
-        (self.tags, self.bare) = self.dialect.opened_by(marker);
+        let opening = self.dialect.opened_by(marker);
+        (self.tags, self.bare) = (opening.tags, opening.bare_call);
         self.json_value = false;
         self.phase = Phase::Lead;
         self.body.clear();

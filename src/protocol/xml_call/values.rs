@@ -113,7 +113,7 @@ impl XmlCall {
             Pat::Lit(t.end),
             // (GLM has no function tags: a repeat, never reached.)
             Pat::Open(t.func_open.unwrap_or(t.end)),
-            Pat::Lit(self.dialect.start_marker().as_bytes()),
+            Pat::Lit(self.dialect.block.marker.as_bytes()),
         ]
     }
 
@@ -171,7 +171,7 @@ impl XmlCall {
         let follow = [
             Pat::Lit(t.end),
             Pat::Open(t.func_open.unwrap_or(t.end)),
-            Pat::Lit(self.dialect.start_marker().as_bytes()),
+            Pat::Lit(self.dialect.block.marker.as_bytes()),
             Pat::Lit(t.func_close.unwrap_or(t.end)),
             t.param_open,
         ];
