@@ -3,6 +3,7 @@
 //! streams out, coerced to its schema type.
 
 use super::*;
+use crate::scan::xml::lend_static;
 
 impl XmlCall {
     /// Inside a value.
@@ -614,44 +615,5 @@ impl XmlCall {
         key.clear();
         self.key = key;
         self.params += 1;
-    }
-}
-
-/// `run`, held from an earlier chunk, lent from a static string: a prefix
-/// of the value's close tag that proved not to be one, or one ASCII
-/// character (so that it goes out without a copy).
-fn lend_static(run: &str, close: &'static [u8]) -> Option<&'static str> {
-    const ASCII: &str = "\0\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f\
-        \x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f \
-        !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~\x7f";
-    let bytes = run.as_bytes();
-    if let [b] = bytes {
-        return ASCII.get(usize::from(*b)..usize::from(*b) + 1);
-    }
-    close
-        .get(..bytes.len())
-        .filter(|prefix| *prefix == bytes)
-        .and_then(|prefix| std::str::from_utf8(prefix).ok())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::lend_static;
-
-    #[test]
-    fn held_runs_are_lent_from_static_strings() {
-        for b in 0..=127u8 {
-            let one = char::from(b).to_string();
-            assert_eq!(lend_static(&one, b"</parameter>"), Some(one.as_str()));
-        }
-        assert_eq!(lend_static("</par", b"</parameter>"), Some("</par"));
-        assert_eq!(lend_static("</pax", b"</parameter>"), None);
-        assert_eq!(lend_static("é", b"</parameter>"), None);
-        // A prefix that ends inside a character of the tag is not text.
-        assert_eq!(
-            lend_static("<\u{ff5c}", "<\u{ff5c}DSML".as_bytes()),
-            Some("<\u{ff5c}")
-        );
-        assert_eq!(lend_static("</parameter>x", b"</parameter>"), None);
     }
 }
