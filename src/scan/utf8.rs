@@ -117,6 +117,30 @@ fn sequence_len(lead: u8) -> usize {
     }
 }
 
+/// The code point that `bytes`, one whole UTF-8 sequence, encode; `None`
+/// if they are not valid UTF-8 (overlong, a surrogate, past U+10FFFF, a
+/// byte that does not continue the sequence). A few instructions where
+/// `std::str::from_utf8` is a call: a code point split by a chunk boundary
+/// is completed this way on every such chunk.
+#[inline]
+fn decode_char(bytes: &[u8]) -> Option<char> {
+    let (&lead, rest) = bytes.split_first()?;
+    let (mut code, min) = match bytes.len() {
+        2 => (u32::from(lead & 0x1F), 0x80),
+        3 => (u32::from(lead & 0x0F), 0x800),
+        4 => (u32::from(lead & 0x07), 0x1_0000),
+        _ => return None,
+    };
+    for &b in rest {
+        if b & 0xC0 != 0x80 {
+            return None;
+        }
+        code = code << 6 | u32::from(b & 0x3F);
+    }
+    // `from_u32` rejects surrogates and code points past U+10FFFF.
+    char::from_u32(code).filter(|_| code >= min)
+}
+
 /// Where an incomplete but so far valid code point begins at the end of
 /// `bytes`, if one does.
 #[inline]
@@ -231,7 +255,7 @@ impl Utf8Carry {
                 };
             }
             window[held..whole].copy_from_slice(&rest[..need]);
-            completed = std::str::from_utf8(&window[..whole]).ok()?.chars().next();
+            completed = Some(decode_char(&window[..whole])?);
             rest = &rest[need..];
         }
         // The tail first, so that the bytes are validated once.
@@ -349,6 +373,33 @@ impl Utf8Carry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-sequence decoder agrees with `std::str::from_utf8` on every
+    /// two-byte sequence and on all sequences of three and four bytes that
+    /// begin with the boundary lead bytes.
+    #[test]
+    fn one_sequence_decodes_as_std_does() {
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for a in 0x80..=0xFFu8 {
+            for b in 0..=0xFFu8 {
+                cases.push(vec![a, b]);
+                for lead in [0xE0, 0xE1, 0xED, 0xEE, 0xEF] {
+                    cases.push(vec![lead, a, b]);
+                }
+                for lead in [0xF0, 0xF1, 0xF4, 0xF5] {
+                    cases.push(vec![lead, a, b, 0x80]);
+                    cases.push(vec![lead, 0x90, a, b]);
+                }
+            }
+        }
+        for bytes in cases {
+            let std = std::str::from_utf8(&bytes).ok().map(|s| s.chars().next());
+            let ours = (sequence_len(bytes[0]) == bytes.len())
+                .then(|| decode_char(&bytes))
+                .flatten();
+            assert_eq!(ours, std.flatten(), "{bytes:x?}");
+        }
+    }
 
     fn decode_chunked(input: &[u8], size: usize) -> String {
         let mut carry = Utf8Carry::default();
