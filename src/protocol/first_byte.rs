@@ -30,10 +30,6 @@ pub(crate) enum Lead {
     Skipped(&'static str),
 }
 
-/// It has no steady path of its own (a steady chunk is always run):
-/// [`Automaton`](super::Automaton) sends steady chunks to the side reading
-/// the block, so that each automaton's steady path is inlined once, in one
-/// place, whichever formats compose it.
 /// Marker `marker`'s bit in [`FirstByte::first_only_after`]'s set: the
 /// first 64 markers have one (no format composes more), the others none.
 fn marker_bit(marker: usize) -> u64 {
@@ -66,6 +62,12 @@ impl<'a, A, B> Picked<'a, A, B> {
     }
 }
 
+/// Two automata, one of which reads each block, picked by its first byte.
+///
+/// It has no steady path of its own (a steady chunk is always run):
+/// [`Automaton`](super::Automaton) sends steady chunks to the side reading
+/// the block, so that each automaton's steady path is inlined once, in one
+/// place, whichever formats compose it.
 #[derive(Debug, Clone)]
 pub(crate) struct FirstByte<A, B> {
     first: A,

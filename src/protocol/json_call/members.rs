@@ -19,7 +19,7 @@ impl<'j> CallMembers<'j> {
     pub(super) fn of(json: &'j str, max_depth: usize) -> Option<CallMembers<'j>> {
         let mut members = CallMembers::default();
         for (key, value) in root_members(json.as_bytes(), max_depth) {
-            let slot = match decode_str(&json.as_bytes()[key])?.as_ref() {
+            let slot = match decode_string_literal(&json.as_bytes()[key])?.as_ref() {
                 "name" => &mut members.name,
                 "arguments" | "parameters" => &mut members.args,
                 "function" => &mut members.function,
@@ -48,7 +48,7 @@ impl<'j> CallMembers<'j> {
             }
             _ => return None,
         };
-        let name = decode_str(name.as_bytes())?.into_owned();
+        let name = decode_string_literal(name.as_bytes())?.into_owned();
         (!name.is_empty()).then_some((name, args))
     }
 }
@@ -83,13 +83,13 @@ pub(super) fn named_by_function(
 /// Arguments given as a JSON-encoded string (`raw`, quotes included): the
 /// object it holds (`{}` when blank); `None` if it holds anything else.
 pub(super) fn object_in_string(raw: &[u8], max_depth: usize) -> Option<String> {
-    let decoded = decode_string(raw)?;
+    let decoded = decode_string_literal(raw)?;
     if decoded.trim().is_empty() {
         return Some("{}".to_owned());
     }
     let is_object =
         decoded.trim_start().starts_with('{') && is_complete_value(decoded.as_bytes(), max_depth);
-    is_object.then_some(decoded)
+    is_object.then(|| decoded.into_owned())
 }
 
 /// The members of the JSON object `json` (known to be complete): the byte
@@ -312,7 +312,7 @@ impl JsonCall {
             br#""arguments""# | br#""parameters""# => Member::Args,
             br#""id""# | br#""tool_call_id""# | br#""call_id""# => Member::Id,
             raw if !raw.contains(&b'\\') => Member::Other,
-            raw => match decode_string(raw).as_deref() {
+            raw => match decode_string_literal(raw).as_deref() {
                 Some("name" | "tool_name") => Member::Name,
                 Some("arguments" | "parameters") => Member::Args,
                 Some("id" | "tool_call_id" | "call_id") => Member::Id,
@@ -393,7 +393,7 @@ impl JsonCall {
             Capture::Name => {
                 // Without escapes the name stands verbatim after its quote.
                 let origin = (!self.buf.contains(&b'\\')).then_some(self.object.name_at + 1);
-                let started = match decode_str(&self.buf).filter(|n| !n.is_empty()) {
+                let started = match decode_string_literal(&self.buf).filter(|n| !n.is_empty()) {
                     None => Err(Failure::new(
                         DiagnosticKind::MissingName,
                         offset,
@@ -435,7 +435,7 @@ impl JsonCall {
                 }
             }
             Capture::Id => {
-                if let Some(id) = decode_str(&self.buf) {
+                if let Some(id) = decode_string_literal(&self.buf) {
                     cx.model_call_id(&id);
                 }
             }

@@ -23,14 +23,12 @@ mod relaxed;
 use ends::{Reopen, Reopening};
 use relaxed::RelaxedBody;
 
-use std::borrow::Cow;
-
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
 use crate::event::Event;
 use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
-use crate::scan::json::{is_complete_value, JsonScanner, Repair, Signal};
+use crate::scan::json::{decode_string_literal, is_complete_value, JsonScanner, Repair, Signal};
 use crate::scan::marker::Boundary;
 use crate::scan::partial::{Match, Partial, PartialSet, SetMatch};
 use crate::scan::skip_ws;
@@ -763,14 +761,4 @@ fn invalid_utf8(offset: u64) -> Failure {
         offset,
         "invalid UTF-8 inside the call's arguments",
     )
-}
-
-/// Decodes a raw JSON string (quotes included); `None` if it is not one.
-fn decode_string(raw: &[u8]) -> Option<String> {
-    decode_str(raw).map(Cow::into_owned)
-}
-
-/// [`decode_string`], borrowing from `raw` when it has no escapes.
-fn decode_str(raw: &[u8]) -> Option<Cow<'_, str>> {
-    crate::scan::json::decode_string_literal(raw)
 }

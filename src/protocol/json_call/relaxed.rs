@@ -259,7 +259,7 @@ pub(super) fn relaxed_call(
     }
     let members = CallMembers::of(json, max_depth)?;
     let (name, nested) = match members.name {
-        Some(name) => (decode_str(name.as_bytes())?.into_owned(), None),
+        Some(name) => (decode_string_literal(name.as_bytes())?.into_owned(), None),
         None => members.by_function(max_depth)?,
     };
     let args = match nested {
