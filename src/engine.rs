@@ -1248,7 +1248,7 @@ impl Parser {
             .is_some_and(Automaton::lead_keeps_whitespace);
         let ws = match keeps_ws {
             true => 0,
-            false => rest.iter().take_while(|&&b| crate::scan::is_ws(b)).count(),
+            false => crate::scan::skip_ws(rest),
         };
         let base = self.offset + i as u64;
         self.core.text.push(&rest[..ws], base, sink);

@@ -8,7 +8,7 @@
 use super::{CallAutomaton, Failure, Outcome};
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
-use crate::scan::is_ws;
+use crate::scan::skip_ws;
 
 /// Which automaton reads the block in progress.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,7 +216,7 @@ impl<A: CallAutomaton, B: CallAutomaton> FirstByte<A, B> {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        let ws = bytes.iter().take_while(|&&b| is_ws(b)).count();
+        let ws = skip_ws(bytes);
         let Some(&b) = bytes.get(ws) else {
             return match self.lead {
                 Lead::First => self.first.advance(bytes, cx),

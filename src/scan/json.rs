@@ -779,6 +779,42 @@ fn hex4(digits: &[u8]) -> Option<u32> {
         .try_fold(0, |value, &d| Some(value << 4 | (d as char).to_digit(16)?))
 }
 
+/// Arguments given as a JSON-encoded string (`raw`, quotes included): the
+/// object it holds (`{}` when blank); `None` if it holds anything else.
+pub(crate) fn object_in_string(raw: &[u8], max_depth: usize) -> Option<String> {
+    let decoded = decode_string_literal(raw)?;
+    if decoded.trim().is_empty() {
+        return Some("{}".to_owned());
+    }
+    let is_object =
+        decoded.trim_start().starts_with('{') && is_complete_value(decoded.as_bytes(), max_depth);
+    is_object.then(|| decoded.into_owned())
+}
+
+/// The members of the JSON object `json` (known to be complete): the byte
+/// ranges of each raw key (quotes included) and of its value.
+pub(crate) fn root_members(
+    json: &[u8],
+    max_depth: usize,
+) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let mut scanner = JsonScanner::new(max_depth);
+    let mut members = Vec::new();
+    let (mut key, mut value) = (0..0, 0);
+    let mut at = 0;
+    while at < json.len() {
+        let (n, signal) = scanner.advance(&json[at..]);
+        at += n;
+        match signal {
+            Signal::KeyStart => key.start = at - 1,
+            Signal::KeyEnd => key.end = at,
+            Signal::ValueStart => value = at - 1,
+            Signal::ValueEnd => members.push((key.clone(), value..at)),
+            _ => break,
+        }
+    }
+    members
+}
+
 /// Whether `text` is exactly one complete JSON value (whitespace around it
 /// allowed).
 pub(crate) fn is_complete_value(text: &[u8], max_depth: usize) -> bool {
@@ -1132,6 +1168,20 @@ mod tests {
                 RootEnd
             ]
         );
+        let members: Vec<(&[u8], &[u8])> = root_members(text, 8)
+            .into_iter()
+            .map(|(k, v)| (&text[k], &text[v]))
+            .collect();
+        assert_eq!(
+            members,
+            [
+                (&b"\"name\""[..], &b"\"f\""[..]),
+                (b"\"arguments\"", b"{\"x\": [1]}")
+            ]
+        );
+        assert_eq!(object_in_string(br#""{\"a\": 1}""#, 8).as_deref(), Some(r#"{"a": 1}"#));
+        assert_eq!(object_in_string(br#"" ""#, 8).as_deref(), Some("{}"));
+        assert_eq!(object_in_string(br#""[1]""#, 8), None);
     }
 
     #[test]

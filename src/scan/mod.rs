@@ -21,13 +21,16 @@ pub(crate) fn skip_ws(bytes: &[u8]) -> usize {
     bytes.iter().position(|&b| !is_ws(b)).unwrap_or(bytes.len())
 }
 
+/// Index of the last non-whitespace byte of `bytes`, if any.
+#[inline]
+pub(crate) fn last_non_ws(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().rposition(|&b| !is_ws(b))
+}
+
 /// `bytes` without whitespace at either end.
 pub(crate) fn trim_ws(bytes: &[u8]) -> &[u8] {
     let start = skip_ws(bytes);
-    let end = bytes
-        .iter()
-        .rposition(|&b| !is_ws(b))
-        .map_or(start, |i| i + 1);
+    let end = last_non_ws(bytes).map_or(start, |i| i + 1);
     &bytes[start..end.max(start)]
 }
 

@@ -2,6 +2,7 @@
 //! the id, or something to skip; commas held back and string repairs.
 
 use super::*;
+use crate::scan::json::{object_in_string, root_members};
 
 /// The raw values of the members of a call object that name the tool and
 /// hold its arguments.
@@ -80,42 +81,6 @@ pub(super) fn named_by_function(
     CallMembers::of(object.trim(), max_depth)?.by_function(max_depth)
 }
 
-/// Arguments given as a JSON-encoded string (`raw`, quotes included): the
-/// object it holds (`{}` when blank); `None` if it holds anything else.
-pub(super) fn object_in_string(raw: &[u8], max_depth: usize) -> Option<String> {
-    let decoded = decode_string_literal(raw)?;
-    if decoded.trim().is_empty() {
-        return Some("{}".to_owned());
-    }
-    let is_object =
-        decoded.trim_start().starts_with('{') && is_complete_value(decoded.as_bytes(), max_depth);
-    is_object.then(|| decoded.into_owned())
-}
-
-/// The members of the JSON object `json` (known to be complete): the byte
-/// ranges of each raw key (quotes included) and of its value.
-pub(super) fn root_members(
-    json: &[u8],
-    max_depth: usize,
-) -> Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> {
-    let mut scanner = JsonScanner::new(max_depth);
-    let mut members = Vec::new();
-    let (mut key, mut value) = (0..0, 0);
-    let mut at = 0;
-    while at < json.len() {
-        let (n, signal) = scanner.advance(&json[at..]);
-        at += n;
-        match signal {
-            Signal::KeyStart => key.start = at - 1,
-            Signal::KeyEnd => key.end = at,
-            Signal::ValueStart => value = at - 1,
-            Signal::ValueEnd => members.push((key.clone(), value..at)),
-            _ => break,
-        }
-    }
-    members
-}
-
 impl JsonCall {
     /// Bytes of the current member, in the current chunk.
     #[inline]
@@ -157,7 +122,7 @@ impl JsonCall {
         signal: Signal,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> bool {
-        let only_ws = last_token(seg).is_none();
+        let only_ws = crate::scan::last_non_ws(seg).is_none();
         if only_ws && signal == Signal::More {
             self.held_comma.extend_from_slice(seg);
             return true;
@@ -189,7 +154,7 @@ impl JsonCall {
         trailing: bool,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let Some(k) = last_token(seg) else {
+        let Some(k) = crate::scan::last_non_ws(seg) else {
             return;
         };
         self.take(&seg[..k], offset, cx);

@@ -748,13 +748,6 @@ fn no_object(at: u64) -> Outcome {
     ))
 }
 
-/// The index of the last byte of `bytes` that is not JSON whitespace.
-fn last_token(bytes: &[u8]) -> Option<usize> {
-    bytes
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-}
-
 fn invalid_utf8(offset: u64) -> Failure {
     Failure::new(
         DiagnosticKind::InvalidUtf8,

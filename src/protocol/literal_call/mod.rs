@@ -424,7 +424,7 @@ fn bare_string<'w>(
 
 /// Skips whitespace from `bytes[*i]` on; how much.
 fn skip_ws(bytes: &[u8], i: &mut usize) -> usize {
-    let n = bytes[*i..].iter().take_while(|&&b| is_ws(b)).count();
+    let n = crate::scan::skip_ws(&bytes[*i..]);
     *i += n;
     n
 }

@@ -12,7 +12,7 @@ impl TokenCall {
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Step {
         if !self.call.token.is_started() {
-            let ws = bytes[*i..].iter().take_while(|&&b| is_ws(b)).count();
+            let ws = skip_ws(&bytes[*i..]);
             *i += ws;
             self.call.trail += ws;
             if *i == bytes.len() {
@@ -148,7 +148,7 @@ impl TokenCall {
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Step {
-        *i += bytes[*i..].iter().take_while(|&&b| is_ws(b)).count();
+        *i += skip_ws(&bytes[*i..]);
         match bytes.get(*i) {
             None => return ControlFlow::Break(Outcome::More),
             Some(b'{') => self.in_block.phase = Phase::Args,
