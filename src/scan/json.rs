@@ -1179,7 +1179,10 @@ mod tests {
                 (b"\"arguments\"", b"{\"x\": [1]}")
             ]
         );
-        assert_eq!(object_in_string(br#""{\"a\": 1}""#, 8).as_deref(), Some(r#"{"a": 1}"#));
+        assert_eq!(
+            object_in_string(br#""{\"a\": 1}""#, 8).as_deref(),
+            Some(r#"{"a": 1}"#)
+        );
         assert_eq!(object_in_string(br#"" ""#, 8).as_deref(), Some("{}"));
         assert_eq!(object_in_string(br#""[1]""#, 8), None);
     }

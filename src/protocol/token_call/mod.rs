@@ -34,9 +34,9 @@ use std::ops::ControlFlow;
 use super::{Failure, Outcome, Steady};
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
-use crate::scan::skip_ws;
 use crate::scan::json::{JsonScanner, Repair, Signal};
 use crate::scan::partial::{Match, Partial, PartialSet, SetMatch};
+use crate::scan::skip_ws;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
