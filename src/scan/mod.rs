@@ -1,5 +1,6 @@
-//! Byte-level primitives shared by every format: marker search, UTF-8 carry
-//! across chunk boundaries, and an incremental JSON scanner.
+//! Byte-level primitives shared by the formats: marker search, UTF-8 carry
+//! across chunk boundaries, an incremental JSON scanner, XML tags, Python
+//! and Gemma 4 literals, and the partial-literal matcher.
 
 pub(crate) mod json;
 pub(crate) mod literal;

@@ -293,7 +293,7 @@ pub(crate) fn strip_one_newline(v: &str) -> &str {
 }
 
 /// Does `body[at..]` start with `lit`? `None` when it ends first.
-pub(crate) fn starts(body: &[u8], at: usize, lit: &[u8]) -> Option<bool> {
+fn starts(body: &[u8], at: usize, lit: &[u8]) -> Option<bool> {
     let avail = &body[at.min(body.len())..];
     let n = lit.len().min(avail.len());
     if avail[..n] != lit[..n] {
