@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use super::*;
 
-/// DeepSeek's tokens (V3, V3.1, R1); V3 names the call on a line of its
-/// own after `function` and fences the arguments, V3.1 does not.
+/// DeepSeek's tokens (V3, R1, V3.1). V3 and R1 name the call on a line of
+/// its own after `function` and fence the arguments, V3.1 writes the name
+/// alone: these rules read both.
 pub(crate) const RULES: Rules = Rules {
     function_line: true,
     ..Rules::new(
