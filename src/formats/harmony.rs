@@ -64,9 +64,9 @@ const MARKERS: [&str; 7] = [
     "<|channel|>analysis to=",
 ];
 
-/// The marker `<|channel|>analysis to=`: a call from the analysis channel,
-/// its recipient after the channel's name.
-const ANALYSIS_TO_MARKER: usize = 6;
+/// The marker `<|channel|>analysis to=` (the last): a call from the
+/// analysis channel, its recipient after the channel's name.
+const ANALYSIS_TO_MARKER: usize = MARKERS.len() - 1;
 
 /// A message's header ends with `<|message|>`; a call's message with
 /// `<|call|>` (or `<|end|>`); the next message starts with `<|start|>`.
