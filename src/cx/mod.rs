@@ -19,6 +19,12 @@ mod text;
 pub(crate) use raw::RawCall;
 pub(crate) use text::TextOut;
 
+/// Where a stream's events go: any `FnMut(Event)`, under one short name
+/// for the many functions that pass it on.
+pub(crate) trait Sink<'c>: FnMut(Event<'c>) {}
+
+impl<'c, F: FnMut(Event<'c>) + ?Sized> Sink<'c> for F {}
+
 /// What a stream is read with, fixed when the parser is built: one value
 /// shared by the parser's clones and never written.
 #[derive(Debug)]
@@ -132,7 +138,7 @@ impl Core {
         &mut self,
         chunk: &'c [u8],
         offset: u64,
-        sink: &mut impl FnMut(Event<'c>),
+        sink: &mut impl Sink<'c>,
     ) -> bool {
         let (Some(next), Some(_)) = (self.out.delta_carry.continue_with(chunk), self.out.call)
         else {
@@ -161,7 +167,7 @@ impl Core {
         delta: Delta<'c>,
         offset: u64,
         chunk: (&'c [u8], u64),
-        sink: &mut impl FnMut(Event<'c>),
+        sink: &mut impl Sink<'c>,
     ) {
         if let Some(id) = self.out.call {
             self.note_verbatim(&delta, offset, chunk);
@@ -176,7 +182,7 @@ impl Core {
         &mut self,
         delta: Delta<'c>,
         chunk: (&'c [u8], u64),
-        sink: &mut impl FnMut(Event<'c>),
+        sink: &mut impl Sink<'c>,
     ) {
         if let Some(id) = self.out.call {
             self.note_built(&delta, chunk);
@@ -191,7 +197,7 @@ impl Core {
         &mut self,
         end: u64,
         (chunk, base): (&'c [u8], u64),
-        sink: &mut impl FnMut(Event<'c>),
+        sink: &mut impl Sink<'c>,
     ) -> bool {
         let Some(id) = self.out.call else {
             return false;
@@ -366,7 +372,7 @@ pub(crate) struct CallCx<'p, 'c, S> {
     pub(crate) pending: Option<Delta<'c>>,
 }
 
-impl<'c, S: FnMut(Event<'c>)> CallCx<'_, 'c, S> {
+impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     /// Runs `f` on a context for the slice being advanced from its byte
     /// `from` on (an automaton that hands the rest of its slice to
     /// another).

@@ -1,6 +1,7 @@
 //! Where text goes: the text and reasoning parts of a stream, with the
 //! UTF-8 carry across chunks and runs of invalid bytes.
 
+use crate::cx::Sink;
 use crate::event::{Delta, Diagnostic, DiagnosticKind, Event, ReasoningId, TextId};
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 
@@ -28,7 +29,7 @@ pub(crate) const INVALID_RUN_GAP: u64 = 64;
 
 impl TextOut {
     #[inline]
-    pub(crate) fn delta<'c>(&mut self, delta: Delta<'c>, sink: &mut impl FnMut(Event<'c>)) {
+    pub(crate) fn delta<'c>(&mut self, delta: Delta<'c>, sink: &mut impl Sink<'c>) {
         let n = match self.open {
             Some(n) => n,
             None => self.open(sink),
@@ -48,7 +49,7 @@ impl TextOut {
 
     /// Opens a part of the current kind.
     #[cold]
-    pub(crate) fn open<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) -> u32 {
+    pub(crate) fn open<'c>(&mut self, sink: &mut impl Sink<'c>) -> u32 {
         let n = if self.reasoning {
             let n = self.next_reasoning;
             self.next_reasoning += 1;
@@ -65,7 +66,7 @@ impl TextOut {
     }
 
     #[inline]
-    pub(crate) fn piece<'c>(&mut self, piece: Utf8Piece<'c>, sink: &mut impl FnMut(Event<'c>)) {
+    pub(crate) fn piece<'c>(&mut self, piece: Utf8Piece<'c>, sink: &mut impl Sink<'c>) {
         let mut run = None;
         self.merged_piece(piece, &mut run, sink);
         self.flush_run(run, sink);
@@ -78,7 +79,7 @@ impl TextOut {
         &mut self,
         piece: Utf8Piece<'c>,
         run: &mut Option<String>,
-        sink: &mut impl FnMut(Event<'c>),
+        sink: &mut impl Sink<'c>,
     ) {
         match piece {
             Utf8Piece::Text(t) => match run {
@@ -100,7 +101,7 @@ impl TextOut {
         }
     }
 
-    fn flush_run<'c>(&mut self, run: Option<String>, sink: &mut impl FnMut(Event<'c>)) {
+    fn flush_run<'c>(&mut self, run: Option<String>, sink: &mut impl Sink<'c>) {
         if let Some(run) = run.filter(|r| !r.is_empty()) {
             self.delta(Delta::from(run), sink);
         }
@@ -108,12 +109,7 @@ impl TextOut {
 
     /// Text borrowed from the current chunk.
     #[inline]
-    pub(crate) fn push<'c>(
-        &mut self,
-        bytes: &'c [u8],
-        base: u64,
-        sink: &mut impl FnMut(Event<'c>),
-    ) {
+    pub(crate) fn push<'c>(&mut self, bytes: &'c [u8], base: u64, sink: &mut impl Sink<'c>) {
         if bytes.is_empty() {
             return;
         }
@@ -129,7 +125,7 @@ impl TextOut {
     /// [`TextOut::push`] of bytes that begin or end inside a code point, or
     /// hold an invalid sequence.
     #[inline(never)]
-    fn push_split<'c>(&mut self, bytes: &'c [u8], base: u64, sink: &mut impl FnMut(Event<'c>)) {
+    fn push_split<'c>(&mut self, bytes: &'c [u8], base: u64, sink: &mut impl Sink<'c>) {
         let mut carry = self.carry;
         let mut run = None;
         carry.push_split(bytes, base, &mut |p| self.merged_piece(p, &mut run, sink));
@@ -138,12 +134,7 @@ impl TextOut {
     }
 
     /// Text from bytes the parser held (copied into the events).
-    pub(crate) fn push_owned<'c>(
-        &mut self,
-        bytes: &[u8],
-        base: u64,
-        sink: &mut impl FnMut(Event<'c>),
-    ) {
+    pub(crate) fn push_owned<'c>(&mut self, bytes: &[u8], base: u64, sink: &mut impl Sink<'c>) {
         if bytes.is_empty() {
             return;
         }
@@ -161,13 +152,13 @@ impl TextOut {
     }
 
     /// An incomplete code point cannot continue past a call or the end.
-    pub(crate) fn flush_carry<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
+    pub(crate) fn flush_carry<'c>(&mut self, sink: &mut impl Sink<'c>) {
         if let Some(offset) = self.carry.finish() {
             self.piece(Utf8Piece::Invalid(offset), sink);
         }
     }
 
-    pub(crate) fn close<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
+    pub(crate) fn close<'c>(&mut self, sink: &mut impl Sink<'c>) {
         if let Some(n) = self.open.take() {
             sink(if self.reasoning {
                 Event::ReasoningEnd { id: ReasoningId(n) }
@@ -179,7 +170,7 @@ impl TextOut {
 
     /// A call begins: it ends the text part, but not a reasoning part (a
     /// call made inside reasoning stands within it).
-    pub(crate) fn close_for_call<'c>(&mut self, sink: &mut impl FnMut(Event<'c>)) {
+    pub(crate) fn close_for_call<'c>(&mut self, sink: &mut impl Sink<'c>) {
         if !self.reasoning {
             self.close(sink);
         }

@@ -7,6 +7,7 @@
 
 use super::{CallAutomaton, Failure, Outcome};
 use crate::cx::CallCx;
+use crate::cx::Sink;
 use crate::event::DiagnosticKind;
 use crate::scan::skip_ws;
 
@@ -182,7 +183,7 @@ impl<A: CallAutomaton, B: CallAutomaton> CallAutomaton for FirstByte<A, B> {
     }
 
     #[inline]
-    fn advance<'c, S: FnMut(crate::Event<'c>)>(
+    fn advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -194,7 +195,7 @@ impl<A: CallAutomaton, B: CallAutomaton> CallAutomaton for FirstByte<A, B> {
         }
     }
 
-    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         match (self.side, self.lead) {
             (Side::Undecided, Lead::Skipped(message)) => Outcome::failed(Failure::new(
                 DiagnosticKind::UnfinishedCall,
@@ -211,7 +212,7 @@ impl<A: CallAutomaton, B: CallAutomaton> FirstByte<A, B> {
     /// [`advance`](CallAutomaton::advance) before the block's side is
     /// picked: skips whitespace, then picks at the first other byte.
     #[inline(never)]
-    fn decide_and_advance<'c, S: FnMut(crate::Event<'c>)>(
+    fn decide_and_advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,

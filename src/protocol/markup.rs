@@ -4,6 +4,7 @@
 
 use super::{Automaton, CallAutomaton, Outcome, Steady};
 use crate::cx::CallCx;
+use crate::cx::Sink;
 
 #[derive(Debug, Clone)]
 pub(crate) struct WithMarkup {
@@ -55,7 +56,7 @@ impl CallAutomaton for WithMarkup {
         self.inner.reject_invalid_utf8(at);
     }
 
-    fn advance<'c, S: FnMut(crate::Event<'c>)>(
+    fn advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -66,7 +67,7 @@ impl CallAutomaton for WithMarkup {
         self.inner.advance(bytes, cx)
     }
 
-    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         if self.markup {
             return Outcome::Markup { give_back: 0 };
         }

@@ -13,6 +13,7 @@ pub(crate) mod xml_call;
 
 use crate::cx::CallCx;
 pub(crate) use crate::cx::Failure;
+use crate::cx::Sink;
 use crate::event::DiagnosticKind;
 use crate::scan::json::Repair;
 use first_byte::{FirstByte, Picked};
@@ -141,14 +142,14 @@ pub(crate) trait CallAutomaton {
     /// # Complexity
     ///
     /// O(`bytes.len()`): no byte is scanned twice, whatever the chunking.
-    fn advance<'c, S: FnMut(crate::Event<'c>)>(
+    fn advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome);
 
     /// The stream ended inside the call.
-    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome;
+    fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome;
 }
 
 /// The per-format automata, dispatched by `match` (no vtable on the hot
@@ -171,7 +172,7 @@ pub(crate) enum Automaton {
 /// Reports `repair` at stream offset `offset`, unless the call reported a
 /// repair of its kind already (`repaired`: the kinds it did, by
 /// [`Repair::kind_bit`]).
-pub(crate) fn report_repair<'c, S: FnMut(crate::Event<'c>)>(
+pub(crate) fn report_repair<'c, S: Sink<'c>>(
     repaired: &mut u8,
     repair: Repair,
     offset: u64,
@@ -324,7 +325,7 @@ impl CallAutomaton for Automaton {
     }
 
     #[inline]
-    fn advance<'c, S: FnMut(crate::Event<'c>)>(
+    fn advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -342,7 +343,7 @@ impl CallAutomaton for Automaton {
         dispatch!(self, a => a.advance(bytes, cx))
     }
 
-    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         dispatch!(self, a => a.finish(cx))
     }
 }

@@ -4,8 +4,8 @@
 
 use crate::coerce::coerce;
 use crate::cx::CallCx;
+use crate::cx::Sink;
 use crate::event::DiagnosticKind;
-use crate::event::Event;
 use crate::protocol::{Failure, Outcome};
 use crate::scan::json::{
     escape_json_into, escape_json_pieces, needs_json_escape, Escaped, ESCAPED_IN_PIECES,
@@ -132,11 +132,7 @@ impl ArgsWriter {
     /// Sends `object`, a complete JSON object, as all the arguments (a
     /// model that wrote JSON in place of parameter elements). Only while
     /// nothing else was sent.
-    pub(crate) fn whole<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        object: &str,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    pub(crate) fn whole<'c, S: Sink<'c>>(&mut self, object: &str, cx: &mut CallCx<'_, 'c, S>) {
         debug_assert!(self.is_empty());
         cx.delta_text(object);
         self.whole = true;
@@ -147,7 +143,7 @@ impl ArgsWriter {
     /// JSON value it is (a string with a diagnostic if it is not). A
     /// repeated key is reported and skipped (the first value was already
     /// sent).
-    pub(crate) fn add<'c, S: FnMut(Event<'c>)>(
+    pub(crate) fn add<'c, S: Sink<'c>>(
         &mut self,
         key: &str,
         raw: &str,
@@ -179,7 +175,7 @@ impl ArgsWriter {
     }
 
     /// Emits an already-built JSON value for `key`.
-    pub(crate) fn add_json<'c, S: FnMut(Event<'c>)>(
+    pub(crate) fn add_json<'c, S: Sink<'c>>(
         &mut self,
         key: &str,
         json: &str,
@@ -213,11 +209,7 @@ impl ArgsWriter {
     }
 
     /// Opens a string value sent in parts: `{"key": "` (or `, "key": "`).
-    pub(crate) fn begin_string<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        key: &str,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    pub(crate) fn begin_string<'c, S: Sink<'c>>(&mut self, key: &str, cx: &mut CallCx<'_, 'c, S>) {
         self.key_prefix(key);
         self.scratch.push('"');
         cx.delta_text(&self.scratch);
@@ -229,7 +221,7 @@ impl ArgsWriter {
     ///
     /// `raw` is the same text where it lies in the caller's chunk, if it
     /// does; `lend` finds a run of text elsewhere in a static string.
-    pub(crate) fn string_part<'c, S: FnMut(Event<'c>)>(
+    pub(crate) fn string_part<'c, S: Sink<'c>>(
         &mut self,
         text: &str,
         raw: Option<&'c [u8]>,
@@ -278,12 +270,12 @@ impl ArgsWriter {
     }
 
     /// Closes that string.
-    pub(crate) fn end_string<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+    pub(crate) fn end_string<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         cx.delta_borrowed("\"");
     }
 
     /// Closes the object.
-    pub(crate) fn close<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+    pub(crate) fn close<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         if !self.whole {
             cx.delta_borrowed(if self.key_ends.is_empty() { "{}" } else { "}" });
         }
@@ -297,7 +289,7 @@ const HELD_BY_CHARACTER: usize = 16;
 
 /// `run` (held text that `lend` did not find whole) as one delta per
 /// character: ASCII lent from a static string, others inline.
-fn lend_by_character<'c, S: FnMut(Event<'c>)>(
+fn lend_by_character<'c, S: Sink<'c>>(
     run: &str,
     lend: &impl Fn(&str) -> Option<&'static str>,
     join: bool,

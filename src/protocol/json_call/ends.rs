@@ -3,6 +3,7 @@
 //! start marker of the next call right after it.
 
 use super::*;
+use crate::cx::Sink;
 
 /// The rest of the start marker after an end marker that begins it
 /// (```` ```tool_call ```` after ```` ``` ````), with the boundary the start
@@ -79,7 +80,7 @@ impl Default for Reopening {
 
 impl JsonCall {
     /// A markdown fence around the JSON is part of the call: reported.
-    pub(super) fn report_fence<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+    pub(super) fn report_fence<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         if let Some(at) = self.fence_at.take() {
             cx.recovered(
                 DiagnosticKind::RepairedJson,
@@ -91,10 +92,7 @@ impl JsonCall {
 
     /// Extra closing brackets after the call object are part of the call:
     /// reported.
-    pub(super) fn report_extra_closer<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    pub(super) fn report_extra_closer<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         if let Some(at) = self.object.extra_closer.take() {
             cx.recovered(
                 DiagnosticKind::RepairedJson,
@@ -107,7 +105,7 @@ impl JsonCall {
     /// The call's `body` (its JSON, or its relaxed body) is complete at
     /// stream offset `offset`, but its end marker does not follow: reported,
     /// and the call delivered.
-    pub(super) fn missing_end_marker<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn missing_end_marker<'c, S: Sink<'c>>(
         &self,
         body: &str,
         offset: u64,
@@ -125,7 +123,7 @@ impl JsonCall {
 
     /// After the call object (or the array): the next object, a separator,
     /// a fence's close, an extra closer, or the end marker.
-    pub(super) fn trailing<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn trailing<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cur: &mut Cursor,
@@ -193,7 +191,7 @@ impl JsonCall {
     }
 
     /// A closing token after the JSON.
-    pub(super) fn closing_token<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn closing_token<'c, S: Sink<'c>>(
         &mut self,
         mut closer: PartialSet,
         bytes: &'c [u8],
@@ -219,7 +217,7 @@ impl JsonCall {
     }
 
     /// A markdown fence opening before the JSON: its backticks.
-    pub(super) fn fence_open<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn fence_open<'c, S: Sink<'c>>(
         &mut self,
         mut ticks: Partial,
         bytes: &'c [u8],
@@ -254,7 +252,7 @@ impl JsonCall {
     }
 
     /// The fence's closing backticks after the JSON.
-    pub(super) fn fence_close<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn fence_close<'c, S: Sink<'c>>(
         &mut self,
         mut ticks: Partial,
         bytes: &'c [u8],
@@ -283,7 +281,7 @@ impl JsonCall {
     }
 
     /// The end marker.
-    pub(super) fn matching_end<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn matching_end<'c, S: Sink<'c>>(
         &mut self,
         mut marker: Partial,
         bytes: &'c [u8],
@@ -316,7 +314,7 @@ impl JsonCall {
 
     /// After an end marker that also begins the start marker: `reading`
     /// says how much of the start marker's rest came so far.
-    pub(super) fn after_end_marker<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn after_end_marker<'c, S: Sink<'c>>(
         &mut self,
         mut reading: Reopening,
         bytes: &'c [u8],

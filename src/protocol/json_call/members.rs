@@ -2,6 +2,7 @@
 //! the id, or something to skip; commas held back and string repairs.
 
 use super::*;
+use crate::cx::Sink;
 use crate::scan::json::{object_in_string, root_members};
 
 /// The raw values of the members of a call object that name the tool and
@@ -84,7 +85,7 @@ pub(super) fn named_by_function(
 impl JsonCall {
     /// Bytes of the current member, in the current chunk.
     #[inline]
-    pub(super) fn take<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn take<'c, S: Sink<'c>>(
         &mut self,
         seg: &'c [u8],
         offset: u64,
@@ -116,7 +117,7 @@ impl JsonCall {
     /// it is still held (only whitespace so far, more to come).
     #[cold]
     #[inline(never)]
-    pub(super) fn settle_held_comma<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn settle_held_comma<'c, S: Sink<'c>>(
         &mut self,
         seg: &[u8],
         signal: Signal,
@@ -147,7 +148,7 @@ impl JsonCall {
     /// (a closing bracket follows), else held back with the whitespace.
     #[cold]
     #[inline(never)]
-    pub(super) fn comma_at_end<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn comma_at_end<'c, S: Sink<'c>>(
         &mut self,
         seg: &'c [u8],
         offset: u64,
@@ -168,11 +169,7 @@ impl JsonCall {
 
     /// A trailing comma at stream offset `at` was left out of the
     /// arguments: reported, once per call.
-    pub(super) fn comma_dropped<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        at: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    pub(super) fn comma_dropped<'c, S: Sink<'c>>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
         if !self.object.dropped_comma && self.rejected.is_none() {
             self.object.dropped_comma = true;
             cx.recovered(
@@ -185,7 +182,7 @@ impl JsonCall {
 
     /// Writes `repair` where the model's bytes were not JSON, and says so
     /// once per call.
-    pub(super) fn repair<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn repair<'c, S: Sink<'c>>(
         &mut self,
         repair: Repair,
         offset: u64,
@@ -211,7 +208,7 @@ impl JsonCall {
 
     /// The JSON is complete and the call ends (`missing_end` says where, if
     /// the end marker never came).
-    pub(super) fn conclude<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn conclude<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         missing_end: Option<u64>,
@@ -265,11 +262,7 @@ impl JsonCall {
         };
     }
 
-    pub(super) fn key_end<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    pub(super) fn key_end<'c, S: Sink<'c>>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
         self.object.capture = Capture::None;
         self.object.member = match self.buf.as_slice() {
             // The keys as models write them, without decoding.
@@ -316,7 +309,7 @@ impl JsonCall {
     /// arguments.
     #[cold]
     #[inline(never)]
-    pub(super) fn name_from_function<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn name_from_function<'c, S: Sink<'c>>(
         &mut self,
         end: u64,
         cx: &mut CallCx<'_, 'c, S>,
@@ -345,11 +338,7 @@ impl JsonCall {
         self.pending.clear();
     }
 
-    pub(super) fn value_end<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    pub(super) fn value_end<'c, S: Sink<'c>>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
         let capture = std::mem::replace(&mut self.object.capture, Capture::None);
         if self.rejected.is_some() {
             return;

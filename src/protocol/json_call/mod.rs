@@ -20,12 +20,12 @@ mod ends;
 mod members;
 mod relaxed;
 
+use crate::cx::Sink;
 use ends::{Reopen, Reopening};
 use relaxed::RelaxedBody;
 
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
-use crate::event::Event;
 use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
 use crate::scan::json::{decode_string_literal, is_complete_value, JsonScanner, Repair, Signal};
@@ -317,7 +317,7 @@ impl JsonCall {
     /// Another call object follows in the same block: delivers the one just
     /// read (unless the block was rejected: then all of it comes back as
     /// text at its end) and starts on the next.
-    fn next_object<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+    fn next_object<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         self.require_arguments(self.json_end);
         if self.rejected.is_none() {
             self.report_extra_closer(cx);
@@ -355,7 +355,7 @@ impl JsonCall {
 
     /// Before the call object: `{`, the `[` of an array of calls, a fence,
     /// or an XML call.
-    fn lead<'c, S: FnMut(Event<'c>)>(
+    fn lead<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cur: &mut Cursor,
@@ -390,7 +390,7 @@ impl JsonCall {
 
     /// Inside the call object: the scanner runs to the next member
     /// boundary, and what it read goes to the member being taken.
-    fn body<'c, S: FnMut(Event<'c>)>(
+    fn body<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cur: &mut Cursor,
@@ -465,7 +465,7 @@ impl JsonCall {
     }
 
     /// The call object closed at `at`.
-    fn root_end<'c, S: FnMut(Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+    fn root_end<'c, S: Sink<'c>>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
         if !self.object.has_name && self.rejected.is_none() {
             self.name_from_function(at, cx);
         }
@@ -487,7 +487,7 @@ impl JsonCall {
     /// The call object stopped being JSON at `at`: it fails, unless it may
     /// still be relaxed JSON ([`Phase::Relaxed`] reads on to the end marker
     /// to try).
-    fn not_json<'c, S: FnMut(Event<'c>)>(
+    fn not_json<'c, S: Sink<'c>>(
         &mut self,
         signal: Signal,
         at: u64,
@@ -516,7 +516,7 @@ impl JsonCall {
     }
 
     /// In an array of calls, after `[` or `,`: the next call object.
-    fn array_next<'c, S: FnMut(Event<'c>)>(
+    fn array_next<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cur: &mut Cursor,
@@ -549,7 +549,7 @@ impl JsonCall {
     }
 
     /// In an array of calls, after a call object: `,` or `]`.
-    fn array_after<'c, S: FnMut(Event<'c>)>(
+    fn array_after<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cur: &mut Cursor,
@@ -647,7 +647,7 @@ impl CallAutomaton for JsonCall {
     /// Reads `bytes` phase by phase. Each phase is a step of its own, which
     /// returns `None` when it moved to another phase (the loop goes on) and
     /// the outcome otherwise; `cur` is where it stands in `bytes`.
-    fn advance<'c, S: FnMut(Event<'c>)>(
+    fn advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -678,7 +678,7 @@ impl CallAutomaton for JsonCall {
     }
 
     /// The stream ended inside the call.
-    fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         match self.phase {
             Phase::Lead
             | Phase::Body

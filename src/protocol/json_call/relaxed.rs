@@ -3,6 +3,7 @@
 
 use super::members::{arguments_text, CallMembers};
 use super::*;
+use crate::cx::Sink;
 
 /// A call object that turned out not to be JSON, kept whole up to the end
 /// marker: models write Python dicts (`{'name': 'f', 'arguments': {'x':
@@ -87,7 +88,7 @@ impl JsonCall {
     /// The relaxed call object ended at stream offset `end_at` (past its end
     /// marker, or the end of the stream when `missing_end`): delivered if it
     /// reads as relaxed JSON, failed as it first failed if not.
-    pub(super) fn relaxed_end<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn relaxed_end<'c, S: Sink<'c>>(
         &mut self,
         end_at: u64,
         missing_end: bool,
@@ -200,7 +201,7 @@ impl JsonCall {
     }
 
     /// A call object that is not JSON, read on to the end marker.
-    pub(super) fn relaxed_read<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn relaxed_read<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cur: &mut Cursor,

@@ -19,6 +19,7 @@ mod phases;
 
 use super::{CallAutomaton, Failure, Outcome};
 use crate::cx::CallCx;
+use crate::cx::Sink;
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::escape_json_into;
@@ -211,7 +212,7 @@ impl LiteralCall {
 
     /// A known tool's call begins at the stream offset `at` of its
     /// arguments (its name and `(` stand just before).
-    fn start_known<'c, S: FnMut(crate::Event<'c>)>(
+    fn start_known<'c, S: Sink<'c>>(
         &mut self,
         n: usize,
         at: u64,
@@ -230,7 +231,7 @@ impl LiteralCall {
 
     /// After a call's `)`, the next call begins (`at` is where the
     /// previous one was delivered).
-    fn next_call<'c, S: FnMut(crate::Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+    fn next_call<'c, S: Sink<'c>>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
         cx.deliver(at);
         self.word.clear();
         self.in_block.phase = Phase::Name;
@@ -238,11 +239,7 @@ impl LiteralCall {
 
     /// The end token is missing at stream offset `at`: Gemma 4's and
     /// Olmo 3's are recovered with a diagnostic; Llama 4's may be left out.
-    fn report_missing_end<'c, S: FnMut(crate::Event<'c>)>(
-        &self,
-        at: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    fn report_missing_end<'c, S: Sink<'c>>(&self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
         if self.rules.syntax == Syntax::Gemma4 || self.in_block.block == Block::Lines {
             let token = String::from_utf8_lossy(self.end_tokens()[0]).into_owned();
             missing_end(&token, at, cx);
@@ -268,7 +265,7 @@ impl LiteralCall {
     }
 
     /// A member's value is complete: its key and JSON go out.
-    fn member<'c, S: FnMut(crate::Event<'c>)>(
+    fn member<'c, S: Sink<'c>>(
         &mut self,
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
@@ -304,7 +301,7 @@ impl LiteralCall {
     }
 
     /// The call's arguments close at stream offset `at`.
-    fn close_call<'c, S: FnMut(crate::Event<'c>)>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+    fn close_call<'c, S: Sink<'c>>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
         let close: &[u8] = if self.in_block.has_member {
             b"}"
         } else {
@@ -453,7 +450,7 @@ impl CallAutomaton for LiteralCall {
     /// Reads `bytes` phase by phase: each phase is a method of its own,
     /// which returns `None` when it moved on (the loop goes on) and the
     /// outcome otherwise; `i` is where it stands in `bytes`.
-    fn advance<'c, S: FnMut(crate::Event<'c>)>(
+    fn advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -482,7 +479,7 @@ impl CallAutomaton for LiteralCall {
         (i, outcome)
     }
 
-    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         let at = cx.offset(0);
         match self.in_block.phase {
             Phase::End => {
@@ -520,7 +517,7 @@ impl CallAutomaton for LiteralCall {
     }
 }
 
-fn missing_end<'c, S: FnMut(crate::Event<'c>)>(token: &str, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+fn missing_end<'c, S: Sink<'c>>(token: &str, at: u64, cx: &mut CallCx<'_, 'c, S>) {
     let message = if token == FUNCTION_CALLS.1 {
         format!("the calls' end token {token} is missing; calls recovered")
     } else {

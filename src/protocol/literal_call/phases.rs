@@ -2,10 +2,11 @@
 //! `bytes[*i..]` and goes on with the next phase or returns the outcome.
 
 use super::*;
+use crate::cx::Sink;
 
 impl LiteralCall {
     /// Python: whitespace, then the list's `[`.
-    pub(super) fn open_list<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn open_list<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -26,7 +27,7 @@ impl LiteralCall {
 
     /// Gemma 4: `call:` before the name, or a bare `:` (which Gemma 4's
     /// native parser reads too).
-    pub(super) fn prefix<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn prefix<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -50,7 +51,7 @@ impl LiteralCall {
     }
 
     /// A call's name, up to `(` or `{`: the call starts.
-    pub(super) fn name<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn name<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -100,7 +101,7 @@ impl LiteralCall {
     }
 
     /// After `(` or `{` or a member's `,`: whitespace, a key or the close.
-    pub(super) fn next_member<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn next_member<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -128,7 +129,7 @@ impl LiteralCall {
     }
 
     /// A key, up to `=` or `:`.
-    pub(super) fn key<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn key<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -165,7 +166,7 @@ impl LiteralCall {
 
     /// A value, up to the `,` or close that follows it at depth 0: the
     /// member goes out.
-    pub(super) fn value<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn value<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -186,7 +187,7 @@ impl LiteralCall {
 
     /// Python: after a call's `)`, the next call, the list's end, or (Olmo
     /// 3) the next line's call or the end token.
-    pub(super) fn after_call<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn after_call<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -217,7 +218,7 @@ impl LiteralCall {
     }
 
     /// A known tool's marker was read: its call starts.
-    pub(super) fn known<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn known<'c, S: Sink<'c>>(
         &mut self,
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
@@ -232,7 +233,7 @@ impl LiteralCall {
 
     /// An end token (`<|python_end|>`, `<tool_call|>`,
     /// `</function_calls>`) after whitespace.
-    pub(super) fn end<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn end<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,

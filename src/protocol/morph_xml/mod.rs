@@ -17,12 +17,12 @@
 //! their elements may come apart (`<command>a</command><cwd>.</cwd>
 //! <command>b</command>`). A closing tag with nothing open is skipped.
 
+use crate::cx::Sink;
 use std::ops::ControlFlow;
 
 use crate::coerce::xml_content::{array_items, is_type, value_json};
 use crate::cx::CallCx;
 use crate::event::DiagnosticKind;
-use crate::event::Event;
 use crate::protocol::xml::{ArgsWriter, Body};
 use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome};
@@ -127,7 +127,7 @@ impl MorphXml {
         self.body.failed(kind, at, message)
     }
 
-    fn start<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, at: usize) -> bool {
+    fn start<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, at: usize) -> bool {
         let name = String::from_utf8_lossy(&self.name).into_owned();
         match cx.start(&name, self.at(at)) {
             Ok(()) => true,
@@ -140,7 +140,7 @@ impl MorphXml {
 
     /// Reads the body held so far, phase by phase (`eof`: it is all
     /// there is).
-    fn run<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
+    fn run<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
         loop {
             let step = match self.phase {
                 Phase::Open => self.open_tag(cx, eof),
@@ -156,7 +156,7 @@ impl MorphXml {
     /// The call's opening tag, `<name>` (or `<name/>`, a call without
     /// arguments).
     #[inline]
-    fn open_tag<'c, S: FnMut(Event<'c>)>(
+    fn open_tag<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         eof: bool,
@@ -189,7 +189,7 @@ impl MorphXml {
     /// Between children: the next child's opening tag, or the call's
     /// closing tag.
     #[inline]
-    fn children<'c, S: FnMut(Event<'c>)>(
+    fn children<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         eof: bool,
@@ -269,7 +269,7 @@ impl MorphXml {
     /// Inside child `self.key`, whose content begins at `start`, `depth`
     /// elements of the same name deep: up to its closing tag.
     #[inline]
-    fn child<'c, S: FnMut(Event<'c>)>(
+    fn child<'c, S: Sink<'c>>(
         &mut self,
         start: usize,
         mut depth: usize,
@@ -327,7 +327,7 @@ impl MorphXml {
     /// Child `self.key`'s content is `body[start..end]`; reading goes on
     /// at `next`, between children.
     #[inline(always)]
-    fn child_value<'c, S: FnMut(Event<'c>)>(
+    fn child_value<'c, S: Sink<'c>>(
         &mut self,
         start: usize,
         end: usize,
@@ -342,7 +342,7 @@ impl MorphXml {
     }
 
     /// A child element closed: hold it until we know whether it repeats.
-    fn value<'c, S: FnMut(Event<'c>)>(
+    fn value<'c, S: Sink<'c>>(
         &mut self,
         key: String,
         content: &str,
@@ -420,7 +420,7 @@ impl MorphXml {
     }
 
     /// Sends the held parameter, or keeps it with the arrays.
-    fn flush<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+    fn flush<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         let Some(mut param) = self.pending.take() else {
             return;
         };
@@ -433,11 +433,7 @@ impl MorphXml {
         self.sent.push(key);
     }
 
-    fn complete<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-        end: usize,
-    ) -> Outcome {
+    fn complete<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, end: usize) -> Outcome {
         if let Some(mut f) = self.rejected.take() {
             f.give_back = self.body.len().saturating_sub(end);
             return Outcome::failed(f);
@@ -454,7 +450,7 @@ impl MorphXml {
     }
 
     /// The root's closing tag is missing.
-    fn end_early<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn end_early<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         if self.params == 0 {
             return self.failed(
                 DiagnosticKind::MalformedCall,
@@ -496,7 +492,7 @@ impl CallAutomaton for MorphXml {
         self.params = 0;
         self.rejected = None;
     }
-    fn advance<'c, S: FnMut(Event<'c>)>(
+    fn advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -511,7 +507,7 @@ impl CallAutomaton for MorphXml {
             }
         }
     }
-    fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         self.body.anchor(cx.offset(0));
         self.run(cx, true)
     }

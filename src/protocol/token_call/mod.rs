@@ -24,6 +24,7 @@
 mod phases;
 mod rules;
 
+use crate::cx::Sink;
 use rules::*;
 pub(crate) use rules::{NameRule, Rules, Tokens};
 
@@ -183,7 +184,7 @@ impl TokenCall {
     }
 
     /// A token matched; `Some` when it ends the block.
-    fn on_token<'c, S: FnMut(crate::Event<'c>)>(
+    fn on_token<'c, S: Sink<'c>>(
         &mut self,
         which: Token,
         cx: &mut CallCx<'_, 'c, S>,
@@ -242,11 +243,7 @@ impl TokenCall {
 
     /// What follows (from stream offset `at`) is not a token this phase
     /// expects.
-    fn no_token<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        at: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) -> Outcome {
+    fn no_token<'c, S: Sink<'c>>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         let give_back = self.call.trail;
         match self.in_block.phase {
             Phase::FirstCall => Outcome::failed(Failure::new(
@@ -270,7 +267,7 @@ impl TokenCall {
 
     /// The name is read (ending at stream offset `at`): checks it and
     /// starts the call.
-    fn start_call<'c, S: FnMut(crate::Event<'c>)>(
+    fn start_call<'c, S: Sink<'c>>(
         &mut self,
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
@@ -378,12 +375,7 @@ impl TokenCall {
 
     /// Writes `repair` where the model's bytes were not JSON, and says so
     /// once per call.
-    fn repair<'c, S: FnMut(crate::Event<'c>)>(
-        &mut self,
-        repair: Repair,
-        offset: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    fn repair<'c, S: Sink<'c>>(&mut self, repair: Repair, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
         if self.in_block.rejected.is_some() {
             return;
         }
@@ -393,11 +385,7 @@ impl TokenCall {
         let _ = cx.delta_owned(fixed, offset);
     }
 
-    fn missing_call_end<'c, S: FnMut(crate::Event<'c>)>(
-        &self,
-        at: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    fn missing_call_end<'c, S: Sink<'c>>(&self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
         let token = self.rules.tokens.call_end;
         cx.recovered(
             DiagnosticKind::MissingEndMarker,
@@ -406,11 +394,7 @@ impl TokenCall {
         );
     }
 
-    fn missing_section_end<'c, S: FnMut(crate::Event<'c>)>(
-        &self,
-        at: u64,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    fn missing_section_end<'c, S: Sink<'c>>(&self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
         let token = self.rules.tokens.section_end;
         cx.recovered(
             DiagnosticKind::MissingEndMarker,
@@ -502,7 +486,7 @@ impl CallAutomaton for TokenCall {
             _ => Steady::No,
         }
     }
-    fn advance<'c, S: FnMut(crate::Event<'c>)>(
+    fn advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -525,7 +509,7 @@ impl CallAutomaton for TokenCall {
             }
         }
     }
-    fn finish<'c, S: FnMut(crate::Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         if let Some(f) = self.in_block.rejected.take() {
             return Outcome::failed(f);
         }

@@ -2,10 +2,11 @@
 //! `bytes[*i..]` and goes on with the next phase or returns the outcome.
 
 use super::*;
+use crate::cx::Sink;
 
 impl TokenCall {
     /// Whitespace, then one of the tokens the phase expects.
-    pub(super) fn expect_token<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn expect_token<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -39,7 +40,7 @@ impl TokenCall {
     }
 
     /// The name part (or DeepSeek-V3's name line), up to what ends it.
-    pub(super) fn name_part<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn name_part<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -86,7 +87,7 @@ impl TokenCall {
     }
 
     /// The separator between the name part and the arguments.
-    pub(super) fn separator<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn separator<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -142,7 +143,7 @@ impl TokenCall {
     }
 
     /// Whitespace (and DeepSeek-V3's fence) before the arguments.
-    pub(super) fn before_args<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn before_args<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
@@ -181,7 +182,7 @@ impl TokenCall {
 
     /// The arguments object, streamed verbatim.
     #[inline]
-    pub(super) fn args<'c, S: FnMut(crate::Event<'c>)>(
+    pub(super) fn args<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,

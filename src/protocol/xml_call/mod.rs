@@ -32,8 +32,8 @@ pub(crate) use dialect::{Dialect, Opening, Tags};
 
 use crate::coerce::keyword;
 use crate::cx::CallCx;
+use crate::cx::Sink;
 use crate::event::DiagnosticKind;
-use crate::event::Event;
 use crate::protocol::xml::{ArgsWriter, Body};
 use crate::protocol::CallAutomaton;
 use crate::protocol::{Failure, Outcome, Steady};
@@ -223,7 +223,7 @@ impl XmlCall {
     /// [`advance`](Self::advance) for a long slice, appended in pieces (see
     /// [`piece_end`](super::piece_end)).
     #[inline(never)]
-    fn advance_in_pieces<'c, S: FnMut(Event<'c>)>(
+    fn advance_in_pieces<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -250,7 +250,7 @@ impl XmlCall {
     /// Processes the body from `pos`; `eof` when no more bytes will come.
     /// Each phase is a step of its own, which returns `None` when it moved
     /// to another phase (the loop goes on) and the outcome otherwise.
-    fn run<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
+    fn run<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
         loop {
             if self.rejected.is_some() {
                 self.phase = Phase::Skip;
@@ -285,11 +285,7 @@ impl XmlCall {
     }
 
     /// Before the function name.
-    fn lead<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-        eof: bool,
-    ) -> Option<Outcome> {
+    fn lead<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Option<Outcome> {
         let t = self.tags;
         let len = self.body.len();
 
@@ -347,7 +343,7 @@ impl XmlCall {
     }
 
     /// Between parameters (GLM: also after `</arg_key>`).
-    fn params<'c, S: FnMut(Event<'c>)>(
+    fn params<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         eof: bool,
@@ -419,7 +415,7 @@ impl XmlCall {
     /// A parameter's opening tag, ending at `end`, with its attributes at
     /// `attr`.
     #[inline]
-    fn param_open<'c, S: FnMut(Event<'c>)>(
+    fn param_open<'c, S: Sink<'c>>(
         &mut self,
         end: usize,
         attr: (usize, usize),
@@ -460,7 +456,7 @@ impl XmlCall {
     /// parameter's close once too often is skipped; anything else ends
     /// the call.
     #[inline]
-    fn between_params<'c, S: FnMut(Event<'c>)>(
+    fn between_params<'c, S: Sink<'c>>(
         &mut self,
         value_open: bool,
         cx: &mut CallCx<'_, 'c, S>,
@@ -484,7 +480,7 @@ impl XmlCall {
     }
 
     /// DSML: an arguments object in place of parameters.
-    fn json_args<'c, S: FnMut(Event<'c>)>(
+    fn json_args<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         eof: bool,
@@ -560,7 +556,7 @@ impl XmlCall {
     }
 
     /// After a bare function's close: its block's end may follow.
-    fn after_bare_func<'c, S: FnMut(Event<'c>)>(
+    fn after_bare_func<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         eof: bool,
@@ -587,7 +583,7 @@ impl XmlCall {
     }
 
     /// After a function's close: the block's end, or another call.
-    fn after_func<'c, S: FnMut(Event<'c>)>(
+    fn after_func<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         eof: bool,
@@ -636,11 +632,7 @@ impl XmlCall {
     }
 
     /// A rejected call: up to its end, to give it back.
-    fn skip<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-        eof: bool,
-    ) -> Option<Outcome> {
+    fn skip<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Option<Outcome> {
         let t = self.tags;
         let len = self.body.len();
 
@@ -710,11 +702,7 @@ impl XmlCall {
 
     /// GLM: the name is the text up to the first newline, tag or
     /// backslash.
-    fn glm_name<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-        eof: bool,
-    ) -> Outcome {
+    fn glm_name<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Outcome {
         let from = self.pos;
         // Only the first MAX_TAG bytes may hold the name, however many have
         // arrived: the verdict must not depend on the chunking.
@@ -763,12 +751,7 @@ impl XmlCall {
         self.run(cx, eof)
     }
 
-    fn start<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        name: &str,
-        end: usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    fn start<'c, S: Sink<'c>>(&mut self, name: &str, end: usize, cx: &mut CallCx<'_, 'c, S>) {
         self.pos = end;
         self.scan_from = end;
         if name.is_empty() {
@@ -785,11 +768,7 @@ impl XmlCall {
         }
     }
 
-    fn complete<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        cx: &mut CallCx<'_, 'c, S>,
-        end: usize,
-    ) -> Outcome {
+    fn complete<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, end: usize) -> Outcome {
         if let Some(mut f) = self.rejected.take() {
             f.give_back = self.give_back(end);
             return Outcome::failed(f);
@@ -806,7 +785,7 @@ impl XmlCall {
 
     /// The block ended (or something else began) before its end marker:
     /// deliver what is complete.
-    fn end_early<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn end_early<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         if !cx.started() {
             return self.failed(
                 DiagnosticKind::UnfinishedCall,
@@ -888,7 +867,7 @@ impl CallAutomaton for XmlCall {
         steady
     }
     #[inline]
-    fn advance<'c, S: FnMut(Event<'c>)>(
+    fn advance<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
@@ -907,7 +886,7 @@ impl CallAutomaton for XmlCall {
     /// See [`Automaton::reject_invalid_utf8`](super::Automaton::reject_invalid_utf8):
     /// XML values never answer [`Steady::Verbatim`].
     fn reject_invalid_utf8(&mut self, _at: u64) {}
-    fn finish<'c, S: FnMut(Event<'c>)>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
+    fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         self.body.anchor(cx.offset(0));
         if std::mem::take(&mut self.wait).until > 0 {
             // Bytes that arrived while waiting are first read as any chunk

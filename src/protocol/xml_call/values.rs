@@ -3,11 +3,12 @@
 //! streams out, coerced to its schema type.
 
 use super::*;
+use crate::cx::Sink;
 use crate::scan::xml::lend_static;
 
 impl XmlCall {
     /// Inside a value.
-    pub(super) fn value<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn value<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         eof: bool,
@@ -82,7 +83,7 @@ impl XmlCall {
 
     /// The stream ended inside a value: it closes where it may have ended
     /// without its close, if anywhere.
-    fn value_at_eof<'c, S: FnMut(Event<'c>)>(
+    fn value_at_eof<'c, S: Sink<'c>>(
         &mut self,
         start: usize,
         cx: &mut CallCx<'_, 'c, S>,
@@ -145,7 +146,7 @@ impl XmlCall {
     }
 
     /// After a function close or end marker inside a value: does it count?
-    pub(super) fn value_cut<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn value_cut<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         eof: bool,
@@ -199,7 +200,7 @@ impl XmlCall {
     }
 
     /// After a parameter close: does it count?
-    pub(super) fn value_end<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn value_end<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
         eof: bool,
@@ -347,7 +348,7 @@ impl XmlCall {
     /// The parameter close at `close_at` is structural: it ends the value
     /// that began at `start` — or, when an open tag stands in the value,
     /// the parameter that tag began (the value's own close is missing).
-    pub(super) fn close_value<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn close_value<'c, S: Sink<'c>>(
         &mut self,
         start: usize,
         close_at: usize,
@@ -377,7 +378,7 @@ impl XmlCall {
 
     /// The value that began at `start` ends at `at` without its close: it
     /// is committed, and the tag at `at` read again as structure.
-    pub(super) fn close_missing<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn close_missing<'c, S: Sink<'c>>(
         &mut self,
         start: usize,
         at: usize,
@@ -398,7 +399,7 @@ impl XmlCall {
     /// with no element open); if so it is skipped.
     #[cold]
     #[inline(never)]
-    pub(super) fn stray_close<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn stray_close<'c, S: Sink<'c>>(
         &mut self,
         closes: &[Pat],
         eof: bool,
@@ -439,11 +440,7 @@ impl XmlCall {
     /// A value begins at `start`. A string value (schema type exactly
     /// `"string"`, or no schema) is sent as it arrives; others are coerced
     /// once complete.
-    pub(super) fn open_value<'c, S: FnMut(Event<'c>)>(
-        &mut self,
-        start: usize,
-        cx: &mut CallCx<'_, 'c, S>,
-    ) {
+    pub(super) fn open_value<'c, S: Sink<'c>>(&mut self, start: usize, cx: &mut CallCx<'_, 'c, S>) {
         self.phase = Phase::Value { start };
         self.scan_from = start;
         self.pos = start;
@@ -465,7 +462,7 @@ impl XmlCall {
     /// may still be cut: a leading newline not yet followed by anything, a
     /// trailing newline (it is stripped if the value ends there), and an
     /// incomplete UTF-8 sequence.
-    pub(super) fn stream_value<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn stream_value<'c, S: Sink<'c>>(
         &mut self,
         start: usize,
         limit: usize,
@@ -500,7 +497,7 @@ impl XmlCall {
 
     /// Sends `body[from..end]` of the streamed value, up to the last whole
     /// character; rejects the call at invalid UTF-8.
-    pub(super) fn send_part<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn send_part<'c, S: Sink<'c>>(
         &mut self,
         from: usize,
         end: usize,
@@ -552,7 +549,7 @@ impl XmlCall {
         }
     }
 
-    pub(super) fn commit_value<'c, S: FnMut(Event<'c>)>(
+    pub(super) fn commit_value<'c, S: Sink<'c>>(
         &mut self,
         start: usize,
         end: usize,
