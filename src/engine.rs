@@ -9,7 +9,7 @@ use crate::error::OnInvalid;
 use crate::event::{Delta, Event, Span};
 use crate::event::{Diagnostic, DiagnosticKind};
 use crate::limits::Limits;
-use crate::protocol::{Automaton, CallAutomaton, Failure, Outcome, Steady};
+use crate::protocol::{Automaton, CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::reasoning::Reasoning;
 use crate::scan::marker::{Found, MarkerError, MarkerSet, Misses, Small};
 use crate::tool::Tool;
@@ -634,12 +634,11 @@ impl Parser {
         if chunk.is_empty() || !below_limit || !self.held.is_empty() {
             return false;
         }
-        match self.automaton.steady(
-            chunk,
-            self.offset,
-            core.out.call.is_some(),
-            !core.out.delta_carry.is_empty(),
-        ) {
+        let call = InCall {
+            started: core.out.call.is_some(),
+            carried: !core.out.delta_carry.is_empty(),
+        };
+        match self.automaton.steady(chunk, self.offset, call) {
             Steady::No => return false,
             Steady::Quiet => {}
             Steady::Delta(text) => {

@@ -7,8 +7,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::OnInvalid;
-use crate::event::{CallId, Delta, Event, Span};
-use crate::event::{Diagnostic, DiagnosticKind};
+use crate::event::{CallId, Delta, Diagnostic, DiagnosticKind, Event, Span};
 use crate::limits::Limits;
 use crate::scan::utf8::{Utf8Carry, Utf8Piece};
 use crate::tool::Tool;

@@ -6,8 +6,7 @@
 //! hermes layout, JSON. Neither automaton knows the other.
 
 use super::{CallAutomaton, Failure, Outcome};
-use crate::cx::CallCx;
-use crate::cx::Sink;
+use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::skip_ws;
 

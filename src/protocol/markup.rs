@@ -2,9 +2,8 @@
 //! indices are markup of their own ([`Event::Markup`](crate::Event::Markup)),
 //! not calls (Command's `<|START_RESPONSE|>` around its answer).
 
-use super::{Automaton, CallAutomaton, Outcome, Steady};
-use crate::cx::CallCx;
-use crate::cx::Sink;
+use super::{Automaton, CallAutomaton, InCall, Outcome, Steady};
+use crate::cx::{CallCx, Sink};
 
 #[derive(Debug, Clone)]
 pub(crate) struct WithMarkup {
@@ -39,17 +38,11 @@ impl CallAutomaton for WithMarkup {
     }
 
     #[inline]
-    fn steady<'c>(
-        &mut self,
-        bytes: &'c [u8],
-        offset: u64,
-        started: bool,
-        carried: bool,
-    ) -> Steady<'c> {
+    fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, call: InCall) -> Steady<'c> {
         if self.markup {
             return Steady::No;
         }
-        self.inner.steady(bytes, offset, started, carried)
+        self.inner.steady(bytes, offset, call)
     }
 
     fn reject_invalid_utf8(&mut self, at: u64) {

@@ -11,9 +11,8 @@ pub(crate) mod token_call;
 pub(crate) mod xml;
 pub(crate) mod xml_call;
 
-use crate::cx::CallCx;
 pub(crate) use crate::cx::Failure;
-use crate::cx::Sink;
+use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::json::Repair;
 use first_byte::{FirstByte, Picked};
@@ -101,6 +100,16 @@ pub(crate) enum Steady<'c> {
     Escaped(&'c str),
 }
 
+/// The call in progress, as a steady chunk finds it
+/// ([`CallAutomaton::steady`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InCall {
+    /// The call's `tool-input-start` was emitted.
+    pub(crate) started: bool,
+    /// Earlier argument bytes ended inside a code point.
+    pub(crate) carried: bool,
+}
+
 /// What every call automaton does. The engine finds a start marker and
 /// calls [`begin`](Self::begin); from then on it hands the automaton the
 /// call's bytes ([`advance`](Self::advance), or [`steady`](Self::steady)
@@ -117,18 +126,10 @@ pub(crate) trait CallAutomaton {
     /// `bytes` (at stream offset `offset`) leaves the automaton with no
     /// event to emit but at most one delta of exactly those bytes,
     /// consumes them and says which ([`Steady`]), skipping the automaton's
-    /// machinery. `started` is whether the call's `tool-input-start` was
-    /// emitted, `carried` whether earlier argument bytes ended inside a
-    /// code point. On [`Steady::No`] the engine hands the same `bytes` to
+    /// machinery. On [`Steady::No`] the engine hands the same `bytes` to
     /// [`advance`](Self::advance) at once (an automaton may have scanned
     /// them already and keep the result).
-    fn steady<'c>(
-        &mut self,
-        _bytes: &'c [u8],
-        _offset: u64,
-        _started: bool,
-        _carried: bool,
-    ) -> Steady<'c> {
+    fn steady<'c>(&mut self, _bytes: &'c [u8], _offset: u64, _call: InCall) -> Steady<'c> {
         Steady::No
     }
 
@@ -293,25 +294,19 @@ impl CallAutomaton for Automaton {
     /// or as a side of a composed one: each has one call site here, where
     /// its steady path is inlined.
     #[inline]
-    fn steady<'c>(
-        &mut self,
-        bytes: &'c [u8],
-        offset: u64,
-        started: bool,
-        carried: bool,
-    ) -> Steady<'c> {
-        match self.reading(carried) {
-            Reading::Json(json) => return json.steady(bytes, offset, started, carried),
-            Reading::Xml(xml) => return xml.steady(bytes, offset, started, carried),
+    fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, call: InCall) -> Steady<'c> {
+        match self.reading(call.carried) {
+            Reading::Json(json) => return json.steady(bytes, offset, call),
+            Reading::Xml(xml) => return xml.steady(bytes, offset, call),
             Reading::Other => {}
         }
         match self {
-            Automaton::Morph(a) => a.steady(bytes, offset, started, carried),
-            Automaton::Token(a) => a.steady(bytes, offset, started, carried),
-            Automaton::WithMarkup(a) => a.steady(bytes, offset, started, carried),
-            Automaton::Literal(a) => a.steady(bytes, offset, started, carried),
-            Automaton::TokenOrJson(either) => match either.picked(carried) {
-                Picked::First(token) => token.steady(bytes, offset, started, carried),
+            Automaton::Morph(a) => a.steady(bytes, offset, call),
+            Automaton::Token(a) => a.steady(bytes, offset, call),
+            Automaton::WithMarkup(a) => a.steady(bytes, offset, call),
+            Automaton::Literal(a) => a.steady(bytes, offset, call),
+            Automaton::TokenOrJson(either) => match either.picked(call.carried) {
+                Picked::First(token) => token.steady(bytes, offset, call),
                 _ => Steady::No,
             },
             // A composed automaton before its side is picked, or whose

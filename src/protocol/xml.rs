@@ -3,8 +3,7 @@
 //! written as prefix-consistent JSON deltas.
 
 use crate::coerce::coerce;
-use crate::cx::CallCx;
-use crate::cx::Sink;
+use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::{Failure, Outcome};
 use crate::scan::json::{

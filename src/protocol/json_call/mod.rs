@@ -20,14 +20,12 @@ mod ends;
 mod members;
 mod relaxed;
 
-use crate::cx::Sink;
 use ends::{Reopen, Reopening};
 use relaxed::RelaxedBody;
 
-use crate::cx::CallCx;
+use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
-use crate::protocol::CallAutomaton;
-use crate::protocol::{Failure, Outcome, Steady};
+use crate::protocol::{CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::scan::json::{decode_string_literal, is_complete_value, JsonScanner, Repair, Signal};
 use crate::scan::marker::Boundary;
 use crate::scan::partial::{Match, Partial, PartialSet, SetMatch};
@@ -606,13 +604,7 @@ impl CallAutomaton for JsonCall {
     /// call object that end no member of it. When they do, the scan is kept
     /// for [`advance`](Self::advance), which comes next with the same bytes.
     #[inline]
-    fn steady<'c>(
-        &mut self,
-        bytes: &'c [u8],
-        _offset: u64,
-        started: bool,
-        _carried: bool,
-    ) -> Steady<'c> {
+    fn steady<'c>(&mut self, bytes: &'c [u8], _offset: u64, call: InCall) -> Steady<'c> {
         if let Phase::End(marker) = &mut self.phase {
             // More of the end marker, not yet all of it.
             if marker.continues_without_end(&self.end, bytes) {
@@ -629,7 +621,7 @@ impl CallAutomaton for JsonCall {
         // A comma at the end may be a trailing one: `advance` holds it back.
         if scan.1 == Signal::More && self.held_comma.is_empty() && !self.json.after_comma() {
             match self.object.capture {
-                Capture::ArgsObject if started => return Steady::Verbatim,
+                Capture::ArgsObject if call.started => return Steady::Verbatim,
                 Capture::ArgsObject => {
                     self.pending.extend_from_slice(bytes);
                     return Steady::Quiet;

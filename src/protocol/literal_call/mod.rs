@@ -18,8 +18,7 @@
 mod phases;
 
 use super::{CallAutomaton, Failure, Outcome};
-use crate::cx::CallCx;
-use crate::cx::Sink;
+use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::escape_json_into;

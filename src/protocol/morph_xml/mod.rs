@@ -17,15 +17,13 @@
 //! their elements may come apart (`<command>a</command><cwd>.</cwd>
 //! <command>b</command>`). A closing tag with nothing open is skipped.
 
-use crate::cx::Sink;
 use std::ops::ControlFlow;
 
 use crate::coerce::xml_content::{array_items, is_type, value_json};
-use crate::cx::CallCx;
+use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::xml::{ArgsWriter, Body};
-use crate::protocol::CallAutomaton;
-use crate::protocol::{Failure, Outcome};
+use crate::protocol::{CallAutomaton, Failure, Outcome};
 use crate::scan::xml::{closes, is_name, opens, skip_ws, tag_end, MAX_TAG};
 use crate::tool::Tool;
 

@@ -24,16 +24,15 @@
 mod phases;
 mod rules;
 
-use crate::cx::Sink;
 use rules::*;
 pub(crate) use rules::{NameRule, Rules, Tokens};
 
-use crate::protocol::CallAutomaton;
+use crate::protocol::{CallAutomaton, InCall};
 use std::borrow::Cow;
 use std::ops::ControlFlow;
 
 use super::{Failure, Outcome, Steady};
-use crate::cx::CallCx;
+use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::json::{JsonScanner, Repair, Signal};
 use crate::scan::partial::{Match, Partial, PartialSet, SetMatch};
@@ -432,18 +431,12 @@ impl CallAutomaton for TokenCall {
     /// arguments that do not end them, or inside a name or a token that
     /// they do not end.
     #[inline(never)]
-    fn steady<'c>(
-        &mut self,
-        bytes: &'c [u8],
-        offset: u64,
-        started: bool,
-        _carried: bool,
-    ) -> Steady<'c> {
+    fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, call: InCall) -> Steady<'c> {
         if self.in_block.rejected.is_some() {
             return Steady::No;
         }
         match self.in_block.phase {
-            Phase::Args if started => {
+            Phase::Args if call.started => {
                 let scan = self.json.advance(bytes);
                 if scan.1 == Signal::More {
                     return Steady::Verbatim;

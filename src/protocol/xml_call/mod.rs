@@ -31,14 +31,11 @@ mod values;
 pub(crate) use dialect::{Dialect, Opening, Tags};
 
 use crate::coerce::keyword;
-use crate::cx::CallCx;
-use crate::cx::Sink;
+use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::xml::{ArgsWriter, Body};
-use crate::protocol::CallAutomaton;
-use crate::protocol::{Failure, Outcome, Steady};
-use crate::scan::json::needs_json_escape;
-use crate::scan::json::{JsonScanner, Signal};
+use crate::protocol::{CallAutomaton, Failure, InCall, Outcome, Steady};
+use crate::scan::json::{needs_json_escape, JsonScanner, Signal};
 use crate::scan::utf8::validate;
 use crate::scan::xml::{
     attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
@@ -826,15 +823,9 @@ impl CallAutomaton for XmlCall {
     /// whole characters that cannot begin a tag or a newline; or a partly
     /// received tag still waits for more (see [`need_until`]).
     #[inline]
-    fn steady<'c>(
-        &mut self,
-        bytes: &'c [u8],
-        offset: u64,
-        _started: bool,
-        carried: bool,
-    ) -> Steady<'c> {
+    fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, call: InCall) -> Steady<'c> {
         // Built deltas: nothing is carried between steady ones.
-        if carried {
+        if call.carried {
             return Steady::No;
         }
         if self.holds(self.body.len() + bytes.len(), bytes) {
