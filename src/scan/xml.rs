@@ -283,13 +283,24 @@ pub(crate) fn attr_value<'a>(raw: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
 /// A parameter value without the one newline after its opening tag and the
 /// one before its closing tag (`\r\n` counts as one).
 pub(crate) fn strip_one_newline(v: &str) -> &str {
-    let v = v
-        .strip_prefix("\r\n")
-        .or_else(|| v.strip_prefix('\n'))
-        .unwrap_or(v);
-    v.strip_suffix("\r\n")
-        .or_else(|| v.strip_suffix('\n'))
-        .unwrap_or(v)
+    let v = &v[newline_at_start(v.as_bytes())..];
+    &v[..v.len() - newline_at_end(v.as_bytes())]
+}
+
+/// How long the newline (`\n` or `\r\n`) that `v` starts with is.
+pub(crate) fn newline_at_start(v: &[u8]) -> usize {
+    [b"\r\n".as_slice(), b"\n"]
+        .into_iter()
+        .find(|nl| v.starts_with(nl))
+        .map_or(0, <[u8]>::len)
+}
+
+/// How long the newline (`\n` or `\r\n`) that `v` ends with is.
+pub(crate) fn newline_at_end(v: &[u8]) -> usize {
+    [b"\r\n".as_slice(), b"\n"]
+        .into_iter()
+        .find(|nl| v.ends_with(nl))
+        .map_or(0, <[u8]>::len)
 }
 
 /// Does `body[at..]` start with `lit`? `None` when it ends first.

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::cx::Sink;
-use crate::scan::xml::lend_static;
+use crate::scan::xml::{lend_static, newline_at_end, newline_at_start};
 
 impl XmlCall {
     /// Inside a value.
@@ -472,15 +472,10 @@ impl XmlCall {
             return;
         };
         let value = &self.body[start..limit];
-        let lead = if value.starts_with(b"\n") {
-            1
-        } else if value.starts_with(b"\r\n") {
-            2
-        } else if value.is_empty() || value == b"\r" {
+        if value.is_empty() || value == b"\r" {
             return;
-        } else {
-            0
-        };
+        }
+        let lead = newline_at_start(value);
         let mut end = limit;
         if self.body[..end].ends_with(b"\n") {
             end -= 1;
@@ -539,14 +534,16 @@ impl XmlCall {
             self.in_value.streamed = Some(from + valid);
         }
         if invalid {
-            let f = Failure::new(
-                DiagnosticKind::InvalidUtf8,
-                self.at(from + valid),
-                format!("parameter {:?} is not UTF-8", self.key),
-            );
+            let f = self.not_utf8(from + valid);
             self.in_value.streamed = None;
             self.reject(f);
         }
+    }
+
+    /// The value being read is not UTF-8 at body index `at`.
+    fn not_utf8(&self, at: usize) -> Failure {
+        let message = format!("parameter {:?} is not UTF-8", self.key);
+        Failure::new(DiagnosticKind::InvalidUtf8, self.at(at), message)
     }
 
     pub(super) fn commit_value<'c, S: Sink<'c>>(
@@ -558,22 +555,8 @@ impl XmlCall {
         if let Some(sent) = self.in_value.streamed.take() {
             // The rest of a streamed string: up to the stripped newline.
             let value = &self.body[start..end];
-            let lead = if value.starts_with(b"\n") {
-                1
-            } else if value.starts_with(b"\r\n") {
-                2
-            } else {
-                0
-            };
-            let rest = &value[lead..];
-            let trail = if rest.ends_with(b"\r\n") {
-                2
-            } else if rest.ends_with(b"\n") {
-                1
-            } else {
-                0
-            };
-            let content_end = end - trail;
+            let lead = newline_at_start(value);
+            let content_end = end - newline_at_end(&value[lead..]);
             let from = sent.max(start + lead);
             if content_end > from {
                 self.in_value.streamed = Some(from);
@@ -583,11 +566,7 @@ impl XmlCall {
                 }
                 // An incomplete sequence at the very end is invalid.
                 if self.in_value.streamed != Some(content_end) {
-                    let f = Failure::new(
-                        DiagnosticKind::InvalidUtf8,
-                        self.at(content_end),
-                        format!("parameter {:?} is not UTF-8", self.key),
-                    );
+                    let f = self.not_utf8(content_end);
                     return self.reject(f);
                 }
                 self.in_value.streamed = None;
@@ -598,11 +577,7 @@ impl XmlCall {
             return;
         }
         let Ok(text) = validate(&self.body[start..end]) else {
-            let f = Failure::new(
-                DiagnosticKind::InvalidUtf8,
-                self.at(start),
-                format!("parameter {:?} is not UTF-8", self.key),
-            );
+            let f = self.not_utf8(start);
             return self.reject(f);
         };
         let mut key = std::mem::take(&mut self.key);
