@@ -38,7 +38,7 @@ pub(crate) struct Settings {
 
 /// The call being delivered: what was emitted of it, and what its
 /// `tool-call` event will carry. A fresh value for each call (see
-/// [`Core::abandon_call`]), its two buffers kept.
+/// [`CallOut::reset`]), its two buffers kept.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CallOut {
     /// The call whose `tool-input-start` was emitted, if any.
@@ -65,8 +65,9 @@ pub(crate) struct CallOut {
 }
 
 impl CallOut {
-    /// As new, with the buffers kept (field by field: cheaper than moving
-    /// them out and back, on every call attempt).
+    /// The call being delivered is over (delivered or given up): as new,
+    /// with the buffers kept (field by field: cheaper than moving them out
+    /// and back, on every call attempt).
     fn reset(&mut self) {
         self.call = None;
         self.tool = None;
@@ -245,7 +246,7 @@ impl Core {
         }
         self.delivered += 1;
         self.raw.span_start = end;
-        self.reset_call();
+        self.out.reset();
         true
     }
 
@@ -330,7 +331,7 @@ impl Core {
     /// A new stream: no call, no part open, ids and offsets from 0
     /// (inside reasoning if `starts_open`).
     pub(crate) fn start_stream(&mut self, starts_open: bool) {
-        self.reset_call();
+        self.out.reset();
         self.text = TextOut {
             reasoning: starts_open,
             ..TextOut::default()
@@ -340,16 +341,10 @@ impl Core {
         self.raw.start_stream();
     }
 
-    /// The call being delivered is over (delivered or given up): a fresh
-    /// [`CallOut`], its buffers kept.
-    pub(crate) fn reset_call(&mut self) {
-        self.out.reset();
-    }
-
     /// The call attempt is over (delivered, failed, or not a call): its
     /// state and raw bytes go.
     pub(crate) fn abandon_call(&mut self) {
-        self.reset_call();
+        self.out.reset();
         self.raw.clear();
     }
 }
@@ -544,14 +539,7 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
             .send_verbatim(delta, offset, (self.chunk, self.base), self.sink);
     }
 
-    /// Emits a delta the automaton built (joined to the built deltas
-    /// before it, see `pending`).
-    #[inline]
-    fn emit_built(&mut self, delta: &'c str) {
-        self.pend(delta, || Delta::borrowed(delta));
-    }
-
-    /// [`emit_built`](Self::emit_built) for text that does not live as long
+    /// [`delta_borrowed`](Self::delta_borrowed) for text that does not live as long
     /// as the chunk.
     fn emit_built_str(&mut self, delta: &str) {
         self.pend(delta, || {
@@ -562,7 +550,7 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
         });
     }
 
-    /// [`emit_built`](Self::emit_built) of one character, which goes out
+    /// [`delta_borrowed`](Self::delta_borrowed) of one character, which goes out
     /// inline when it does not join other built text.
     pub(crate) fn delta_char(&mut self, c: char) {
         let mut utf8 = [0; 4];
@@ -677,10 +665,11 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     }
 
     /// Arguments text the automaton built that lives as long as the chunk:
-    /// the format's syntax, static escapes, runs of the chunk.
+    /// the format's syntax, static escapes, runs of the chunk. Joined to
+    /// the built deltas before it (see `pending`).
     #[inline]
     pub(crate) fn delta_borrowed(&mut self, text: &'c str) {
-        self.emit_built(text);
+        self.pend(text, || Delta::borrowed(text));
     }
 
     /// Arguments text the automaton built or held; `offset` is where it
@@ -729,7 +718,7 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
         if let Some(id) = call {
             (self.sink)(Event::ToolInputEnd { id });
         }
-        core.reset_call();
+        core.out.reset();
         self.text_up_to(to);
     }
 

@@ -11,10 +11,8 @@
 //! after another (`{…}\n{…}`), or a JSON array of them (`[{…}, {…}]`). Each
 //! is delivered as soon as the next one begins.
 //!
-//! A `hermes` block whose first non-whitespace byte is `<` holds a call in
-//! Qwen3-Coder's XML layout (`<function=NAME><parameter=KEY>…`), as
-//! Qwen3-Coder writes when it is served with a hermes parser: the XML
-//! automaton reads that block, up to the same end marker.
+//! A block that holds XML calls instead is read by the XML automaton (see
+//! [`FirstByte`](crate::protocol::first_byte::FirstByte)).
 
 mod ends;
 mod members;

@@ -1,14 +1,7 @@
 //! Calls written as code, their argument values as literals that are not
-//! JSON (converted by [`crate::scan::literal`]):
-//!
-//! - `pythonic`: a Python list of calls, `[get_weather(city="Paris",
-//!   days=3), get_time()]`, as the whole output or after Llama 4's
-//!   `<|python_start|>` (closed by `<|python_end|>`); with a tool list,
-//!   anywhere in the text where it opens with a known tool (`[NAME(`);
-//!   Olmo 3's calls one per line between `<function_calls>` and
-//!   `</function_calls>`.
-//! - `gemma4`: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`
-//!   (also `:NAME`, `(…)` for `{…}`, and `<turn|>` as the end).
+//! JSON (converted by [`crate::scan::literal`]): Python lists of calls
+//! (`formats/pythonic.rs`: Llama 3.2 and 4, Olmo 3) and Gemma 4's calls
+//! (`formats/gemma4.rs`); those files show the layouts.
 //!
 //! The call starts when its name is read; its arguments stream as JSON
 //! built one member at a time, as each value completes (the deltas always

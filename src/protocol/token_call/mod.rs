@@ -1,20 +1,8 @@
 //! Calls between vendor special tokens, each named before its JSON
-//! arguments:
-//!
-//! - `deepseek`: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`
-//!   (DeepSeek-V3.1 and later); DeepSeek-V3 and R1 write
-//!   `function<｜tool▁sep｜>NAME` and the arguments in a ```` ```json ````
-//!   fence before the call's end token.
-//! - `kimi-k2`: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{…}<|tool_call_end|><|tool_calls_section_end|>`.
-//!
-//! - `mistral` (v11 and later): `[TOOL_CALLS]NAME[ARGS]{…}`, v13 with
-//!   `[CALL_ID]ID` before `[ARGS]`; one call per `[TOOL_CALLS]`, ended by
-//!   the end of its JSON.
-//!
-//! - `harmony` (gpt-oss): a message header, `<|start|>assistant` or
-//!   `<|channel|>commentary`, naming its recipient
-//!   (` to=functions.NAME`, maybe `<|constrain|>json`), `<|message|>`, the
-//!   JSON arguments and `<|call|>`. A header without a recipient is markup.
+//! arguments: DeepSeek's, Kimi-K2's, Mistral's (v11 on) and gpt-oss's
+//! (harmony). Each vendor's format file (`formats/deepseek_v3.rs`,
+//! `kimi_k2.rs`, `mistral.rs`, `harmony.rs`) shows its layout and builds
+//! its [`Rules`].
 //!
 //! A section holds any number of calls, each delivered when the next one
 //! begins or the section ends. A call's own begin token also opens a block

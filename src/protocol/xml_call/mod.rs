@@ -1,21 +1,14 @@
 //! Calls written as XML-ish elements with one parameter per element:
-//!
-//! - `qwen3-coder`: `<tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n</function>\n</tool_call>`
-//! - `minimax-m2`: `<minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n</invoke>\n</minimax:tool_call>`
-//!   (several `invoke`s per block)
-//! - `glm`: `<tool_call>NAME\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n</tool_call>`
-//!   (GLM-4.5/4.6; GLM-4.7 writes the same without newlines)
+//! Qwen3-Coder's, MiniMax-M2's, GLM's and DeepSeek-V3.2's DSML. Each
+//! format file (`formats/qwen3_coder.rs`, `minimax_m2.rs`, `glm.rs`,
+//! `deepseek_v32.rs`) shows its layout and builds its [`Dialect`].
 //!
 //! Qwen3-Coder also writes a bare `<function=NAME>…</function>` without the
 //! `<tool_call>` wrapper: the engine starts such a call at `<function=`
 //! (marker 1), and it ends with `</function>`.
 //!
-//! A block whose first non-whitespace byte is `{` or `[` (or a markdown
-//! fence around them) holds JSON calls in the hermes layout
-//! (`{"name": …, "arguments": …}`), as models of the same families write
-//! when prompted that way: the format composes this automaton with the JSON
-//! one ([`FirstByte`](crate::protocol::first_byte::FirstByte)), which reads
-//! that block up to the same end marker.
+//! A block that holds JSON calls instead (`{` or `[` first) is read by the
+//! JSON automaton (see [`FirstByte`](crate::protocol::first_byte::FirstByte)).
 //!
 //! The call body is buffered (it is needed anyway to give a failed call back
 //! as text) and scanned once, from where the last step stopped. Values are
