@@ -50,7 +50,7 @@ enum Phase {
     Open,
     /// A known tool's marker was read: its call starts.
     Known,
-    /// Gemma 4: `call:` (or a bare `:`), `matched` bytes of it read.
+    /// Gemma 4: `call:` (or a bare `:`) before the name.
     Prefix,
     /// A call's name, up to `(` or `{`.
     Name,
@@ -62,8 +62,8 @@ enum Phase {
     Value,
     /// Python: after a call's `)`: whitespace, then `,` or `]`.
     AfterCall,
-    /// An end token (`<|python_end|>`, `<tool_call|>` or `<turn|>`), `matched` bytes
-    /// of it read, after whitespace.
+    /// An end token (`<|python_end|>`, `<tool_call|>`, `<turn|>` or
+    /// `</function_calls>`) after whitespace.
     End,
 }
 
