@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::error::OnInvalid;
 use crate::event::{CallId, Delta, Diagnostic, DiagnosticKind, Event, Span};
 use crate::limits::Limits;
-use crate::scan::utf8::{Utf8Carry, Utf8Piece};
+use crate::scan::utf8::{validate, Utf8Carry, Utf8Piece};
 use crate::tool::Tool;
 
 mod raw;
@@ -112,7 +112,7 @@ pub(crate) fn text_in_chunk(
     len: usize,
 ) -> Option<Cow<'_, str>> {
     let bytes = chunk_bytes(chunk, base, offset, len)?;
-    crate::scan::utf8::validate(bytes).ok().map(Cow::Borrowed)
+    validate(bytes).ok().map(Cow::Borrowed)
 }
 
 impl Core {
@@ -294,38 +294,57 @@ impl Core {
         if let Some(text) = text_in_chunk(chunk, base, from, len) {
             return text;
         }
-        let bytes = self.call_bytes((from, to), (chunk, base));
-        debug_assert_eq!(bytes.len(), len, "verbatim arguments out of reach");
-        // Each delta was UTF-8; the lossy branch never runs.
-        Cow::Owned(
-            String::from_utf8(bytes)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        )
+        let (buffered, in_chunk) = self.call_parts((from, to), (chunk, base));
+        debug_assert_eq!(
+            buffered.len() + in_chunk.len(),
+            len,
+            "verbatim arguments out of reach"
+        );
+        // Each delta was UTF-8: both parts are checked by the SIMD validator
+        // and copied, cheaper than `String::from_utf8`'s own check of long
+        // arguments. A code point split between the parts, or (never) bytes
+        // that are not UTF-8, take the general way.
+        match (validate(buffered), validate(in_chunk)) {
+            (Ok(buffered), Ok(in_chunk)) => Cow::Owned([buffered, in_chunk].concat()),
+            _ => Cow::Owned(
+                String::from_utf8([buffered, in_chunk].concat())
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ),
+        }
     }
 
-    /// The call's bytes at stream offsets `from..to`: from the call buffer,
-    /// which holds them up to where `chunk` (at stream offset `base`)
-    /// continues it, and from the chunk.
-    pub(crate) fn call_bytes(
-        &self,
+    /// The call's bytes at stream offsets `from..to`, copied: see
+    /// [`call_parts`](Self::call_parts).
+    pub(crate) fn call_bytes(&self, span: (u64, u64), chunk: (&[u8], u64)) -> Vec<u8> {
+        let (buffered, in_chunk) = self.call_parts(span, chunk);
+        [buffered, in_chunk].concat()
+    }
+
+    /// The call's bytes at stream offsets `from..to`, in two parts: from
+    /// the call buffer, which holds them up to where `chunk` (at stream
+    /// offset `base`) continues it, and from the chunk.
+    fn call_parts<'a>(
+        &'a self,
         (from, to): (u64, u64),
-        (chunk, base): (&[u8], u64),
-    ) -> Vec<u8> {
+        (chunk, base): (&'a [u8], u64),
+    ) -> (&'a [u8], &'a [u8]) {
         let buf = &self.raw.buf;
         let buffered_to = self.raw.start + buf.len() as u64;
         let at = |o: u64| usize::try_from(o.saturating_sub(self.raw.start)).unwrap_or(0);
-        // One allocation, when the bytes are both buffered and in the chunk.
-        let mut bytes = Vec::with_capacity(usize::try_from(to.saturating_sub(from)).unwrap_or(0));
-        if from < buffered_to {
-            let b = at(to.min(buffered_to)).min(buf.len());
-            bytes.extend_from_slice(&buf[at(from).min(b)..b]);
-        }
+        let buffered = match from < buffered_to {
+            true => {
+                let b = at(to.min(buffered_to)).min(buf.len());
+                &buf[at(from).min(b)..b]
+            }
+            false => &[],
+        };
         let rest = from.max(buffered_to);
-        if rest < to {
-            let tail = usize::try_from(to - rest).unwrap_or(usize::MAX);
-            bytes.extend_from_slice(chunk_bytes(chunk, base, rest, tail).unwrap_or_default());
-        }
-        bytes
+        let tail = usize::try_from(to.saturating_sub(rest)).unwrap_or(usize::MAX);
+        let in_chunk = match rest < to {
+            true => chunk_bytes(chunk, base, rest, tail).unwrap_or_default(),
+            false => &[],
+        };
+        (buffered, in_chunk)
     }
 
     /// A new stream: no call, no part open, ids and offsets from 0
@@ -608,7 +627,7 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     pub(crate) fn delta(&mut self, bytes: &'c [u8], offset: u64) -> Result<(), u64> {
         // The common case, kept small enough to inline: whole code points.
         if self.core.out.delta_carry.is_empty() {
-            if let Ok(text) = crate::scan::utf8::validate(bytes) {
+            if let Ok(text) = validate(bytes) {
                 self.emit_verbatim(Delta::borrowed(text), offset);
                 return Ok(());
             }

@@ -141,6 +141,28 @@ fn decode_char(bytes: &[u8]) -> Option<char> {
     char::from_u32(code).filter(|_| code >= min)
 }
 
+/// Whether `bytes` are the first bytes of a valid UTF-8 sequence of more
+/// bytes than they are: a lead byte, then continuation bytes in the ranges
+/// its second byte allows (which rule out overlong forms, surrogates and
+/// code points past U+10FFFF). What `std::str::from_utf8` calls an
+/// unexpected end, without the call.
+#[inline]
+fn starts_sequence(bytes: &[u8]) -> bool {
+    let Some((&lead, rest)) = bytes.split_first() else {
+        return false;
+    };
+    let second = match lead {
+        0xE0 => 0xA0..=0xBF,
+        0xED => 0x80..=0x9F,
+        0xF0 => 0x90..=0xBF,
+        0xF4 => 0x80..=0x8F,
+        _ => 0x80..=0xBF,
+    };
+    sequence_len(lead) > bytes.len().max(1)
+        && rest.first().is_none_or(|b| second.contains(b))
+        && rest.iter().skip(1).all(|&b| b & 0xC0 == 0x80)
+}
+
 /// Where an incomplete but so far valid code point begins at the end of
 /// `bytes`, if one does.
 #[inline]
@@ -152,11 +174,7 @@ fn incomplete_tail(bytes: &[u8]) -> Option<usize> {
     let start = (bytes.len() - back..bytes.len())
         .rev()
         .find(|&i| bytes[i] & 0xC0 != 0x80)?;
-    let tail = &bytes[start..];
-    let whole = sequence_len(tail[0]);
-    // Incomplete (not too short to judge) and a valid start of one.
-    (whole > tail.len() && matches!(std::str::from_utf8(tail), Err(e) if e.error_len().is_none()))
-        .then_some(start)
+    starts_sequence(&bytes[start..]).then_some(start)
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -244,15 +262,12 @@ impl Utf8Carry {
                 // Still incomplete: carried on if it can still be valid.
                 let len = held + rest.len();
                 window[held..len].copy_from_slice(rest);
-                return match std::str::from_utf8(&window[..len]) {
-                    Err(e) if e.error_len().is_none() => Some(Continued {
-                        completed: None,
-                        text: "",
-                        tail: [window[0], window[1], window[2]],
-                        tail_len: len as u8,
-                    }),
-                    _ => None,
-                };
+                return starts_sequence(&window[..len]).then_some(Continued {
+                    completed: None,
+                    text: "",
+                    tail: [window[0], window[1], window[2]],
+                    tail_len: len as u8,
+                });
             }
             window[held..whole].copy_from_slice(&rest[..need]);
             completed = Some(decode_char(&window[..whole])?);
@@ -399,6 +414,30 @@ mod tests {
                 .flatten();
             assert_eq!(ours, std.flatten(), "{bytes:x?}");
         }
+    }
+
+    /// `starts_sequence` agrees with `std::str::from_utf8`'s "unexpected
+    /// end" on every sequence of one to three bytes that begins above
+    /// ASCII.
+    #[test]
+    fn sequence_starts_as_std_sees_them() {
+        // An unexpected end with nothing valid before it: one sequence.
+        let ends_early = |bytes: &[u8]| {
+            matches!(std::str::from_utf8(bytes),
+                Err(e) if e.error_len().is_none() && e.valid_up_to() == 0)
+        };
+        for a in 0x80..=0xFFu8 {
+            assert_eq!(starts_sequence(&[a]), ends_early(&[a]), "{a:x}");
+            for b in 0..=0xFFu8 {
+                assert_eq!(starts_sequence(&[a, b]), ends_early(&[a, b]), "{a:x} {b:x}");
+                for c in 0..=0xFFu8 {
+                    let bytes = [a, b, c];
+                    assert_eq!(starts_sequence(&bytes), ends_early(&bytes), "{bytes:x?}");
+                }
+            }
+        }
+        assert!(!starts_sequence(&[]));
+        assert!(!starts_sequence(b"a"));
     }
 
     fn decode_chunked(input: &[u8], size: usize) -> String {
