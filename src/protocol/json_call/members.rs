@@ -167,6 +167,36 @@ impl JsonCall {
         }
     }
 
+    /// [`comma_at_end`](Self::comma_at_end) on the steady path: a chunk
+    /// (at stream offset `offset`) of the arguments, or between members,
+    /// ends with a comma and whitespace. The comma is held back and what
+    /// comes before it is the chunk's steady delta; `None` where that takes
+    /// more (a code point carried into the chunk or split in it, arguments
+    /// before the call started, a comma before the chunk).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn comma_ends_chunk<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        offset: u64,
+        call: InCall,
+    ) -> Option<Steady<'c>> {
+        let k = crate::scan::last_non_ws(bytes)?;
+        let steady = match self.object.capture {
+            Capture::ArgsObject if call.started && !call.carried => {
+                match crate::scan::utf8::validate(&bytes[..k]).ok()? {
+                    "" => Steady::Quiet,
+                    text => Steady::Delta(text),
+                }
+            }
+            Capture::None | Capture::Skip => Steady::Quiet,
+            _ => return None,
+        };
+        self.held_comma.extend_from_slice(&bytes[k..]);
+        self.object.held_at = offset + k as u64;
+        Some(steady)
+    }
+
     /// A trailing comma at stream offset `at` was left out of the
     /// arguments: reported, once per call.
     pub(super) fn comma_dropped<'c, S: Sink<'c>>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {

@@ -602,7 +602,7 @@ impl CallAutomaton for JsonCall {
     /// call object that end no member of it. When they do, the scan is kept
     /// for [`advance`](Self::advance), which comes next with the same bytes.
     #[inline]
-    fn steady<'c>(&mut self, bytes: &'c [u8], _offset: u64, call: InCall) -> Steady<'c> {
+    fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, call: InCall) -> Steady<'c> {
         if let Phase::End(marker) = &mut self.phase {
             // More of the end marker, not yet all of it.
             if marker.continues_without_end(&self.end, bytes) {
@@ -616,8 +616,12 @@ impl CallAutomaton for JsonCall {
             return Steady::No;
         }
         let scan = self.json.advance(bytes);
-        // A comma at the end may be a trailing one: `advance` holds it back.
-        if scan.1 == Signal::More && self.held_comma.is_empty() && !self.json.after_comma() {
+        // A comma at the end may be a trailing one: it is held back.
+        if scan.1 == Signal::More && self.held_comma.is_empty() && self.json.after_comma() {
+            if let Some(steady) = self.comma_ends_chunk(bytes, offset, call) {
+                return steady;
+            }
+        } else if scan.1 == Signal::More && self.held_comma.is_empty() {
             match self.object.capture {
                 Capture::ArgsObject if call.started => return Steady::Verbatim,
                 Capture::ArgsObject => {
