@@ -298,19 +298,16 @@ impl Core {
         debug_assert_eq!(
             buffered.len() + in_chunk.len(),
             len,
-            "verbatim arguments out of reach"
+            "arguments out of reach"
         );
         // Each delta was UTF-8: both parts are checked by the SIMD validator
         // and copied, cheaper than `String::from_utf8`'s own check of long
-        // arguments. A code point split between the parts, or (never) bytes
-        // that are not UTF-8, take the general way.
-        match (validate(buffered), validate(in_chunk)) {
-            (Ok(buffered), Ok(in_chunk)) => Cow::Owned([buffered, in_chunk].concat()),
-            _ => Cow::Owned(
-                String::from_utf8([buffered, in_chunk].concat())
-                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-            ),
-        }
+        // arguments. A code point split between the parts takes the
+        // general way.
+        Cow::Owned(match (validate(buffered), validate(in_chunk)) {
+            (Ok(buffered), Ok(in_chunk)) => [buffered, in_chunk].concat(),
+            _ => String::from_utf8_lossy(&[buffered, in_chunk].concat()).into_owned(),
+        })
     }
 
     /// The call's bytes at stream offsets `from..to`, copied: see
@@ -329,22 +326,17 @@ impl Core {
         (chunk, base): (&'a [u8], u64),
     ) -> (&'a [u8], &'a [u8]) {
         let buf = &self.raw.buf;
-        let buffered_to = self.raw.start + buf.len() as u64;
-        let at = |o: u64| usize::try_from(o.saturating_sub(self.raw.start)).unwrap_or(0);
-        let buffered = match from < buffered_to {
-            true => {
-                let b = at(to.min(buffered_to)).min(buf.len());
-                &buf[at(from).min(b)..b]
-            }
-            false => &[],
+        let in_buf = |o: u64| {
+            let i = usize::try_from(o.saturating_sub(self.raw.start));
+            i.map_or(buf.len(), |i| i.min(buf.len()))
         };
-        let rest = from.max(buffered_to);
-        let tail = usize::try_from(to.saturating_sub(rest)).unwrap_or(usize::MAX);
-        let in_chunk = match rest < to {
-            true => chunk_bytes(chunk, base, rest, tail).unwrap_or_default(),
-            false => &[],
-        };
-        (buffered, in_chunk)
+        let buffered = buf.get(in_buf(from)..in_buf(to)).unwrap_or_default();
+        let rest = from.max(self.raw.start + buf.len() as u64);
+        let len = usize::try_from(to.saturating_sub(rest)).unwrap_or(usize::MAX);
+        (
+            buffered,
+            chunk_bytes(chunk, base, rest, len).unwrap_or_default(),
+        )
     }
 
     /// A new stream: no call, no part open, ids and offsets from 0
@@ -496,12 +488,8 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     }
 
     /// The tool name is known: checks it and emits `tool-input-start`.
-    pub(crate) fn start(&mut self, name: &str, offset: u64) -> Result<(), Failure> {
-        self.start_at(name, None, offset)
-    }
-
-    /// [`start`](Self::start) for a name that stands verbatim at stream
-    /// offset `origin` (events borrow it while it is in the chunk).
+    /// A name that stands verbatim at stream offset `origin` is borrowed
+    /// by the events while it is in the chunk.
     pub(crate) fn start_at(
         &mut self,
         name: &str,
@@ -795,6 +783,12 @@ impl Failure {
             name: None,
             give_back: 0,
         }
+    }
+
+    /// Bytes that are not a call of the format, found at stream offset
+    /// `offset`.
+    pub(crate) fn malformed(offset: u64, message: impl Into<String>) -> Failure {
+        Failure::new(DiagnosticKind::MalformedCall, offset, message)
     }
 
     pub(crate) fn with_name(mut self, name: &str) -> Failure {

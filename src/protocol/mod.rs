@@ -61,6 +61,12 @@ impl Outcome {
         Outcome::Failed(Box::new(failure))
     }
 
+    /// A failed attempt whose bytes are not a call of the format, found at
+    /// stream offset `at`.
+    pub(crate) fn malformed(at: u64, message: impl Into<String>) -> Outcome {
+        Outcome::failed(Failure::malformed(at, message))
+    }
+
     /// How many consumed bytes at the end the outcome gives back (none
     /// while the call goes on).
     pub(crate) fn given_back_mut(&mut self) -> Option<&mut usize> {

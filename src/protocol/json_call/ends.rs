@@ -177,11 +177,7 @@ impl JsonCall {
                     && self.end.is_empty()
                     && !self.object.line_broke =>
             {
-                return Some(Outcome::failed(Failure::new(
-                    DiagnosticKind::MalformedCall,
-                    cx.offset(cur.at),
-                    "JSON at the start of the output with prose after it on its line is an example, not a call",
-                )));
+                return Some(Outcome::malformed(cx.offset(cur.at), "JSON at the start of the output with prose after it on its line is an example, not a call"));
             }
             // Without an end marker, the call ends with its JSON.
             Some(_) if self.end.is_empty() => return Some(self.conclude(cx, None)),

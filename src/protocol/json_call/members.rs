@@ -326,7 +326,7 @@ impl JsonCall {
             self.object.seen_args = true;
             self.object.args_key = true;
             if let Some((name, at)) = self.object.deferred_name.take() {
-                if let Err(f) = cx.start(&name, at) {
+                if let Err(f) = cx.start_at(&name, None, at) {
                     self.reject(f.with_name(&name));
                 }
             }
@@ -348,7 +348,7 @@ impl JsonCall {
         let Some((name, args)) = named_by_function(&object, cx.limits().max_depth) else {
             return;
         };
-        if let Err(f) = cx.start(&name, end) {
+        if let Err(f) = cx.start_at(&name, None, end) {
             return self.reject(f.with_name(&name));
         }
         self.object.has_name = true;

@@ -328,8 +328,7 @@ impl JsonCall {
     /// With `needs_args`, an object without arguments is not a call.
     fn require_arguments(&mut self, at: u64) {
         if self.rules.needs_args && !self.object.args_key {
-            self.reject(Failure::new(
-                DiagnosticKind::MalformedCall,
+            self.reject(Failure::malformed(
                 at,
                 "JSON with neither \"arguments\" nor \"parameters\" is not a call",
             ));
@@ -534,8 +533,7 @@ impl JsonCall {
                 Some(Outcome::NotACall { read })
             }
             Some(_) => {
-                let f = Failure::new(
-                    DiagnosticKind::MalformedCall,
+                let f = Failure::malformed(
                     cx.offset(cur.at),
                     "expected a call object in the array of calls",
                 );
@@ -735,11 +733,7 @@ impl CallAutomaton for JsonCall {
 /// The block does not begin with a call object (the byte at stream offset
 /// `at` is something else).
 fn no_object(at: u64) -> Outcome {
-    Outcome::failed(Failure::new(
-        DiagnosticKind::MalformedCall,
-        at,
-        "expected a JSON object after the start marker",
-    ))
+    Outcome::malformed(at, "expected a JSON object after the start marker")
 }
 
 fn invalid_utf8(offset: u64) -> Failure {

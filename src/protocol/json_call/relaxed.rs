@@ -189,11 +189,7 @@ impl JsonCall {
     /// `end_at`) goes back to be read as text.
     pub(super) fn relaxed_failed(&mut self, end_at: u64) -> Outcome {
         let Some(relaxed) = self.object.relaxed.take() else {
-            return Outcome::failed(Failure::new(
-                DiagnosticKind::MalformedCall,
-                end_at,
-                "malformed JSON in the call body",
-            ));
+            return Outcome::malformed(end_at, "malformed JSON in the call body");
         };
         let mut f = relaxed.failure;
         f.give_back = usize::try_from(end_at.saturating_sub(f.offset)).unwrap_or(usize::MAX);

@@ -33,9 +33,10 @@ const LINES_ENDS: &[&[u8]] = &[FUNCTION_CALLS.1.as_bytes()];
 const MAX_WORD: usize = 256;
 
 /// What a block of Python calls looks like (see [`LiteralCall::begin`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Block {
     /// A list, `[f(…), g(…)]`.
+    #[default]
     List,
     /// Olmo 3: calls one per line up to `</function_calls>`.
     Lines,
@@ -44,9 +45,10 @@ enum Block {
     Known(usize),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Phase {
     /// Python: whitespace, then the list's `[`.
+    #[default]
     Open,
     /// A known tool's marker was read: its call starts.
     Known,
@@ -97,7 +99,7 @@ pub(crate) struct LiteralCall {
 }
 
 /// What is known inside a block: a fresh value at each block's start.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct InBlock {
     phase: Phase,
     block: Block,
@@ -126,14 +128,8 @@ impl InBlock {
         InBlock {
             phase,
             block,
-            word_at: 0,
-            token: Partial::default(),
-            end: PartialSet::default(),
             close: b')',
-            has_member: false,
-            any_call: false,
-            read: 0,
-            trail: 0,
+            ..InBlock::default()
         }
     }
 }
@@ -253,7 +249,7 @@ impl LiteralCall {
                 read: self.in_block.read + consumed,
             };
         }
-        Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
+        Outcome::malformed(at, message)
     }
 
     /// A member's value is complete: its key and JSON go out.

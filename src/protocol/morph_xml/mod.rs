@@ -62,9 +62,10 @@ impl Param {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Phase {
     /// After `<name`: attributes up to `>` or `/>`.
+    #[default]
     Open,
     /// Between children.
     Children,
@@ -73,7 +74,7 @@ enum Phase {
     Child { start: usize, depth: usize },
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct MorphXml {
     /// The tools whose names open a call (set once).
     tools: Vec<String>,
@@ -101,19 +102,8 @@ impl MorphXml {
     pub(crate) fn new(tools: &[Tool], max_depth: usize) -> MorphXml {
         MorphXml {
             tools: tools.iter().map(|t| t.name.clone()).collect(),
-            name: Vec::new(),
-            phase: Phase::Open,
-            body: Body::default(),
-            pos: 0,
-            scan_from: 0,
-            key: String::new(),
-            pending: None,
-            arrays: Vec::new(),
-            sent: Vec::new(),
-            args: ArgsWriter::default(),
-            params: 0,
-            rejected: None,
             max_depth,
+            ..MorphXml::default()
         }
     }
 
@@ -125,9 +115,14 @@ impl MorphXml {
         self.body.failed(kind, at, message)
     }
 
+    /// Not a call of the format, from body index `at` on.
+    fn malformed(&self, at: usize, message: impl Into<String>) -> Outcome {
+        self.failed(DiagnosticKind::MalformedCall, at, message)
+    }
+
     fn start<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, at: usize) -> bool {
         let name = String::from_utf8_lossy(&self.name).into_owned();
-        match cx.start(&name, self.at(at)) {
+        match cx.start_at(&name, None, self.at(at)) {
             Ok(()) => true,
             Err(f) => {
                 self.rejected = Some(f.with_name(&name));
@@ -163,7 +158,7 @@ impl MorphXml {
         let window = &self.body[..len.min(MAX_TAG)];
         let Some(gt) = tag_end(window) else {
             if eof || len >= MAX_TAG {
-                let f = self.failed(DiagnosticKind::MalformedCall, 0, "unclosed tag");
+                let f = self.malformed(0, "unclosed tag");
                 return ControlFlow::Break(f);
             }
             return ControlFlow::Break(Outcome::More);
@@ -450,8 +445,7 @@ impl MorphXml {
     /// The root's closing tag is missing.
     fn end_early<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         if self.params == 0 {
-            return self.failed(
-                DiagnosticKind::MalformedCall,
+            return self.malformed(
                 self.pos,
                 format!(
                     "<{}> has no parameters and is not closed",

@@ -220,11 +220,10 @@ impl TokenCall {
             }
             (Phase::Next, Token::SectionEnd) => Some(Outcome::Complete { give_back: 0 }),
             // A section that holds no call: nothing to deliver.
-            _ => Some(Outcome::failed(Failure::new(
-                DiagnosticKind::MalformedCall,
+            _ => Some(Outcome::malformed(
                 at,
                 "the tool call section holds no call",
-            ))),
+            )),
         }
     }
 
@@ -233,12 +232,10 @@ impl TokenCall {
     fn no_token<'c, S: Sink<'c>>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         let give_back = self.call.trail;
         match self.in_block.phase {
-            Phase::FirstCall => Outcome::failed(Failure::new(
-                DiagnosticKind::MalformedCall,
-                at,
-                "expected a tool call after the section's begin token",
-            ))
-            .giving_back(give_back),
+            Phase::FirstCall => {
+                Outcome::malformed(at, "expected a tool call after the section's begin token")
+                    .giving_back(give_back)
+            }
             Phase::CallEnd => {
                 self.missing_call_end(at.saturating_sub(self.call.trail as u64), cx);
                 Outcome::Complete { give_back }
@@ -350,14 +347,7 @@ impl TokenCall {
     fn malformed_at_literal(&mut self, message: &str) -> Step {
         let matched = self.call.literal.matched();
         self.call.literal.reset();
-        ControlFlow::Break(
-            self.malformed(self.call.token_at, message)
-                .giving_back(matched),
-        )
-    }
-
-    fn malformed(&self, at: u64, message: &str) -> Outcome {
-        Outcome::failed(Failure::new(DiagnosticKind::MalformedCall, at, message))
+        ControlFlow::Break(Outcome::malformed(self.call.token_at, message).giving_back(matched))
     }
 
     /// Writes `repair` where the model's bytes were not JSON, and says so

@@ -68,7 +68,7 @@ impl TokenCall {
         }
         if n > room {
             let at = cx.offset(*i);
-            return ControlFlow::Break(self.malformed(at, "the call's name is too long"));
+            return ControlFlow::Break(Outcome::malformed(at, "the call's name is too long"));
         }
         if *i == bytes.len() {
             return ControlFlow::Break(Outcome::More);
@@ -160,7 +160,7 @@ impl TokenCall {
             }
             Some(_) => {
                 let at = cx.offset(*i);
-                let f = self.malformed(at, "expected the arguments' JSON object");
+                let f = Outcome::malformed(at, "expected the arguments' JSON object");
                 return ControlFlow::Break(f);
             }
         }

@@ -203,6 +203,16 @@ impl XmlCall {
         self.body.failed(kind, at, message)
     }
 
+    /// The stream ended before the call did (`message` says where).
+    fn unfinished(&self, message: impl Into<String>) -> Outcome {
+        self.failed(DiagnosticKind::UnfinishedCall, self.body.len(), message)
+    }
+
+    /// Not a call of the format, from body index `at` on.
+    fn malformed(&self, at: usize, message: impl Into<String>) -> Outcome {
+        self.failed(DiagnosticKind::MalformedCall, at, message)
+    }
+
     fn reject(&mut self, failure: Failure) {
         if self.rejected.is_none() {
             self.rejected = Some(failure);
@@ -314,16 +324,11 @@ impl XmlCall {
                 return Some(Outcome::More);
             }
             _ if self.pos == len => {
-                return Some(self.failed(
-                    DiagnosticKind::UnfinishedCall,
-                    len,
-                    "the stream ended before the call named a function",
-                ))
+                return Some(self.unfinished("the stream ended before the call named a function"))
             }
             _ => {
                 let what = String::from_utf8_lossy(open).into_owned();
-                return Some(self.failed(
-                    DiagnosticKind::MalformedCall,
+                return Some(self.malformed(
                     self.pos,
                     format!("expected `{what}…>` or a JSON call object to open the call"),
                 ));
@@ -413,11 +418,7 @@ impl XmlCall {
     ) -> Option<Outcome> {
         let t = self.tags;
         if self.args.is_whole() {
-            return Some(self.failed(
-                DiagnosticKind::MalformedCall,
-                self.pos,
-                "a parameter after the arguments object",
-            ));
+            return Some(self.malformed(self.pos, "a parameter after the arguments object"));
         }
         if self.params >= cx.limits().max_params {
             let f = Failure::new(
@@ -461,11 +462,7 @@ impl XmlCall {
             Stray::Skipped => None,
             Stray::Undecided => Some(Outcome::More),
             Stray::Absent if eof => Some(self.end_early(cx)),
-            Stray::Absent => Some(self.failed(
-                DiagnosticKind::MalformedCall,
-                self.pos,
-                "unexpected text between parameters",
-            )),
+            Stray::Absent => Some(self.malformed(self.pos, "unexpected text between parameters")),
         }
     }
 
@@ -476,18 +473,12 @@ impl XmlCall {
         eof: bool,
         start: usize,
     ) -> Option<Outcome> {
-        let len = self.body.len();
-
         let (n, signal) = self.args_json.advance(&self.body[self.scan_from..]);
         self.scan_from += n;
         match signal {
             Signal::More if !eof => return Some(Outcome::More),
             Signal::More => {
-                return Some(self.failed(
-                    DiagnosticKind::UnfinishedCall,
-                    len,
-                    "the stream ended inside the arguments object",
-                ))
+                return Some(self.unfinished("the stream ended inside the arguments object"))
             }
             Signal::RootEnd => {
                 let Ok(object) = validate(&self.body[start..self.scan_from]) else {
@@ -501,13 +492,7 @@ impl XmlCall {
                 self.pos = self.scan_from;
                 self.phase = Phase::Params;
             }
-            _ => {
-                return Some(self.failed(
-                    DiagnosticKind::MalformedCall,
-                    self.scan_from,
-                    "the arguments object is not JSON",
-                ))
-            }
+            _ => return Some(self.malformed(self.scan_from, "the arguments object is not JSON")),
         }
         None
     }
@@ -534,13 +519,7 @@ impl XmlCall {
                 self.scan_from = len;
                 return Some(Outcome::More);
             }
-            _ => {
-                return Some(self.failed(
-                    DiagnosticKind::MalformedCall,
-                    start,
-                    "`<arg_key>` is not closed",
-                ))
-            }
+            _ => return Some(self.malformed(start, "`<arg_key>` is not closed")),
         }
         None
     }
@@ -626,9 +605,10 @@ impl XmlCall {
         let t = self.tags;
         let len = self.body.len();
 
-        let reason = self.rejected.clone().unwrap_or_else(|| {
-            Failure::new(DiagnosticKind::MalformedCall, self.at(self.pos), "rejected")
-        });
+        let reason = self
+            .rejected
+            .clone()
+            .unwrap_or_else(|| Failure::malformed(self.at(self.pos), "rejected"));
         // In a block of several calls, each stands or falls
         // alone: the rejected one ends with its function's
         // close.
@@ -704,11 +684,7 @@ impl XmlCall {
             if eof {
                 // `<tool_call>get_wea` cut off: the name may be a prefix of
                 // the one meant, and prose mentioning the tag ends like this.
-                return self.failed(
-                    DiagnosticKind::UnfinishedCall,
-                    self.body.len(),
-                    "the stream ended inside the tool name",
-                );
+                return self.unfinished("the stream ended inside the tool name");
             }
             return Outcome::More;
         };
@@ -716,11 +692,7 @@ impl XmlCall {
             // A backslash last: an escaped line break or not, the call is
             // decided by the next byte (the end here, as inside the name).
             if eof {
-                return self.failed(
-                    DiagnosticKind::UnfinishedCall,
-                    self.body.len(),
-                    "the stream ended after the tool name's backslash",
-                );
+                return self.unfinished("the stream ended after the tool name's backslash");
             }
             return self.wait_one_byte();
         }
@@ -730,11 +702,7 @@ impl XmlCall {
                 b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/')
             });
         if !plausible {
-            return self.failed(
-                DiagnosticKind::MalformedCall,
-                from,
-                "expected a tool name after the start marker",
-            );
+            return self.malformed(from, "expected a tool name after the start marker");
         }
         let end = from + stop;
         self.start(&name, end, cx);
@@ -752,7 +720,7 @@ impl XmlCall {
             );
             return self.reject(f);
         }
-        match cx.start(name, self.at(end)) {
+        match cx.start_at(name, None, self.at(end)) {
             Ok(()) => self.phase = Phase::Params,
             Err(f) => self.reject(f.with_name(name)),
         }

@@ -93,11 +93,9 @@ impl XmlCall {
                 self.close_missing(start, at, cx);
                 None
             }
-            None => Some(self.failed(
-                DiagnosticKind::UnfinishedCall,
-                self.body.len(),
-                format!("the stream ended inside parameter {:?}", self.key),
-            )),
+            None => {
+                Some(self.unfinished(format!("the stream ended inside parameter {:?}", self.key)))
+            }
         }
     }
 
