@@ -546,8 +546,8 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
             .send_verbatim(delta, offset, (self.chunk, self.base), self.sink);
     }
 
-    /// [`delta_borrowed`](Self::delta_borrowed) for text that does not live as long
-    /// as the chunk.
+    /// [`delta_borrowed`](Self::delta_borrowed) for text that does not
+    /// live as long as the chunk.
     fn emit_built_str(&mut self, delta: &str) {
         self.pend(delta, || {
             // Room for the pieces that usually follow in the same step.
@@ -557,8 +557,8 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
         });
     }
 
-    /// [`delta_borrowed`](Self::delta_borrowed) of one character, which goes out
-    /// inline when it does not join other built text.
+    /// [`delta_borrowed`](Self::delta_borrowed) of one character, which
+    /// goes out inline when it does not join other built text.
     pub(crate) fn delta_char(&mut self, c: char) {
         let mut utf8 = [0; 4];
         self.pend(c.encode_utf8(&mut utf8), || Delta::from(c));
