@@ -1,16 +1,18 @@
 //! An OpenAI-compatible HTTP backend as a [`LanguageModel`]: reqwest for
 //! HTTP, a linear bounded decoder for the server-sent events.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use std::collections::VecDeque;
 
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
+use serde::Deserialize;
 
 use super::request::to_backend;
 use super::sse::SseDecoder;
-use super::wire::{ChatCompletion, ChatCompletionChunk, ErrorBody};
+use super::wire::{ChatCompletion, ErrorBody, ErrorObject, Usage};
 use crate::middleware::{FinishReason, Generation, LanguageModel, ModelError, ModelPart, Request};
 
 /// What went wrong talking to the backend.
@@ -409,8 +411,11 @@ impl Reading {
             self.ended = true;
             return;
         }
-        if let Ok(error) = serde_json::from_str::<ErrorBody>(data) {
-            let error = error.error;
+        let event: StreamData<'_> = match serde_json::from_str(data) {
+            Ok(event) => event,
+            Err(e) => return self.fail(unreadable(&e, data)),
+        };
+        if let Some(error) = event.error {
             return self.fail(BackendError::Status {
                 status: 200,
                 message: error.message,
@@ -420,29 +425,151 @@ impl Reading {
                 retry_after: None,
             });
         }
-        let chunk: ChatCompletionChunk = match serde_json::from_str(data) {
-            Ok(chunk) => chunk,
-            Err(e) => {
-                let start: String = data.chars().take(200).collect();
-                return self.fail(BackendError::Protocol(format!("{e} in {start:?}")));
-            }
+        let Some(choices) = event.choices else {
+            return self.fail(unreadable(&"missing field `choices`", data));
         };
-        for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
-            if let Some(reasoning) = choice.delta.reasoning_content.filter(|r| !r.is_empty()) {
+        for choice in choices.into_iter().filter(|c| c.index == 0) {
+            let delta = choice.delta;
+            if let Some(Text(reasoning)) = delta.reasoning_content.filter(|r| !r.0.is_empty()) {
                 self.ready
-                    .push_back(Ok(ModelPart::ReasoningDelta(reasoning)));
+                    .push_back(Ok(ModelPart::ReasoningDelta(reasoning.into_owned())));
             }
-            if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
-                self.ready.push_back(Ok(ModelPart::TextDelta(text)));
+            if let Some(Text(text)) = delta.content.filter(|t| !t.0.is_empty()) {
+                self.ready
+                    .push_back(Ok(ModelPart::TextDelta(text.into_owned())));
             }
-            if let Some(reason) = choice.finish_reason {
+            if let Some(Text(reason)) = choice.finish_reason {
                 self.finished = true;
                 self.ready
                     .push_back(Ok(ModelPart::Finish(finish(Some(&reason)))));
             }
         }
-        if let Some(usage) = chunk.usage {
+        if let Some(usage) = event.usage {
             self.ready.push_back(Ok(ModelPart::Usage(usage)));
         }
+    }
+}
+
+/// A stream event the proxy cannot read, with the start of its text.
+fn unreadable(e: &dyn std::fmt::Display, data: &str) -> BackendError {
+    let start: String = data.chars().take(200).collect();
+    BackendError::Protocol(format!("{e} in {start:?}"))
+}
+
+/// What is read of one event of a streamed answer: an error, or the
+/// choices and token counts of a `chat.completion.chunk`. One pass over
+/// the event, its strings borrowed where they hold no escape, and every
+/// other field skipped without being kept: the proxy reads one of these
+/// per token.
+#[derive(Deserialize)]
+struct StreamData<'a> {
+    #[serde(default)]
+    error: Option<ErrorObject>,
+    #[serde(default, borrow)]
+    choices: Option<Vec<StreamChoice<'a>>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct StreamChoice<'a> {
+    #[serde(default)]
+    index: u32,
+    #[serde(default, borrow)]
+    delta: StreamDelta<'a>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Text<'a>>,
+}
+
+#[derive(Default, Deserialize)]
+struct StreamDelta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<Text<'a>>,
+}
+
+/// A string of the event: borrowed unless it holds an escape (serde
+/// borrows a `Cow` only when it is not inside an `Option`).
+#[derive(Deserialize)]
+struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parts (or the error's text) that one event's data makes.
+    fn read(data: &str) -> (Vec<ModelPart>, Option<String>, bool) {
+        let mut reading = Reading {
+            body: stream::empty().boxed(),
+            decoder: SseDecoder::new(1 << 16),
+            ready: VecDeque::new(),
+            ended: false,
+            finished: false,
+        };
+        reading.event(data);
+        let mut parts = Vec::new();
+        let mut error = None;
+        for part in reading.ready {
+            match part {
+                Ok(part) => parts.push(part),
+                Err(e) => error = Some(e.to_string()),
+            }
+        }
+        (parts, error, reading.ended)
+    }
+
+    #[test]
+    fn a_chunk_gives_its_first_choice_text_reasoning_and_finish() {
+        let data = r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","system_fingerprint":null,
+            "choices":[{"index":1,"delta":{"content":"other"}},
+                       {"index":0,"logprobs":null,"delta":{"role":"assistant","reasoning_content":"hm","content":"a \"q\"\n\u00e9"},"finish_reason":"length"}],
+            "usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}"#;
+        let (parts, error, ended) = read(data);
+        assert_eq!(error, None);
+        assert!(!ended);
+        assert_eq!(
+            parts[..3],
+            [
+                ModelPart::ReasoningDelta("hm".into()),
+                ModelPart::TextDelta("a \"q\"\né".into()),
+                ModelPart::Finish(FinishReason::Length),
+            ]
+        );
+        assert!(matches!(parts[3], ModelPart::Usage(_)), "{parts:?}");
+    }
+
+    #[test]
+    fn empty_and_null_fields_give_nothing() {
+        let data = r#"{"choices":[{"index":0,"delta":{"content":"","reasoning_content":null},"finish_reason":null}]}"#;
+        assert_eq!(read(data), (Vec::new(), None, false));
+        assert_eq!(read(r#"{"choices":[]}"#), (Vec::new(), None, false));
+    }
+
+    #[test]
+    fn an_error_event_is_the_backend_error() {
+        let data = r#"{"error":{"message":"overloaded","type":"server_error","code":"busy"},"choices":[]}"#;
+        let (parts, error, ended) = read(data);
+        assert!(parts.is_empty());
+        assert_eq!(error.as_deref(), Some("backend answered 200: overloaded"));
+        assert!(ended);
+    }
+
+    #[test]
+    fn an_event_that_is_no_chunk_is_a_protocol_error_quoting_it() {
+        for data in [
+            r#"{"id":"c"}"#,
+            r#"{"choices":{}}"#,
+            r#"{"error":"boom"}"#,
+            "[1,",
+        ] {
+            let (parts, error, ended) = read(data);
+            assert!(parts.is_empty(), "{data}");
+            let error = error.unwrap_or_default();
+            assert!(error.contains(&format!("{data:?}")), "{error}");
+            assert!(ended, "{data}");
+        }
+        let (_, error, _) = read(r#"{"id":"c"}"#);
+        assert!(error.unwrap().contains("`choices`"));
     }
 }

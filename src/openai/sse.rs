@@ -117,7 +117,7 @@ impl SseDecoder {
         if field != b"data" {
             return Ok(());
         }
-        let value = std::str::from_utf8(value).map_err(|_| SseError::NotUtf8)?;
+        let value = crate::scan::utf8::validate(value).map_err(|_| SseError::NotUtf8)?;
         if self.data.len() + value.len() + 1 > self.max_line {
             return Err(SseError::TooLong(self.max_line));
         }
