@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 use serde::Deserialize;
+use smallvec::SmallVec;
 
 use super::request::to_backend;
 use super::sse::SseDecoder;
@@ -465,8 +466,9 @@ fn unreadable(e: &dyn std::fmt::Display, data: &str) -> BackendError {
 struct StreamData<'a> {
     #[serde(default)]
     error: Option<ErrorObject>,
+    /// One choice is the rule: no allocation for it.
     #[serde(default, borrow)]
-    choices: Option<Vec<StreamChoice<'a>>>,
+    choices: Option<SmallVec<[StreamChoice<'a>; 1]>>,
     #[serde(default)]
     usage: Option<Usage>,
 }
