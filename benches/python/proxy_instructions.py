@@ -6,10 +6,13 @@ callgrind (they do not drift with the machine, as latencies do).
 
 A mock backend (`tests/mock_backend.py`) streams 400 words in 1-5
 character pieces, 668 chunks an answer; the proxy, under callgrind, is
-asked for 10 and then 30 streamed answers, with a tool (parsed, re-encoded)
-and without (relayed as the backend sent it). The difference between the
-two counts, divided by the 20 answers' chunks, leaves out start-up and
-connection set-up. Needs valgrind.
+asked for 10 and then 30 streamed answers on each wire with a tool
+(parsed, re-encoded: chat completions, Anthropic messages, Responses),
+and on chat completions without one (relayed as the backend sent it).
+The difference between the two counts, divided by the 20 answers'
+chunks, leaves out start-up and connection set-up. (Chat completions
+merges the text of chunks that arrive together into one; the other two
+wires send an event per chunk.) Needs valgrind.
 """
 
 from __future__ import annotations
@@ -27,10 +30,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 import mock_backend  # noqa: E402
 
 TEXT = "word " * 400
-TOOLS = [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}]
+OBJECT = {"type": "object"}
+ASK = [{"role": "user", "content": "go"}]
+# Each wire's path and streamed request; `relayed` has no tools.
+WIRES = {
+    "chat completions": ("/chat/completions", {
+        "model": "m", "stream": True, "messages": ASK,
+        "tools": [{"type": "function", "function": {"name": "lookup", "parameters": OBJECT}}]}),
+    "messages": ("/messages", {
+        "model": "m", "max_tokens": 100, "stream": True, "messages": ASK,
+        "tools": [{"name": "lookup", "input_schema": OBJECT}]}),
+    "responses": ("/responses", {
+        "model": "m", "stream": True, "input": "go",
+        "tools": [{"type": "function", "name": "lookup", "parameters": OBJECT}]}),
+    "chat completions, relayed": ("/chat/completions", {
+        "model": "m", "stream": True, "messages": ASK}),
+}
 
 
-def instructions(binary: str, answers: int, tools: bool) -> int:
+def instructions(binary: str, answers: int, wire: str) -> int:
     """Instructions the proxy ran for `answers` streamed answers."""
     backend, backend_url = mock_backend.start(lambda body: TEXT)
     log = f"/tmp/proxy_instructions.{os.getpid()}.log"
@@ -41,12 +59,10 @@ def instructions(binary: str, answers: int, tools: bool) -> int:
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url = proxy.stdout.readline().split("listening on ")[1].split(",")[0]
     try:
+        path, body = WIRES[wire]
         for _ in range(answers):
-            body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "go"}]}
-            if tools:
-                body["tools"] = TOOLS
             request = urllib.request.Request(
-                url + "/chat/completions", data=json.dumps(body).encode(),
+                url + path, data=json.dumps(body).encode(),
                 headers={"Content-Type": "application/json"})
             with urllib.request.urlopen(request, timeout=120) as answer:
                 answer.read()
@@ -65,10 +81,10 @@ def main() -> None:
         sys.exit(__doc__)
     binary = sys.argv[1]
     chunks = 20 * len(list(mock_backend.pieces(TEXT)))
-    for tools, name in [(True, "parsed"), (False, "relayed")]:
-        few = instructions(binary, 10, tools)
-        many = instructions(binary, 30, tools)
-        print(f"{name}: {(many - few) / chunks:.0f} instructions per chunk")
+    for wire in WIRES:
+        few = instructions(binary, 10, wire)
+        many = instructions(binary, 30, wire)
+        print(f"{wire}: {(many - few) / chunks:.0f} instructions per chunk")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ use axum::response::sse::Event as SseEvent;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::stream::BoxStream;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -451,8 +451,42 @@ async fn streamed(
     sse_answer(parts, policy, slot, opening, encoder, model_error).await
 }
 
-fn sse(name: &str, data: &Value) -> SseEvent {
-    SseEvent::default().event(name).data(data.to_string())
+fn sse(name: &str, data: &impl Serialize) -> SseEvent {
+    // Neither a `Value` nor the typed events below can fail to serialise.
+    let json = serde_json::to_string(data).unwrap_or_default();
+    SseEvent::default().event(name).data(json)
+}
+
+/// A `content_block_delta` event's data, serialised as it stands rather
+/// than built as a `Value` first: one goes out per token.
+#[derive(Serialize)]
+struct BlockDelta<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    index: u32,
+    delta: DeltaBody<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type")]
+enum DeltaBody<'a> {
+    #[serde(rename = "text_delta")]
+    Text { text: &'a str },
+    #[serde(rename = "thinking_delta")]
+    Thinking { thinking: &'a str },
+    #[serde(rename = "input_json_delta")]
+    InputJson { partial_json: &'a str },
+}
+
+impl BlockDelta<'_> {
+    fn event(index: u32, delta: DeltaBody<'_>) -> SseEvent {
+        let data = BlockDelta {
+            kind: "content_block_delta",
+            index,
+            delta,
+        };
+        sse("content_block_delta", &data)
+    }
 }
 
 /// The kind of content block open on the stream.
@@ -510,13 +544,10 @@ impl Encoder {
         }
         let index = self.open(kind, out);
         let delta = match kind {
-            Block::Text | Block::ToolUse => json!({"type": "text_delta", "text": text}),
-            Block::Thinking => json!({"type": "thinking_delta", "thinking": text}),
+            Block::Text | Block::ToolUse => DeltaBody::Text { text },
+            Block::Thinking => DeltaBody::Thinking { thinking: text },
         };
-        out.push(sse(
-            "content_block_delta",
-            &json!({"type": "content_block_delta", "index": index, "delta": delta}),
-        ));
+        out.push(BlockDelta::event(index, delta));
     }
 }
 
@@ -545,11 +576,10 @@ impl WireEvents for Encoder {
     fn call_delta(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
         if let Some((Block::ToolUse, index)) = self.open {
             if !delta.is_empty() {
-                out.push(sse(
-                    "content_block_delta",
-                    &json!({"type": "content_block_delta",
-                    "index": index, "delta": {"type": "input_json_delta", "partial_json": delta}}),
-                ));
+                let delta = DeltaBody::InputJson {
+                    partial_json: delta,
+                };
+                out.push(BlockDelta::event(index, delta));
             }
         }
     }
@@ -582,5 +612,38 @@ impl WireEvents for Encoder {
             "error",
             &json!({"type": "error", "error": {"type": "api_error", "message": e.to_string()}}),
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_deltas_are_the_wire_values_byte_for_byte() {
+        let text = "a \"q\"\n\u{e9}";
+        let cases = [
+            (
+                DeltaBody::Text { text },
+                json!({"type": "text_delta", "text": text}),
+            ),
+            (
+                DeltaBody::Thinking { thinking: text },
+                json!({"type": "thinking_delta", "thinking": text}),
+            ),
+            (
+                DeltaBody::InputJson { partial_json: text },
+                json!({"type": "input_json_delta", "partial_json": text}),
+            ),
+        ];
+        for (delta, value) in cases {
+            let typed = BlockDelta {
+                kind: "content_block_delta",
+                index: 3,
+                delta,
+            };
+            let expected = json!({"type": "content_block_delta", "index": 3, "delta": value});
+            assert_eq!(serde_json::to_string(&typed).unwrap(), expected.to_string());
+        }
     }
 }

@@ -11,7 +11,7 @@ use axum::response::sse::Event as SseEvent;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::stream::BoxStream;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -453,6 +453,20 @@ enum Open {
     Reasoning,
 }
 
+/// The data of a text, reasoning or arguments delta event, its `type`
+/// and `sequence_number` last as [`Encoder::event`] writes them.
+#[derive(Serialize)]
+struct ItemDelta<'a> {
+    item_id: &'a str,
+    output_index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content_index: Option<u32>,
+    delta: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    sequence_number: u64,
+}
+
 /// Stream parts into Responses events: one output item per text or
 /// reasoning part, one `function_call` item per delivered call (its
 /// arguments in one delta, once the call parsed).
@@ -475,6 +489,29 @@ impl Encoder {
         data["sequence_number"] = json!(self.sequence);
         self.sequence += 1;
         SseEvent::default().event(kind).data(data.to_string())
+    }
+
+    /// A delta event, serialised as it stands rather than built as a
+    /// `Value` first: one goes out per token. Its keys come in the order
+    /// [`event`](Self::event) gives them.
+    fn delta_event(&mut self, index: usize, content_index: Option<u32>, delta: &str) -> SseEvent {
+        let kind = match (self.open, content_index) {
+            (_, None) => "response.function_call_arguments.delta",
+            (Some(Open::Reasoning), _) => "response.reasoning_text.delta",
+            _ => "response.output_text.delta",
+        };
+        let data = ItemDelta {
+            item_id: self.output[index]["id"].as_str().unwrap_or_default(),
+            output_index: index,
+            content_index,
+            delta,
+            kind,
+            sequence_number: self.sequence,
+        };
+        self.sequence += 1;
+        // A struct of strings and numbers always serialises.
+        let json = serde_json::to_string(&data).unwrap_or_default();
+        SseEvent::default().event(kind).data(json)
     }
 
     fn open(&mut self, kind: Open, out: &mut Vec<SseEvent>) -> usize {
@@ -548,16 +585,8 @@ impl Encoder {
             return;
         }
         let index = self.open(kind, out);
-        let id = self.output[index]["id"].clone();
         self.so_far.push_str(text);
-        let name = match kind {
-            Open::Message => "response.output_text.delta",
-            Open::Reasoning => "response.reasoning_text.delta",
-        };
-        out.push(self.event(
-            name,
-            json!({"item_id": id, "output_index": index, "content_index": 0, "delta": text}),
-        ));
+        out.push(self.delta_event(index, Some(0), text));
     }
 }
 
@@ -588,12 +617,8 @@ impl WireEvents for Encoder {
             return;
         }
         let index = self.output.len() - 1;
-        let id = self.output[index]["id"].clone();
         self.so_far.push_str(delta);
-        out.push(self.event(
-            "response.function_call_arguments.delta",
-            json!({"item_id": id, "output_index": index, "delta": delta}),
-        ));
+        out.push(self.delta_event(index, None, delta));
     }
 
     fn call_end(&mut self, input: Option<&str>, out: &mut Vec<SseEvent>) {
@@ -649,5 +674,36 @@ impl WireEvents for Encoder {
         let mut response = response_json(&self.meta, "failed", self.output.clone(), None, false);
         response["error"] = json!({"code": body.error.code, "message": body.error.message});
         out.push(self.event("response.failed", json!({ "response": response })));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_deltas_are_the_wire_values_byte_for_byte() {
+        let text = "a \"q\"\n\u{e9}";
+        for (content_index, kind) in [
+            (Some(0), "response.output_text.delta"),
+            (None, "response.function_call_arguments.delta"),
+        ] {
+            let typed = ItemDelta {
+                item_id: "msg_1",
+                output_index: 2,
+                content_index,
+                delta: text,
+                kind,
+                sequence_number: 7,
+            };
+            let mut expected = json!({"item_id": "msg_1", "output_index": 2});
+            if let Some(index) = content_index {
+                expected["content_index"] = json!(index);
+            }
+            expected["delta"] = json!(text);
+            expected["type"] = json!(kind);
+            expected["sequence_number"] = json!(7);
+            assert_eq!(serde_json::to_string(&typed).unwrap(), expected.to_string());
+        }
     }
 }
