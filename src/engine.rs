@@ -672,6 +672,16 @@ impl Parser {
                 debug_assert!(core.out.call.is_some());
                 send_escaped(core, text, (chunk, self.offset), sink);
             }
+            Steady::AfterComma { comma, at, text } => {
+                debug_assert!(core.out.call.is_some());
+                core.send_verbatim(Delta::borrowed(comma), at, (chunk, self.offset), sink);
+                core.send_verbatim(
+                    Delta::borrowed(text),
+                    self.offset,
+                    (chunk, self.offset),
+                    sink,
+                );
+            }
         }
         core.raw.append(chunk);
         true

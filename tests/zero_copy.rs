@@ -147,3 +147,45 @@ fn a_lone_angle_bracket_in_a_value_is_sent_when_the_next_byte_decides() {
         assert_eq!(deltas, sent, "{value:?} then {after:?}");
     }
 }
+
+/// A comma that ends a chunk of the arguments is held back until the next
+/// chunk shows it was no trailing one; then the comma (with the whitespace
+/// it came with) goes out, and that chunk after it, each borrowed.
+#[test]
+fn a_held_comma_goes_out_before_the_next_chunk_both_borrowed() {
+    let head = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1";
+    let tail = "}}\n</tool_call>";
+    for (pieces, comma, next) in [
+        (&[",", " \"b\": 2"][..], ",", " \"b\": 2"),
+        (&[",\n  ", "\"b\": 2"][..], ",\n  ", "\"b\": 2"),
+        (&[", ", " ", "\"b\": [3, 4]"][..], ",  ", "\"b\": [3, 4]"),
+        (&[",", "\"b\":", "\"x\""][..], ",", "\"b\":"),
+    ] {
+        let mut parser = Parser::new(Format::Hermes);
+        let mut deltas = Vec::new();
+        let mut input = None;
+        let mut sink = |e: Event<'_>| match e {
+            Event::ToolInputDelta { delta, .. } => {
+                assert!(delta.is_borrowed(), "{delta:?} in {pieces:?}");
+                deltas.push(delta.to_string());
+            }
+            Event::ToolCall { input: i, .. } => input = Some(i.into_owned()),
+            _ => {}
+        };
+        parser.feed(head.as_bytes(), &mut sink);
+        for piece in pieces {
+            parser.feed(piece.as_bytes(), &mut sink);
+        }
+        parser.feed(tail.as_bytes(), &mut sink);
+        parser.finish(&mut sink);
+        let expected = format!("{{\"a\": 1{}}}", pieces.concat());
+        assert_eq!(input.as_deref(), Some(expected.as_str()), "{pieces:?}");
+        assert_eq!(deltas.concat(), expected, "{pieces:?}");
+        let at = deltas.iter().position(|d| d == comma);
+        assert_eq!(
+            at.and_then(|at| deltas.get(at + 1)).map(String::as_str),
+            Some(next),
+            "{deltas:?}"
+        );
+    }
+}

@@ -650,21 +650,7 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     /// automaton held back from an earlier chunk: a comma and the
     /// whitespace after it (ASCII, so whole characters).
     pub(crate) fn delta_held(&mut self, bytes: &[u8], offset: u64) {
-        // The usual shapes borrow a static string: no allocation.
-        const SPACES: &str = ",                ";
-        const NEWLINE: &str = ",\n                ";
-        let fits = |shape: &'static str, ws: usize| {
-            let len = bytes.len();
-            (len <= shape.len()
-                && bytes[..ws] == shape.as_bytes()[..ws]
-                && bytes[ws..].iter().all(|&b| b == b' '))
-            .then(|| &shape[..len])
-        };
-        let text = match bytes.get(1) {
-            Some(b'\n') => fits(NEWLINE, 2),
-            _ => fits(SPACES, 1),
-        };
-        let delta = match text {
+        let delta = match held_comma_text(bytes) {
             Some(text) => Delta::borrowed(text),
             None => Delta::from(String::from_utf8_lossy(bytes).into_owned()),
         };
@@ -794,5 +780,23 @@ impl Failure {
     pub(crate) fn with_name(mut self, name: &str) -> Failure {
         self.name = Some(name.to_owned());
         self
+    }
+}
+
+/// A comma held back and the whitespace after it, in its usual shapes
+/// (spaces, or a newline and spaces), as a static string: no allocation.
+pub(crate) fn held_comma_text(bytes: &[u8]) -> Option<&'static str> {
+    const SPACES: &str = ",                ";
+    const NEWLINE: &str = ",\n                ";
+    let fits = |shape: &'static str, ws: usize| {
+        let len = bytes.len();
+        (len <= shape.len()
+            && bytes[..ws] == shape.as_bytes()[..ws]
+            && bytes[ws..].iter().all(|&b| b == b' '))
+        .then(|| &shape[..len])
+    };
+    match bytes.get(1) {
+        Some(b'\n') => fits(NEWLINE, 2),
+        _ => fits(SPACES, 1),
     }
 }

@@ -104,6 +104,14 @@ pub(crate) enum Steady<'c> {
     /// Consumed; the chunk is the next part of a JSON string value: the
     /// delta is it JSON-escaped.
     Escaped(&'c str),
+    /// Consumed; a comma held back from before the chunk (`comma`, at
+    /// stream offset `at`) was not a trailing one: it is the next delta,
+    /// and the chunk, `text` as it stands, the one after it.
+    AfterComma {
+        comma: &'static str,
+        at: u64,
+        text: &'c str,
+    },
 }
 
 /// The call in progress, as a steady chunk finds it

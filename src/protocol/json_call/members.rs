@@ -197,6 +197,35 @@ impl JsonCall {
         Some(steady)
     }
 
+    /// A chunk of the arguments after a comma held back before it, which
+    /// the chunk shows was no trailing one (something other than
+    /// whitespace follows it, and no member ends): the comma goes out, then
+    /// the chunk, on the steady path. `None` where that takes more (a code
+    /// point carried into the chunk or split in it, arguments before the
+    /// call started, a comma at the chunk's end too, a comma held with
+    /// unusual whitespace).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn comma_before_chunk<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        call: InCall,
+    ) -> Option<Steady<'c>> {
+        let steady_args = self.object.capture == Capture::ArgsObject && call.started;
+        if !steady_args || call.carried || self.json.after_comma() {
+            return None;
+        }
+        crate::scan::last_non_ws(bytes)?;
+        let comma = crate::cx::held_comma_text(&self.held_comma)?;
+        let text = crate::scan::utf8::validate(bytes).ok()?;
+        self.held_comma.clear();
+        Some(Steady::AfterComma {
+            comma,
+            at: self.object.held_at,
+            text,
+        })
+    }
+
     /// A trailing comma at stream offset `at` was left out of the
     /// arguments: reported, once per call.
     pub(super) fn comma_dropped<'c, S: Sink<'c>>(&mut self, at: u64, cx: &mut CallCx<'_, 'c, S>) {

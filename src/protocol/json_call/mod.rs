@@ -619,7 +619,11 @@ impl CallAutomaton for JsonCall {
             if let Some(steady) = self.comma_ends_chunk(bytes, offset, call) {
                 return steady;
             }
-        } else if scan.1 == Signal::More && self.held_comma.is_empty() {
+        } else if scan.1 == Signal::More && !self.held_comma.is_empty() {
+            if let Some(steady) = self.comma_before_chunk(bytes, call) {
+                return steady;
+            }
+        } else if scan.1 == Signal::More {
             match self.object.capture {
                 Capture::ArgsObject if call.started => return Steady::Verbatim,
                 Capture::ArgsObject => {
