@@ -494,12 +494,12 @@ impl Encoder {
     /// A delta event, serialised as it stands rather than built as a
     /// `Value` first: one goes out per token. Its keys come in the order
     /// [`event`](Self::event) gives them.
-    fn delta_event(&mut self, index: usize, content_index: Option<u32>, delta: &str) -> SseEvent {
-        let kind = match (self.open, content_index) {
-            (_, None) => "response.function_call_arguments.delta",
-            (Some(Open::Reasoning), _) => "response.reasoning_text.delta",
-            _ => "response.output_text.delta",
-        };
+    fn delta_event(
+        &mut self,
+        kind: &'static str,
+        (index, content_index): (usize, Option<u32>),
+        delta: &str,
+    ) -> SseEvent {
         let data = ItemDelta {
             item_id: self.output[index]["id"].as_str().unwrap_or_default(),
             output_index: index,
@@ -586,7 +586,11 @@ impl Encoder {
         }
         let index = self.open(kind, out);
         self.so_far.push_str(text);
-        out.push(self.delta_event(index, Some(0), text));
+        let name = match kind {
+            Open::Message => "response.output_text.delta",
+            Open::Reasoning => "response.reasoning_text.delta",
+        };
+        out.push(self.delta_event(name, (index, Some(0)), text));
     }
 }
 
@@ -618,7 +622,8 @@ impl WireEvents for Encoder {
         }
         let index = self.output.len() - 1;
         self.so_far.push_str(delta);
-        out.push(self.delta_event(index, None, delta));
+        let name = "response.function_call_arguments.delta";
+        out.push(self.delta_event(name, (index, None), delta));
     }
 
     fn call_end(&mut self, input: Option<&str>, out: &mut Vec<SseEvent>) {
