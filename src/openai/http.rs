@@ -558,6 +558,34 @@ mod tests {
     }
 
     #[test]
+    fn a_numeric_error_code_is_read_as_text() {
+        // vLLM's and SGLang's error events give the HTTP status as the code.
+        let data = r#"{"error":{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400}}"#;
+        let mut reading = Reading {
+            body: stream::empty().boxed(),
+            decoder: SseDecoder::new(1 << 16),
+            ready: VecDeque::new(),
+            ended: false,
+            finished: false,
+        };
+        reading.event(data);
+        let error = reading.ready.pop_front().unwrap().unwrap_err();
+        match error.downcast_ref::<BackendError>() {
+            Some(BackendError::Status {
+                message,
+                kind,
+                code,
+                ..
+            }) => {
+                assert_eq!(message, "too long");
+                assert_eq!(kind.as_deref(), Some("BadRequestError"));
+                assert_eq!(code.as_deref(), Some("400"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn an_event_that_is_no_chunk_is_a_protocol_error_quoting_it() {
         for data in [
             r#"{"id":"c"}"#,

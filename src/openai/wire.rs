@@ -378,9 +378,24 @@ pub struct ErrorObject {
     /// The request field at fault, as a path (`messages[2].content`).
     #[serde(default)]
     pub param: Option<String>,
-    /// A machine-readable code.
-    #[serde(default)]
+    /// A machine-readable code. Read from a number too: vLLM and SGLang
+    /// send the HTTP status there (`"code": 400`).
+    #[serde(default, deserialize_with = "string_or_number")]
     pub code: Option<String>,
+}
+
+/// An optional string that some servers write as a number.
+fn string_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Code {
+        Text(String),
+        Number(serde_json::Number),
+    }
+    Ok(Option::<Code>::deserialize(d)?.map(|code| match code {
+        Code::Text(text) => text,
+        Code::Number(number) => number.to_string(),
+    }))
 }
 
 impl ErrorBody {
