@@ -354,13 +354,7 @@ fn events(
     response: reqwest::Response,
     max_line: usize,
 ) -> BoxStream<'static, Result<ModelPart, ModelError>> {
-    let reading = Reading {
-        body: response.bytes_stream().boxed(),
-        decoder: SseDecoder::new(max_line),
-        ready: VecDeque::new(),
-        ended: false,
-        finished: false,
-    };
+    let reading = Reading::new(response.bytes_stream().boxed(), max_line);
     stream::unfold(reading, |mut reading| async move {
         loop {
             if let Some(part) = reading.ready.pop_front() {
@@ -376,6 +370,16 @@ fn events(
 }
 
 impl Reading {
+    fn new(body: BoxStream<'static, reqwest::Result<bytes::Bytes>>, max_line: usize) -> Reading {
+        Reading {
+            body,
+            decoder: SseDecoder::new(max_line),
+            ready: VecDeque::new(),
+            ended: false,
+            finished: false,
+        }
+    }
+
     async fn read(&mut self) {
         match self.body.next().await {
             Some(Ok(bytes)) => {
@@ -502,13 +506,7 @@ mod tests {
 
     /// The parts (or the error's text) that one event's data makes.
     fn read(data: &str) -> (Vec<ModelPart>, Option<String>, bool) {
-        let mut reading = Reading {
-            body: stream::empty().boxed(),
-            decoder: SseDecoder::new(1 << 16),
-            ready: VecDeque::new(),
-            ended: false,
-            finished: false,
-        };
+        let mut reading = Reading::new(stream::empty().boxed(), 1 << 16);
         reading.event(data);
         let mut parts = Vec::new();
         let mut error = None;
@@ -561,13 +559,7 @@ mod tests {
     fn a_numeric_error_code_is_read_as_text() {
         // vLLM's and SGLang's error events give the HTTP status as the code.
         let data = r#"{"error":{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400}}"#;
-        let mut reading = Reading {
-            body: stream::empty().boxed(),
-            decoder: SseDecoder::new(1 << 16),
-            ready: VecDeque::new(),
-            ended: false,
-            finished: false,
-        };
+        let mut reading = Reading::new(stream::empty().boxed(), 1 << 16);
         reading.event(data);
         let error = reading.ready.pop_front().unwrap().unwrap_err();
         match error.downcast_ref::<BackendError>() {
