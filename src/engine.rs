@@ -655,7 +655,7 @@ impl Parser {
                 debug_assert!(core.out.call.is_some());
                 // The common case: whole code points, nothing carried.
                 let plain = match core.out.delta_carry.is_empty() {
-                    true => crate::scan::utf8::validate(chunk).ok(),
+                    true => crate::scan::utf8::validate_token(chunk).ok(),
                     false => None,
                 };
                 match plain {

@@ -26,14 +26,28 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<&str, ()> {
     }
 }
 
+/// [`validate`] for a token-sized slice on a hot path: plain ASCII is
+/// checked inline, anything else by [`validate`]. The call alone costs
+/// as much as checking a few bytes.
+#[allow(unsafe_code)]
+#[inline(always)]
+pub(crate) fn validate_token(bytes: &[u8]) -> Result<&str, ()> {
+    if bytes.len() <= 8 && bytes.is_ascii() {
+        // SAFETY: `bytes.is_ascii()` just held.
+        Ok(unsafe { ascii_str_unchecked(bytes) })
+    } else {
+        validate(bytes)
+    }
+}
+
 /// `bytes`, known to be ASCII, as `&str`.
 ///
 /// The crate's one `unsafe` function: `std::str::from_utf8` on the short
 /// slices of token-sized chunks costs more than the rest of a text feed
 /// (see the README's benchmark notes), and the pass that found the bytes
 /// ASCII is all the validation they need. Its callers are the checks
-/// themselves: [`validate`], [`ascii_where`] and the marker table's
-/// `classify_small`.
+/// themselves: [`validate`], [`validate_token`], [`ascii_where`] and the
+/// marker table's `classify_small`.
 ///
 /// # Safety
 ///
