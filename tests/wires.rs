@@ -273,117 +273,131 @@ fn calls_of(shape: &Shape) -> Vec<(String, Value)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_golden_case_streams_to_the_whole_answer_on_both_wires() {
     let client = reqwest::Client::new();
-    let mut checked = 0;
-    let mut servers: Vec<(Format, String, String, Arc<Mutex<Script>>)> = Vec::new();
+    // One task per format, each with its own servers: the formats' cases
+    // go through at once.
+    let mut by_format: Vec<(Format, Vec<common::Case>)> = Vec::new();
     for case in common::cases() {
-        // The wires carry text.
-        let Ok(text) = std::str::from_utf8(&case.input) else {
-            continue;
-        };
-        let tools = case.tools.clone().unwrap_or_default();
-        if tools.is_empty() && case.format == Format::MorphXml {
-            continue;
+        match by_format.iter_mut().find(|(f, _)| *f == case.format) {
+            Some((_, cases)) => cases.push(case),
+            None => by_format.push((case.format, vec![case])),
         }
-        if !servers.iter().any(|(f, ..)| *f == case.format) {
-            let script = Arc::new(Mutex::new(Script::default()));
-            let url = start(case.format, StreamPolicy::Validated, script.clone()).await;
-            let eager = start(case.format, StreamPolicy::Eager, script.clone()).await;
-            servers.push((case.format, url, eager, script));
+    }
+    let mut tasks = tokio::task::JoinSet::new();
+    for (format, cases) in by_format {
+        tasks.spawn(check_format(client.clone(), format, cases));
+    }
+    let mut checked = 0;
+    while let Some(done) = tasks.join_next().await {
+        match done {
+            Ok(n) => checked += n,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => panic!("{e}"),
         }
-        let (_, url, eager, script) = servers.iter().find(|(f, ..)| *f == case.format).unwrap();
-        script.lock().unwrap().output = text.to_owned();
-        // A reasoning setup of the case's own is not the route's (the
-        // format's default): its calls are compared only between runs.
-        let want_calls = case.reasoning.is_none().then(|| parsed_calls(&case));
-        let at = format!("{}/{}", case.format.name(), case.name);
-        let mut messages = json!({"model": "m", "max_tokens": 64,
-            "messages": [{"role": "user", "content": "go"}]});
-        let mut responses = json!({"model": "m", "input": "go"});
-        if !tools.is_empty() {
-            messages["tools"] = tools
-                .iter()
-                .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
-                .collect();
-            responses["tools"] = tools
-                .iter()
-                .map(|t| json!({"type": "function", "name": t.name, "parameters": t.parameters}))
-                .collect();
-        }
-        let post =
-            |path: &str, body: &Value| client.post(format!("{url}/v1/{path}")).json(body).send();
-        let whole: Value = post("messages", &messages)
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let whole_message = (
-            message_shape(&whole),
-            whole["stop_reason"].as_str().unwrap().to_owned(),
-        );
-        if let Some(want) = &want_calls {
-            assert_eq!(&calls_of(&whole_message.0), want, "{at}: {whole}");
-        }
-        let whole: Value = post("responses", &responses)
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let whole_response = (
-            response_shape(&whole),
-            whole["status"].as_str().unwrap().to_owned(),
-        );
-        if let Some(want) = &want_calls {
-            assert_eq!(&calls_of(&whole_response.0), want, "{at}: {whole}");
-        }
-        // One character at a time costs a frame per character: the long
-        // cases go in larger pieces.
-        let pieces: &[usize] = if text.len() < 4096 { &[1, 0] } else { &[61, 0] };
-        for &piece in pieces {
-            script.lock().unwrap().piece = piece;
-            let mut streamed = messages.clone();
-            streamed["stream"] = json!(true);
-            let body = post("messages", &streamed)
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
-            let got = accumulate_message(&events_of(&body));
-            assert_eq!(got, whole_message, "{at}: messages in pieces of {piece}");
-            let mut streamed = responses.clone();
-            streamed["stream"] = json!(true);
-            let body = post("responses", &streamed)
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
-            let got = accumulate_response(&events_of(&body));
-            assert_eq!(got, whole_response, "{at}: responses in pieces of {piece}");
-        }
-        // Eager: calls stream as they arrive.
-        script.lock().unwrap().piece = if text.len() < 4096 { 7 } else { 61 };
-        let mut streamed = messages.clone();
-        streamed["stream"] = json!(true);
-        let sent = client
-            .post(format!("{eager}/v1/messages"))
-            .json(&streamed)
-            .send();
-        let body = sent.await.unwrap().text().await.unwrap();
-        let (got, _) = accumulate_message(&events_of(&body));
-        check_eager(&got, &whole_message.0, &format!("{at}: eager messages"));
-        let mut streamed = responses.clone();
-        streamed["stream"] = json!(true);
-        let sent = client
-            .post(format!("{eager}/v1/responses"))
-            .json(&streamed)
-            .send();
-        let body = sent.await.unwrap().text().await.unwrap();
-        let (got, _) = accumulate_response(&events_of(&body));
-        check_eager(&got, &whole_response.0, &format!("{at}: eager responses"));
-        checked += 1;
     }
     assert!(checked >= 300, "only {checked} cases");
+}
+
+/// The cases of one format through its own servers; how many were checked.
+async fn check_format(client: reqwest::Client, format: Format, cases: Vec<common::Case>) -> usize {
+    let script = Arc::new(Mutex::new(Script::default()));
+    let url = start(format, StreamPolicy::Validated, script.clone()).await;
+    let eager = start(format, StreamPolicy::Eager, script.clone()).await;
+    let mut checked = 0;
+    for case in &cases {
+        if check_case(&client, case, (&url, &eager), &script).await {
+            checked += 1;
+        }
+    }
+    checked
+}
+
+/// One case through both wires, whole, streamed and eager; `false` if the
+/// case is not for the wires.
+async fn check_case(
+    client: &reqwest::Client,
+    case: &common::Case,
+    (url, eager): (&str, &str),
+    script: &Mutex<Script>,
+) -> bool {
+    // The wires carry text.
+    let Ok(text) = std::str::from_utf8(&case.input) else {
+        return false;
+    };
+    let tools = case.tools.clone().unwrap_or_default();
+    if tools.is_empty() && case.format == Format::MorphXml {
+        return false;
+    }
+    script.lock().unwrap().output = text.to_owned();
+    // A reasoning setup of the case's own is not the route's (the
+    // format's default): its calls are compared only between runs.
+    let want_calls = case.reasoning.is_none().then(|| parsed_calls(case));
+    let at = format!("{}/{}", case.format.name(), case.name);
+    let (messages, responses) = requests(&tools);
+    let whole = answer(client, url, "messages", &messages).await;
+    let whole_message = (
+        message_shape(&whole),
+        whole["stop_reason"].as_str().unwrap().to_owned(),
+    );
+    let whole = answer(client, url, "responses", &responses).await;
+    let whole_response = (
+        response_shape(&whole),
+        whole["status"].as_str().unwrap().to_owned(),
+    );
+    if let Some(want) = &want_calls {
+        assert_eq!(&calls_of(&whole_message.0), want, "{at}: messages");
+        assert_eq!(&calls_of(&whole_response.0), want, "{at}: responses");
+    }
+    // One character at a time costs a frame per character: the long
+    // cases go in larger pieces.
+    let pieces: &[usize] = if text.len() < 4096 { &[1, 0] } else { &[61, 0] };
+    for &piece in pieces {
+        script.lock().unwrap().piece = piece;
+        let got = accumulate_message(&stream(client, url, "messages", &messages).await);
+        assert_eq!(got, whole_message, "{at}: messages in pieces of {piece}");
+        let got = accumulate_response(&stream(client, url, "responses", &responses).await);
+        assert_eq!(got, whole_response, "{at}: responses in pieces of {piece}");
+    }
+    // Eager: calls stream as they arrive.
+    script.lock().unwrap().piece = if text.len() < 4096 { 7 } else { 61 };
+    let (got, _) = accumulate_message(&stream(client, eager, "messages", &messages).await);
+    check_eager(&got, &whole_message.0, &format!("{at}: eager messages"));
+    let (got, _) = accumulate_response(&stream(client, eager, "responses", &responses).await);
+    check_eager(&got, &whole_response.0, &format!("{at}: eager responses"));
+    true
+}
+
+/// The bodies of a Messages and a Responses request offering `tools`.
+fn requests(tools: &[toolsieve::Tool]) -> (Value, Value) {
+    let mut messages = json!({"model": "m", "max_tokens": 64,
+        "messages": [{"role": "user", "content": "go"}]});
+    let mut responses = json!({"model": "m", "input": "go"});
+    if !tools.is_empty() {
+        messages["tools"] = tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+            .collect();
+        responses["tools"] = tools
+            .iter()
+            .map(|t| json!({"type": "function", "name": t.name, "parameters": t.parameters}))
+            .collect();
+    }
+    (messages, responses)
+}
+
+/// `body` to `{base}/v1/{path}`: the answer as JSON.
+async fn answer(client: &reqwest::Client, base: &str, path: &str, body: &Value) -> Value {
+    let sent = client.post(format!("{base}/v1/{path}")).json(body).send();
+    sent.await.unwrap().json().await.unwrap()
+}
+
+/// `body` to `{base}/v1/{path}` as a streamed request: the `data` of every
+/// event of the answer.
+async fn stream(client: &reqwest::Client, base: &str, path: &str, body: &Value) -> Vec<Value> {
+    let mut streamed = body.clone();
+    streamed["stream"] = json!(true);
+    let sent = client
+        .post(format!("{base}/v1/{path}"))
+        .json(&streamed)
+        .send();
+    events_of(&sent.await.unwrap().text().await.unwrap())
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use toolsieve::{Event, Format, Parser, Reasoning, Tool};
@@ -110,6 +111,23 @@ pub fn cases() -> Vec<Case> {
         }
     }
     out
+}
+
+/// Runs `check` on every case, the cases spread over the machine's cores
+/// (for checks quadratic in a case's length). A panic in any of them fails
+/// the caller, once all have stopped.
+pub fn check_cases_in_parallel(cases: &[Case], check: impl Fn(&Case) + Sync) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some(case) = cases.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    check(case);
+                }
+            });
+        }
+    });
 }
 
 pub fn to_jsonl(events: &Events) -> String {
