@@ -12,16 +12,19 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// [`Event::ReasoningDelta`](crate::Event::ReasoningDelta) and
 /// [`Event::ToolInputDelta`](crate::Event::ToolInputDelta).
 ///
-/// Like a `Cow<'a, str>`, with one more way to hold text: a code point
-/// that a chunk boundary split is completed inline (at most four bytes, no
-/// heap), so a parser fed bytes in any pieces allocates nothing for text.
-/// A delta is one of:
+/// Like a `Cow<'a, str>`, with one more way to hold text: short text is
+/// held inline (no heap), so a parser fed bytes in any pieces allocates
+/// nothing for text. A delta is one of:
 ///
 /// - **borrowed** from the chunk just fed (the usual case; see
 ///   [`is_borrowed`](Self::is_borrowed)) or from a static string (the
 ///   format's syntax, JSON escapes);
-/// - **one code point** completed across chunks;
-/// - **owned**, for text built from bytes the parser held.
+/// - **inline**: a code point completed across chunks, or up to
+///   15 bytes the parser built or held (an XML parameter's
+///   `, "city": "`, a `<` that began no marker);
+/// - **owned**, for longer text built from bytes the parser held.
+///
+/// A `Delta` is as large as a `Cow<str>`.
 ///
 /// It dereferences to `str`, so most code reads it as one:
 ///
@@ -54,8 +57,18 @@ enum Repr<'a> {
         utf8: [u8; 4],
         len: u8,
     },
+    /// Built text, in the first `len` bytes: more can join it (while it
+    /// fits; then it becomes [`Repr::Owned`]), as it can join an owned one.
+    Inline {
+        utf8: [u8; INLINE],
+        len: u8,
+    },
     Owned(String),
 }
+
+/// The most bytes a [`Repr::Inline`] holds: what fits beside its length in
+/// the room a `String` takes.
+const INLINE: usize = 15;
 
 impl<'a> Delta<'a> {
     /// Text that lives as long as `'a`.
@@ -65,13 +78,53 @@ impl<'a> Delta<'a> {
     }
 
     /// The text.
-    #[inline]
+    #[inline(always)]
     pub fn as_str(&self) -> &str {
+        // The usual borrowed delta reads in a few instructions, wherever
+        // it is read; the other kinds out of line.
+        match &self.0 {
+            Repr::Borrowed(text) => text,
+            _ => self.held_str(),
+        }
+    }
+
+    /// [`as_str`](Self::as_str) of a delta that holds its text.
+    #[inline(never)]
+    fn held_str(&self) -> &str {
         match &self.0 {
             Repr::Borrowed(text) => text,
             Repr::Owned(text) => text,
             Repr::Char { utf8, len } => char_str(utf8, *len),
+            Repr::Inline { utf8, len } => inline_str(utf8, *len),
         }
+    }
+
+    /// A copy of `text`: inline when it is short, owned otherwise.
+    pub(crate) fn copied(text: &str) -> Delta<'static> {
+        Delta(match Self::inline(text) {
+            Some(inline) => inline,
+            None => Repr::Owned(text.to_owned()),
+        })
+    }
+
+    /// `text` held inline, if it fits.
+    #[inline]
+    fn inline(text: &str) -> Option<Repr<'static>> {
+        let mut utf8 = [0; INLINE];
+        utf8.get_mut(..text.len())?.copy_from_slice(text.as_bytes());
+        Some(Repr::Inline {
+            utf8,
+            len: text.len() as u8,
+        })
+    }
+
+    /// A delta that `text` starts and more built text may join: inline
+    /// when it is short, otherwise owned with room to grow.
+    pub(crate) fn building(text: &str) -> Delta<'static> {
+        Delta(match Self::inline(text) {
+            Some(inline) => inline,
+            None => Repr::Owned(grown(text, "")),
+        })
     }
 
     /// Whether the text is borrowed (from the chunk, or a static string):
@@ -84,30 +137,36 @@ impl<'a> Delta<'a> {
     /// The same delta, owned where it was borrowed, so that it outlives
     /// the chunk (a completed code point stays inline).
     pub fn into_static(self) -> Delta<'static> {
-        Delta(match self.0 {
-            Repr::Borrowed(text) => Repr::Owned(text.to_owned()),
-            Repr::Char { utf8, len } => Repr::Char { utf8, len },
-            Repr::Owned(text) => Repr::Owned(text),
-        })
+        match self.0 {
+            Repr::Borrowed(text) => Delta::copied(text),
+            Repr::Char { utf8, len } => Delta(Repr::Char { utf8, len }),
+            Repr::Inline { utf8, len } => Delta(Repr::Inline { utf8, len }),
+            Repr::Owned(text) => Delta(Repr::Owned(text)),
+        }
     }
 
-    /// Whether the text is an owned `String` (which more text can join
-    /// without a new allocation).
-    pub(crate) fn is_owned(&self) -> bool {
-        matches!(self.0, Repr::Owned(_))
+    /// Whether the text was built (owned, or inline and not one code
+    /// point): more text joins it without a new delta.
+    pub(crate) fn is_built(&self) -> bool {
+        matches!(self.0, Repr::Owned(_) | Repr::Inline { .. })
     }
 
-    /// `more` joined to the end of the text (which becomes owned, with room
-    /// to grow): for joining adjacent deltas.
+    /// `more` joined to the end of the text (inline while it fits, then
+    /// owned, with room to grow): for joining adjacent deltas.
     pub fn push_str(&mut self, more: &str) {
         match &mut self.0 {
             Repr::Owned(text) => text.push_str(more),
-            _ => {
-                let mut text = String::with_capacity((self.len() + more.len()) * 2);
-                text.push_str(self.as_str());
-                text.push_str(more);
-                self.0 = Repr::Owned(text);
+            Repr::Inline { utf8, len } => {
+                let at = usize::from(*len);
+                match utf8.get_mut(at..at + more.len()) {
+                    Some(room) => {
+                        room.copy_from_slice(more.as_bytes());
+                        *len += more.len() as u8;
+                    }
+                    None => self.0 = Repr::Owned(grown(inline_str(utf8, *len), more)),
+                }
             }
+            _ => self.0 = Repr::Owned(grown(self.as_str(), more)),
         }
     }
 
@@ -125,17 +184,31 @@ impl<'a> Delta<'a> {
         match self.0 {
             Repr::Borrowed(text) => Cow::Borrowed(text),
             Repr::Owned(text) => Cow::Owned(text),
-            Repr::Char { .. } => Cow::Owned(self.as_str().to_owned()),
+            Repr::Char { .. } | Repr::Inline { .. } => Cow::Owned(self.as_str().to_owned()),
         }
     }
 }
 
-/// The text of a [`Repr::Char`]. Out of line, so that reading the usual
-/// borrowed delta stays a few instructions.
-#[inline(never)]
+/// `text` and `more` in a new string with room to grow (built deltas
+/// usually take a few more pieces).
+fn grown(text: &str, more: &str) -> String {
+    let mut grown = String::with_capacity((text.len() + more.len()).max(32) * 2);
+    grown.push_str(text);
+    grown.push_str(more);
+    grown
+}
+
+/// The text of a [`Repr::Char`].
 fn char_str(utf8: &[u8; 4], len: u8) -> &str {
     // Only `From<char>` makes that variant: the bytes are the UTF-8 of one
     // char, so this never falls back.
+    std::str::from_utf8(&utf8[..usize::from(len)]).unwrap_or_default()
+}
+
+/// The text of a [`Repr::Inline`].
+fn inline_str(utf8: &[u8; INLINE], len: u8) -> &str {
+    // Made from `&str` and joined with `&str` only: whole code points, so
+    // this never falls back.
     std::str::from_utf8(&utf8[..usize::from(len)]).unwrap_or_default()
 }
 
@@ -297,6 +370,40 @@ mod tests {
         let borrowed = Delta::from("chunk");
         assert_eq!(borrowed.clone().into_static().as_str(), "chunk");
         assert_eq!(String::from(borrowed), "chunk");
+    }
+
+    #[test]
+    fn short_text_is_held_inline_and_grows_into_a_string() {
+        let mut built = Delta::building("{\"city\": \"");
+        assert!(built.is_built() && !built.is_borrowed());
+        assert!(matches!(built.0, Repr::Inline { .. }));
+        built.push_str("Paris");
+        assert_eq!(built, "{\"city\": \"Paris");
+        assert!(matches!(built.0, Repr::Inline { .. }), "15 bytes fit");
+        built.push_str("é");
+        assert_eq!(built, "{\"city\": \"Parisé");
+        assert!(matches!(built.0, Repr::Owned(_)));
+        // Held text given back (a `<` that began no marker) stays inline.
+        let held = Delta::from("<tool_c").into_static();
+        assert!(matches!(held.0, Repr::Inline { .. }));
+        assert_eq!(held.clone().into_cow(), "<tool_c");
+        assert_eq!(held.into_owned(), "<tool_c");
+        let long = Delta::from("a text too long to be inline").into_static();
+        assert!(matches!(long.0, Repr::Owned(_)));
+        let mut c = Delta::from('é');
+        assert!(!c.is_built());
+        c.push_str("t");
+        assert_eq!(c, "ét");
+        for text in [
+            "",
+            "x",
+            "0123456789abcde",
+            "0123456789abcdef",
+            "世界世界世界",
+        ] {
+            assert_eq!(Delta::copied(text), text);
+            assert_eq!(Delta::building(text), text);
+        }
     }
 
     #[test]

@@ -76,7 +76,8 @@ fn allocations_in(run: impl FnOnce()) -> usize {
 #[test]
 fn text_only_chunks_do_not_allocate() {
     let prose =
-        "Plain prose with punctuation, numbers 1 2 3, unicode é 世界 and `ticks`. ".repeat(64);
+        "Plain prose with punctuation, numbers 1 2 3, unicode é 世界, `ticks`, a < b and <b>x</b>. "
+            .repeat(64);
     let prose = prose.as_str();
     let tools = bench_tools();
     for &format in Format::ALL {
@@ -88,7 +89,9 @@ fn text_only_chunks_do_not_allocate() {
         // Warm up: the first stream may size the parser's buffers.
         parser.feed_str("warm up", &mut |_| {});
         parser.finish(&mut |_| {});
-        // Byte chunks: code points split across them are completed inline.
+        // Byte chunks: code points split across them are completed inline,
+        // and a `<` held until it proves to begin no marker comes back
+        // inline too.
         for size in [1, 4, 16, 64, 4096] {
             let (allocations, text) = feed_in_chunks(&mut parser, prose, size, |e| match e {
                 Event::TextDelta { delta, .. } => delta.len(),
@@ -263,6 +266,45 @@ fn long_arguments_allocate_per_call_not_per_chunk() {
             assert!(
                 allocations <= 32,
                 "{format} at {size}-byte chunks: {allocations} allocations"
+            );
+        }
+    }
+}
+
+/// The mixed corpora (prose and calls of every kind the bench has) allocate
+/// a few times per call, whatever the chunk size: a call's name and
+/// delivered arguments, and what its format builds per parameter; never
+/// per chunk. An XML parameter's built `, "city": "` goes out inline.
+#[test]
+fn mixed_streams_allocate_per_call_not_per_chunk() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
+    let tools = bench_tools();
+    for &format in Format::ALL {
+        let input = std::fs::read_to_string(format!("{dir}/mixed_{format}.txt"))
+            .unwrap_or_else(|e| panic!("mixed_{format}.txt: {e}"));
+        // morph-xml reads each element's name and content into strings of
+        // their own.
+        let per_call = if format == Format::MorphXml { 30 } else { 8 };
+        let mut parser = Parser::builder(format)
+            .tools(tools.clone())
+            .build()
+            .unwrap();
+        parser.feed_str(&input, &mut |_| {});
+        parser.finish(&mut |_| {});
+        for size in [1, 4, 16, 64] {
+            let mut calls = 0;
+            let mut count =
+                |e: Event<'_>| calls += usize::from(matches!(e, Event::ToolCall { .. }));
+            let allocations = allocations_in(|| {
+                for chunk in input.as_bytes().chunks(size) {
+                    parser.feed(chunk, &mut count);
+                }
+                parser.finish(&mut count);
+            });
+            assert!(calls >= 6, "{format}: {calls} calls");
+            assert!(
+                allocations <= per_call * calls,
+                "{format} at {size}-byte chunks: {allocations} allocations for {calls} calls"
             );
         }
     }

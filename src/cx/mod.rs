@@ -549,12 +549,7 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     /// [`delta_borrowed`](Self::delta_borrowed) for text that does not
     /// live as long as the chunk.
     fn emit_built_str(&mut self, delta: &str) {
-        self.pend(delta, || {
-            // Room for the pieces that usually follow in the same step.
-            let mut text = String::with_capacity(delta.len().max(32) * 2);
-            text.push_str(delta);
-            Delta::from(text)
-        });
+        self.pend(delta, || Delta::building(delta));
     }
 
     /// [`delta_borrowed`](Self::delta_borrowed) of one character, which
@@ -590,7 +585,7 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     /// Whether built deltas wait to be sent in an owned string (as one
     /// event), which more text can join without a new allocation.
     pub(crate) fn building_owned(&self) -> bool {
-        self.pending.as_ref().is_some_and(Delta::is_owned)
+        self.pending.as_ref().is_some_and(Delta::is_built)
     }
 
     /// Sends the built deltas not sent yet, as one event.
@@ -652,7 +647,7 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     pub(crate) fn delta_held(&mut self, bytes: &[u8], offset: u64) {
         let delta = match held_comma_text(bytes) {
             Some(text) => Delta::borrowed(text),
-            None => Delta::from(String::from_utf8_lossy(bytes).into_owned()),
+            None => Delta::copied(&String::from_utf8_lossy(bytes)),
         };
         self.emit_verbatim(delta, offset);
     }

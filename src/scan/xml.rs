@@ -33,6 +33,17 @@ pub(crate) enum Tag {
     Miss,
 }
 
+/// Whether `avail` and `lit` differ in their first two bytes (where both
+/// have them): most tags a `<` is tried against differ at the byte after
+/// it, and this settles them in one comparison.
+#[inline(always)]
+fn differs_early(avail: &[u8], lit: &[u8]) -> bool {
+    match (avail.get(..2), lit.get(..2)) {
+        (Some(a), Some(l)) => a != l,
+        _ => false,
+    }
+}
+
 fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
     let (lit, open) = match pat {
         Pat::Lit(l) => (l, false),
@@ -40,7 +51,7 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
     };
     let avail = &body[at..];
     let n = lit.len().min(avail.len());
-    if !same_bytes(&avail[..n], &lit[..n]) {
+    if differs_early(avail, lit) || !same_bytes(&avail[..n], &lit[..n]) {
         return Tag::Miss;
     }
     if n < lit.len() {
@@ -173,7 +184,7 @@ pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
             Pat::Open(l) => (l, true),
         };
         let n = lit.len().min(avail.len());
-        if !same_bytes(&avail[..n], &lit[..n]) {
+        if differs_early(avail, lit) || !same_bytes(&avail[..n], &lit[..n]) {
             continue;
         }
         if n < lit.len() {
