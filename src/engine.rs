@@ -81,6 +81,11 @@ pub struct Parser {
     lead_call: bool,
     /// With [`ParserBuilder::reasoning`]: the marker set not in use.
     think: Option<Box<Think>>,
+    /// The last chunk left the call's arguments inside a JSON string with
+    /// nothing held or carried: a next chunk of plain string bytes is the
+    /// next delta as it stands (see [`Parser::feed`]). Set by the steady
+    /// path only; every other path clears it.
+    in_string: bool,
 }
 
 /// Reasoning: the stream switches between two marker sets at the
@@ -448,6 +453,7 @@ impl ParserBuilder {
             lead,
             lead_call: false,
             think,
+            in_string: false,
         };
         parser.start_stream();
         Ok(parser)
@@ -600,8 +606,26 @@ impl Parser {
         self.feed_general(chunk, None, sink);
     }
 
-    /// [`feed`](Parser::feed) past its fast path; kept out of line so the
-    /// fast path stays a small function. `text` is `chunk` when the caller
+    /// A chunk that continues the string argument the last one ended in
+    /// (`in_string`), if it only does: sent as the next delta. `false`
+    /// (nothing done) otherwise.
+    #[inline(always)]
+    fn string_bytes<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> bool {
+        // A chunk that reaches the size limit is the automaton's to decide.
+        let text = match crate::scan::json::plain_string_text(chunk) {
+            Some(text) if !text.is_empty() && chunk.len() < self.core.raw.room() => text,
+            _ => return false,
+        };
+        let offset = self.offset;
+        let core = &mut self.core;
+        core.send_verbatim(Delta::borrowed(text), offset, (chunk, offset), sink);
+        core.raw.append(chunk);
+        self.offset += chunk.len() as u64;
+        true
+    }
+
+    /// [`feed`](Parser::feed) past its fast paths; kept out of line so the
+    /// fast paths stay a small function. `text` is `chunk` when the caller
     /// gave it as `&str`.
     #[inline(never)]
     fn feed_general<'c, S: FnMut(Event<'c>)>(
@@ -610,6 +634,11 @@ impl Parser {
         text: Option<&'c str>,
         sink: &mut S,
     ) {
+        // Token-sized bytes inside a string argument: no automaton needed.
+        if self.in_string && chunk.len() <= FAST_TEXT_MAX && self.string_bytes(chunk, sink) {
+            return;
+        }
+        self.in_string = false;
         if self.state == State::Call && self.steady_call_bytes(chunk, sink) {
             self.offset += chunk.len() as u64;
             return;
@@ -651,7 +680,7 @@ impl Parser {
                     sink,
                 );
             }
-            Steady::Verbatim => {
+            Steady::Verbatim { in_string } => {
                 debug_assert!(core.out.call.is_some());
                 // The common case: whole code points, nothing carried.
                 let plain = match core.out.delta_carry.is_empty() {
@@ -659,12 +688,15 @@ impl Parser {
                     false => None,
                 };
                 match plain {
-                    Some(text) => core.send_verbatim(
-                        Delta::borrowed(text),
-                        self.offset,
-                        (chunk, self.offset),
-                        sink,
-                    ),
+                    Some(text) => {
+                        core.send_verbatim(
+                            Delta::borrowed(text),
+                            self.offset,
+                            (chunk, self.offset),
+                            sink,
+                        );
+                        self.in_string = in_string;
+                    }
                     None => verbatim_split(core, &mut self.automaton, chunk, self.offset, sink),
                 }
             }
@@ -824,6 +856,7 @@ impl Parser {
     /// Readies the parser for a new stream: ids and offsets from 0,
     /// nothing held, no call.
     fn start_stream(&mut self) {
+        self.in_string = false;
         self.held.clear();
         let starts_open = self.initial == State::Open;
         if self.core.text.reasoning != starts_open {
@@ -878,6 +911,7 @@ impl Parser {
             lead: None,
             lead_call: false,
             think: None,
+            in_string: false,
         };
         parser.enter_bare_call();
         parser

@@ -159,6 +159,9 @@ fn every_call_size_limit_gives_the_same_events_at_every_chunking() {
         (Format::Qwen3Coder, "a <tool_call>\n<function=f>\n<parameter=k>\nv<w\n</parameter>\n</fu x</function>\n</tool_call> b"),
         (Format::MiniMaxM2, "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"k\">v</parameter>\n</inv\n</invoke>\n</minimax:tool_call>"),
         (Format::Hermes, "a <tool_call>{\"name\": \"f\", \"arguments\": {\"k\": \"v\\\"w\"}}</tool_call> b"),
+        // Long strings, which chunks inside them stream past the automaton.
+        (Format::Hermes, "<tool_call>{\"name\": \"f\", \"arguments\": {\"k\": \"plain text, é 世界 and more\"}}</tool_call>"),
+        (Format::Mistral, "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"k\": \"plain text, é 世界 and more\"}}]"),
     ];
     for (format, input) in inputs {
         for max_call_bytes in 1..input.len() + 2 {

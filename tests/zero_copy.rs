@@ -189,3 +189,60 @@ fn a_held_comma_goes_out_before_the_next_chunk_both_borrowed() {
         );
     }
 }
+
+/// Chunks inside a string argument go out as they stand, each the next
+/// delta borrowed from its chunk, in the JSON and special-token formats
+/// alike, whatever they hold: escapes and a closing quote are the
+/// automaton's again, and the deltas still add up to the input.
+#[test]
+fn chunks_inside_a_string_argument_are_the_next_deltas() {
+    let value = r#"plain text that runs on, then \"quoted\", é 世界 and a {brace}"#;
+    let calls = [
+        (
+            Format::Hermes,
+            format!("<tool_call>\n{{\"name\": \"f\", \"arguments\": {{\"k\": \"{value}\", \"n\": 1}}}}\n</tool_call>"),
+        ),
+        (
+            Format::Mistral,
+            format!("[TOOL_CALLS][{{\"name\": \"f\", \"arguments\": {{\"k\": \"{value}\", \"n\": 1}}}}]"),
+        ),
+        (
+            Format::KimiK2,
+            format!("<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{{\"k\": \"{value}\", \"n\": 1}}<|tool_call_end|><|tool_calls_section_end|>"),
+        ),
+    ];
+    let expected = format!("{{\"k\": \"{value}\", \"n\": 1}}");
+    for (format, call) in calls {
+        for size in [1, 3, 4, 8, 64] {
+            let mut parser = Parser::new(format);
+            let mut deltas = Vec::new();
+            let mut input = None;
+            for chunk in call.as_bytes().chunks(size) {
+                parser.feed(chunk, &mut |e| match e {
+                    Event::ToolInputDelta { delta, .. } => {
+                        // (A code point the chunks split is completed
+                        // inline.)
+                        let split = delta.chars().count() == 1 && !delta.is_ascii();
+                        assert!(delta.is_borrowed() || split, "{format} {size}: {delta:?}");
+                        // Inside the plain part of the string, a delta is
+                        // a whole chunk, or the part of one after the open
+                        // quote.
+                        if delta.starts_with("text that") || delta.starts_with(" on, ") {
+                            assert!(chunk.ends_with(delta.as_bytes()), "{format} {size}");
+                        }
+                        deltas.push(delta.to_string());
+                    }
+                    Event::ToolCall { input: i, .. } => input = Some(i.into_owned()),
+                    _ => {}
+                });
+            }
+            parser.finish(&mut |e| {
+                if let Event::ToolCall { input: i, .. } = e {
+                    input = Some(i.into_owned());
+                }
+            });
+            assert_eq!(input.as_deref(), Some(expected.as_str()), "{format} {size}");
+            assert_eq!(deltas.concat(), expected, "{format} {size}");
+        }
+    }
+}

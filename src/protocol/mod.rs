@@ -99,8 +99,11 @@ pub(crate) enum Steady<'c> {
     /// Consumed; the chunk is the next argument delta as it stands, once
     /// decoded after the start of a code point the engine may carry from
     /// the chunk before. If it is not UTF-8 the engine says so
-    /// ([`Automaton::reject_invalid_utf8`]).
-    Verbatim,
+    /// ([`Automaton::reject_invalid_utf8`]). `in_string`: the chunk ended
+    /// inside a JSON string, outside any escape, so that the next chunk of
+    /// plain string bytes only continues it (see
+    /// [`plain_string_text`](crate::scan::json::plain_string_text)).
+    Verbatim { in_string: bool },
     /// Consumed; the chunk is the next part of a JSON string value: the
     /// delta is it JSON-escaped.
     Escaped(&'c str),

@@ -371,6 +371,45 @@ fn skip_plain_string(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// `bytes` as text if they only continue a JSON string, outside an escape,
+/// in whole code points: no quote, backslash or control byte, valid UTF-8.
+/// One table pass for ASCII, as [`Parser::feed`](crate::Parser::feed)'s
+/// fast path for plain text does.
+#[allow(unsafe_code)]
+#[inline]
+pub(crate) fn plain_string_text(bytes: &[u8]) -> Option<&str> {
+    let class = bytes
+        .iter()
+        .fold(0, |seen, &b| seen | STRING_BYTE[usize::from(b)]);
+    match class {
+        // SAFETY: `STRING_BYTE` marks every byte from 0x80 up `NON_ASCII`:
+        // a class of 0 means every byte is ASCII.
+        0 => Some(unsafe { crate::scan::utf8::ascii_str_unchecked(bytes) }),
+        NON_ASCII => crate::scan::utf8::validate(bytes).ok(),
+        _ => None,
+    }
+}
+
+/// Per byte: 0 for ASCII that continues a string as it is, [`NON_ASCII`],
+/// or [`ENDS_PLAIN`] for a quote, a backslash or a control byte.
+const STRING_BYTE: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = if b >= 0x80 {
+            NON_ASCII
+        } else if b < 0x20 || b == b'"' as usize || b == b'\\' as usize {
+            ENDS_PLAIN
+        } else {
+            0
+        };
+        b += 1;
+    }
+    table
+};
+const NON_ASCII: u8 = 1;
+const ENDS_PLAIN: u8 = 2;
+
 /// A table-driven JSON validator (the states and byte classes above); a
 /// byte that only moves to the next state costs two table loads.
 #[derive(Debug, Clone)]
@@ -450,6 +489,13 @@ impl JsonScanner {
     /// Whether the scanner is inside a string (where markers are data).
     pub(crate) fn in_string(&self) -> bool {
         (STR..=LOW_4).contains(&self.state)
+    }
+
+    /// Whether the scanner is inside a string and outside any escape:
+    /// bytes that [`plain_string_text`] accepts leave it there.
+    #[inline]
+    pub(crate) fn in_plain_string(&self) -> bool {
+        self.state == STR
     }
 
     /// A value just ended: the state that follows, and the signal, if any.

@@ -625,7 +625,11 @@ impl CallAutomaton for JsonCall {
             }
         } else if scan.1 == Signal::More {
             match self.object.capture {
-                Capture::ArgsObject if call.started => return Steady::Verbatim,
+                Capture::ArgsObject if call.started => {
+                    return Steady::Verbatim {
+                        in_string: self.json.in_plain_string(),
+                    }
+                }
                 Capture::ArgsObject => {
                     self.pending.extend_from_slice(bytes);
                     return Steady::Quiet;

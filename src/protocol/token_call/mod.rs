@@ -417,7 +417,9 @@ impl CallAutomaton for TokenCall {
             Phase::Args if call.started => {
                 let scan = self.json.advance(bytes);
                 if scan.1 == Signal::More {
-                    return Steady::Verbatim;
+                    return Steady::Verbatim {
+                        in_string: self.json.in_plain_string(),
+                    };
                 }
                 self.call.prescanned = Some(scan);
                 Steady::No
