@@ -124,9 +124,11 @@
 //! token-sized chunks of a string argument being streamed, take fast paths
 //! that skip the automaton. Prefer [`Parser::feed_str`] when the text is
 //! already a `&str`: it is not validated again. A warm parser allocates
-//! nothing per chunk in prose, reasoning and string arguments: a delta is a
-//! [`Delta`], borrowed from the chunk or a static string, or one code point
-//! that a chunk boundary split, completed inline. The crate's one `unsafe`
+//! nothing per chunk in prose, reasoning and string arguments, and a few
+//! times per call (its name, its delivered input): a delta is a [`Delta`],
+//! borrowed from the chunk or a static string, or short text held inline
+//! (a code point that a chunk boundary split, an XML parameter's
+//! `, "city": "`, a `<` that began no marker). The crate's one `unsafe`
 //! function turns bytes that the pass which read them found ASCII into
 //! `&str`.
 //!

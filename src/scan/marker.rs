@@ -465,16 +465,30 @@ impl MarkerSet {
         let class = hay
             .iter()
             .fold(0, |seen, &b| seen | self.small_table[b as usize]);
-        if class & SMALL_MARKER != 0 {
+        if class & SMALL_MARKER != 0 && !self.no_marker_starts_in(hay) {
             Small::MayStartMarker
-        } else if class == 0 {
+        } else if class & SMALL_NON_ASCII == 0 {
             // SAFETY: `small_table` (the only maker of `self.small_table`)
             // sets `SMALL_NON_ASCII` for every byte from 0x80 up: a class
-            // of 0 means every byte of `hay` is ASCII.
+            // without it means every byte of `hay` is ASCII.
             Small::PlainAscii(unsafe { super::utf8::ascii_str_unchecked(hay) })
         } else {
             Small::Text
         }
+    }
+
+    /// Whether the byte after each marker first byte in `hay` is there
+    /// and begins no marker's second byte (`a < b`, `<b>`): then no marker
+    /// starts in `hay`, and nothing needs to be held. Out of line: few
+    /// chunks of prose hold a first byte.
+    #[inline(never)]
+    fn no_marker_starts_in(&self, hay: &[u8]) -> bool {
+        hay.iter().enumerate().all(|(at, &b)| {
+            !self.first_table[b as usize]
+                || hay
+                    .get(at + 1)
+                    .is_some_and(|&next| !self.second_table[next as usize])
+        })
     }
 
     pub(crate) fn marker(&self, index: usize) -> &Marker {
