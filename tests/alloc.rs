@@ -239,29 +239,11 @@ fn relaxed_calls_read_ahead_again_within_a_linear_budget() {
 /// JSON escapes go out as static strings between runs of the chunk.)
 #[test]
 fn long_arguments_allocate_per_call_not_per_chunk() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
-    let tools = bench_tools();
     for &format in Format::ALL {
-        let input = std::fs::read_to_string(format!("{dir}/big_arg_{format}.txt"))
-            .unwrap_or_else(|e| panic!("big_arg_{format}.txt: {e}"));
+        let (mut parser, input) = bench_corpus("big_arg", format);
+        // Byte chunks, so that some split the argument's é and 世界.
         for size in [1, 4, 16, 64] {
-            let mut parser = Parser::builder(format)
-                .tools(tools.clone())
-                .build()
-                .unwrap();
-            // Warm up: the first stream sizes the parser's buffers.
-            parser.feed_str(&input, &mut |_| {});
-            parser.finish(&mut |_| {});
-            // Byte chunks, so that some split the argument's é and 世界.
-            let mut calls = 0;
-            let mut count =
-                |e: Event<'_>| calls += usize::from(matches!(e, Event::ToolCall { .. }));
-            let allocations = allocations_in(|| {
-                for chunk in input.as_bytes().chunks(size) {
-                    parser.feed(chunk, &mut count);
-                }
-                parser.finish(&mut count);
-            });
+            let (allocations, calls) = stream_counting_calls(&mut parser, &input, size);
             assert_eq!(calls, 1, "{format}");
             assert!(
                 allocations <= 32,
@@ -277,30 +259,13 @@ fn long_arguments_allocate_per_call_not_per_chunk() {
 /// per chunk. An XML parameter's built `, "city": "` goes out inline.
 #[test]
 fn mixed_streams_allocate_per_call_not_per_chunk() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
-    let tools = bench_tools();
     for &format in Format::ALL {
-        let input = std::fs::read_to_string(format!("{dir}/mixed_{format}.txt"))
-            .unwrap_or_else(|e| panic!("mixed_{format}.txt: {e}"));
+        let (mut parser, input) = bench_corpus("mixed", format);
         // morph-xml reads each element's name and content into strings of
         // their own.
         let per_call = if format == Format::MorphXml { 30 } else { 8 };
-        let mut parser = Parser::builder(format)
-            .tools(tools.clone())
-            .build()
-            .unwrap();
-        parser.feed_str(&input, &mut |_| {});
-        parser.finish(&mut |_| {});
         for size in [1, 4, 16, 64] {
-            let mut calls = 0;
-            let mut count =
-                |e: Event<'_>| calls += usize::from(matches!(e, Event::ToolCall { .. }));
-            let allocations = allocations_in(|| {
-                for chunk in input.as_bytes().chunks(size) {
-                    parser.feed(chunk, &mut count);
-                }
-                parser.finish(&mut count);
-            });
+            let (allocations, calls) = stream_counting_calls(&mut parser, &input, size);
             assert!(calls >= 6, "{format}: {calls} calls");
             assert!(
                 allocations <= per_call * calls,
@@ -308,4 +273,34 @@ fn mixed_streams_allocate_per_call_not_per_chunk() {
             );
         }
     }
+}
+
+/// Streams `input` through `parser` in `size`-byte chunks, after a warm-up
+/// stream of it (the first stream sizes the parser's buffers): the
+/// allocations the counted stream made, and its calls.
+fn stream_counting_calls(parser: &mut Parser, input: &str, size: usize) -> (usize, usize) {
+    parser.feed_str(input, &mut |_| {});
+    parser.finish(&mut |_| {});
+    let mut calls = 0;
+    let mut count = |e: Event<'_>| calls += usize::from(matches!(e, Event::ToolCall { .. }));
+    let allocations = allocations_in(|| {
+        for chunk in input.as_bytes().chunks(size) {
+            parser.feed(chunk, &mut count);
+        }
+        parser.finish(&mut count);
+    });
+    (allocations, calls)
+}
+
+/// A parser of `format` with the bench's tools, and its bench corpus of
+/// that kind (`mixed`, `big_arg`).
+fn bench_corpus(kind: &str, format: Format) -> (Parser, String) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
+    let input = std::fs::read_to_string(format!("{dir}/{kind}_{format}.txt"))
+        .unwrap_or_else(|e| panic!("{kind}_{format}.txt: {e}"));
+    let parser = Parser::builder(format)
+        .tools(bench_tools())
+        .build()
+        .unwrap();
+    (parser, input)
 }
