@@ -8,6 +8,11 @@ secs=${1:-600}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(split_invariance nothing_lost roundtrip)
+# The output below is filtered: a missing tool must not pass for a quiet run.
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  echo "fuzz/run.sh: needs cargo-fuzz and a nightly toolchain (cargo install cargo-fuzz)" >&2
+  exit 2
+fi
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   echo "== $t for ${secs}s"
