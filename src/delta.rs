@@ -101,10 +101,7 @@ impl<'a> Delta<'a> {
 
     /// A copy of `text`: inline when it is short, owned otherwise.
     pub(crate) fn copied(text: &str) -> Delta<'static> {
-        Delta(match Self::inline(text) {
-            Some(inline) => inline,
-            None => Repr::Owned(text.to_owned()),
-        })
+        Delta(Self::inline(text).unwrap_or_else(|| Repr::Owned(text.to_owned())))
     }
 
     /// `text` held inline, if it fits.
@@ -121,21 +118,18 @@ impl<'a> Delta<'a> {
     /// A delta that `text` starts and more built text may join: inline
     /// when it is short, otherwise owned with room to grow.
     pub(crate) fn building(text: &str) -> Delta<'static> {
-        Delta(match Self::inline(text) {
-            Some(inline) => inline,
-            None => Repr::Owned(grown(text, "")),
-        })
+        Delta(Self::inline(text).unwrap_or_else(|| Repr::Owned(grown(text, ""))))
     }
 
     /// Whether the text is borrowed (from the chunk, or a static string):
-    /// neither a completed code point nor owned.
+    /// neither inline nor owned.
     #[inline]
     pub fn is_borrowed(&self) -> bool {
         matches!(self.0, Repr::Borrowed(_))
     }
 
-    /// The same delta, owned where it was borrowed, so that it outlives
-    /// the chunk (a completed code point stays inline).
+    /// The same delta, holding its text where it was borrowed (inline if
+    /// short), so that it outlives the chunk.
     pub fn into_static(self) -> Delta<'static> {
         match self.0 {
             Repr::Borrowed(text) => Delta::copied(text),

@@ -33,15 +33,19 @@ pub(crate) enum Tag {
     Miss,
 }
 
-/// Whether `avail` and `lit` differ in their first two bytes (where both
-/// have them): most tags a `<` is tried against differ at the byte after
-/// it, and this settles them in one comparison.
+/// How many bytes of `lit` the bytes in hand `avail` hold, if they agree
+/// with it that far (a partly received tag holds fewer than all). Most
+/// tags a `<` is tried against differ at the byte after it: the first two
+/// bytes settle them in one comparison.
 #[inline(always)]
-fn differs_early(avail: &[u8], lit: &[u8]) -> bool {
-    match (avail.get(..2), lit.get(..2)) {
-        (Some(a), Some(l)) => a != l,
-        _ => false,
+fn agreeing_prefix(avail: &[u8], lit: &[u8]) -> Option<usize> {
+    if let (Some(a), Some(l)) = (avail.get(..2), lit.get(..2)) {
+        if a != l {
+            return None;
+        }
     }
+    let n = lit.len().min(avail.len());
+    same_bytes(&avail[..n], &lit[..n]).then_some(n)
 }
 
 fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
@@ -50,10 +54,9 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
         Pat::Open(l) => (l, true),
     };
     let avail = &body[at..];
-    let n = lit.len().min(avail.len());
-    if differs_early(avail, lit) || !same_bytes(&avail[..n], &lit[..n]) {
+    let Some(n) = agreeing_prefix(avail, lit) else {
         return Tag::Miss;
-    }
+    };
     if n < lit.len() {
         return Tag::Need { at };
     }
@@ -183,10 +186,9 @@ pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
             Pat::Lit(l) => (l, false),
             Pat::Open(l) => (l, true),
         };
-        let n = lit.len().min(avail.len());
-        if differs_early(avail, lit) || !same_bytes(&avail[..n], &lit[..n]) {
+        let Some(n) = agreeing_prefix(avail, lit) else {
             continue;
-        }
+        };
         if n < lit.len() {
             let until = at + lit.len() + usize::from(open);
             soonest = soonest.min(until);
