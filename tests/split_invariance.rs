@@ -235,3 +235,49 @@ fn every_cut_inside_multibyte_characters() {
         }
     }
 }
+
+/// Call objects whose members come in other orders, with ids, escaped or
+/// repeated keys, extra members and whitespace: the events at every
+/// chunking are the one-shot ones (chunks that only carry the object's
+/// keys take a shorter path than those that reach the arguments).
+#[test]
+fn call_object_members_split_anywhere() {
+    let objects = [
+        r#"{"id": "c1", "name": "get_time", "arguments": {}}"#,
+        r#"{"arguments": {"city": "Paris"}, "name": "get_weather"}"#,
+        r#"{ "name" : "get_weather" , "extra": [1, {"k": "v"}], "arguments" : {"city": "東京"} }"#,
+        r#"{"n\u0061me": "get_time", "parameters": {}}"#,
+        r#"{"name": "get_time", "name": "get_weather", "arguments": {}}"#,
+        r#"{"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}"#,
+        r#"{"name": "get_weather", "arguments": {"city": "Rome",}, }"#,
+        r#"{"tool_name": "get_time", "call_id": 7, "arguments": null}"#,
+    ];
+    for object in objects {
+        for (format, input) in [
+            (
+                Format::Hermes,
+                format!("a <tool_call>\n{object}\n</tool_call> b"),
+            ),
+            (Format::Llama3Json, object.to_string()),
+            (Format::Gemma, format!("```tool_call\n{object}\n```")),
+        ] {
+            let input = input.as_bytes();
+            let mut parser = parser_for(format);
+            let whole = run_whole(&mut parser, input);
+            for size in 1..=8 {
+                assert_eq!(
+                    run_chunked(&mut parser, input, size),
+                    whole,
+                    "{format} {object} {size}"
+                );
+            }
+            for cut in split_points(input) {
+                assert_eq!(
+                    run_cuts(&mut parser, input, &[cut]),
+                    whole,
+                    "{format} {object} {cut}"
+                );
+            }
+        }
+    }
+}

@@ -322,6 +322,19 @@ impl JsonCall {
     }
 
     pub(super) fn key_end<'c, S: Sink<'c>>(&mut self, offset: u64, cx: &mut CallCx<'_, 'c, S>) {
+        self.key_member(offset);
+        if self.object.member == Member::Args {
+            if let Some((name, at)) = self.object.deferred_name.take() {
+                if let Err(f) = cx.start_at(&name, None, at) {
+                    self.reject(f.with_name(&name));
+                }
+            }
+        }
+    }
+
+    /// The member whose key (in `buf`) ended at stream offset `offset`: its
+    /// kind, and a duplicate rejected.
+    fn key_member(&mut self, offset: u64) {
         self.object.capture = Capture::None;
         self.object.member = match self.buf.as_slice() {
             // The keys as models write them, without decoding.
@@ -354,10 +367,100 @@ impl JsonCall {
         if self.object.member == Member::Args {
             self.object.seen_args = true;
             self.object.args_key = true;
-            if let Some((name, at)) = self.object.deferred_name.take() {
-                if let Err(f) = cx.start_at(&name, None, at) {
-                    self.reject(f.with_name(&name));
-                }
+        }
+    }
+
+    /// On the steady path, where the scan of `bytes` (at stream offset
+    /// `offset`) stopped at a member boundary: reads the call object's keys
+    /// and the start of members other than the arguments, which send
+    /// nothing, as [`body`](Self::body) would. Out of line: a few chunks of
+    /// a call hold one.
+    #[inline(never)]
+    pub(super) fn quiet_members<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        offset: u64,
+        mut scan: (usize, Signal),
+    ) -> Steady<'c> {
+        let mut cur = Cursor {
+            at: 0,
+            member_from: None,
+        };
+        while self.quiet_member(bytes, offset, &mut cur, scan) {
+            scan = self.json.advance(&bytes[cur.at..]);
+            if !matches!(
+                scan.1,
+                Signal::KeyStart | Signal::KeyEnd | Signal::ValueStart
+            ) {
+                break;
+            }
+        }
+        self.after_quiet_members(bytes, cur, scan)
+    }
+
+    /// One member boundary of [`quiet_members`](Self::quiet_members),
+    /// read as [`body`](Self::body) would; `false` (nothing done) where
+    /// that takes more than the call object's own state.
+    fn quiet_member(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        cur: &mut Cursor,
+        (n, signal): (usize, Signal),
+    ) -> bool {
+        if !self.held_comma.is_empty() {
+            return false;
+        }
+        let end = cur.at + n;
+        match signal {
+            Signal::KeyStart => {
+                self.object.capture = Capture::Key;
+                self.buf.clear();
+                self.buf.push(b'"');
+                cur.member_from = None;
+            }
+            Signal::KeyEnd
+                if self.object.capture == Capture::Key && self.object.deferred_name.is_none() =>
+            {
+                let from = cur.member_from.take().unwrap_or(cur.at);
+                self.buf.extend_from_slice(&bytes[from..end]);
+                self.key_member(offset + end as u64);
+            }
+            Signal::ValueStart if self.object.member != Member::Args => {
+                self.value_start(bytes[end - 1], offset + end as u64 - 1);
+                cur.member_from = Some(end - 1);
+            }
+            _ => return false,
+        }
+        cur.at = end;
+        true
+    }
+
+    /// After [`quiet_members`](Self::quiet_members) read `bytes` up to
+    /// `cur`: the rest, if it only continues a member captured into `buf`
+    /// or skipped; otherwise it is kept for [`advance`](Self::advance),
+    /// which resumes at `cur` (the start, if nothing was read).
+    fn after_quiet_members<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        mut cur: Cursor,
+        scan: (usize, Signal),
+    ) -> Steady<'c> {
+        let quiet = cur.at > 0
+            && scan.1 == Signal::More
+            && self.held_comma.is_empty()
+            && !self.json.after_comma();
+        match self.object.capture {
+            Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString if quiet => {
+                let from = cur.member_from.take().unwrap_or(cur.at);
+                self.buf.extend_from_slice(&bytes[from..]);
+                Steady::Quiet
+            }
+            Capture::None | Capture::Skip if quiet => Steady::Quiet,
+            _ => {
+                self.object.prescanned = Some(scan);
+                self.object.resume = Some(cur);
+                Steady::No
             }
         }
     }

@@ -95,6 +95,7 @@ enum Member {
 }
 
 /// Where [`JsonCall::advance`] stands in its slice.
+#[derive(Debug, Clone, Copy)]
 struct Cursor {
     /// The next byte to read.
     at: usize,
@@ -152,9 +153,11 @@ struct Object {
     trail: usize,
     /// Whether a `,` came after the last call object (outside an array).
     comma: bool,
-    /// What [`steady`](JsonCall::steady) found scanning the start of the
-    /// slice that [`advance`](JsonCall::advance) gets next.
+    /// What [`steady`](JsonCall::steady) found scanning the slice that
+    /// [`advance`](JsonCall::advance) gets next, from where it stopped
+    /// reading it (`resume`; the start without one).
     prescanned: Option<(usize, Signal)>,
+    resume: Option<Cursor>,
     /// Stream offset of the current call object's `{`.
     object_at: u64,
     /// The call object read on as relaxed JSON ([`Phase::Relaxed`]).
@@ -614,6 +617,12 @@ impl CallAutomaton for JsonCall {
             return Steady::No;
         }
         let scan = self.json.advance(bytes);
+        if matches!(
+            scan.1,
+            Signal::KeyStart | Signal::KeyEnd | Signal::ValueStart
+        ) {
+            return self.quiet_members(bytes, offset, scan);
+        }
         // A comma at the end may be a trailing one: it is held back.
         if scan.1 == Signal::More && self.held_comma.is_empty() && self.json.after_comma() {
             if let Some(steady) = self.comma_ends_chunk(bytes, offset, call) {
@@ -652,10 +661,10 @@ impl CallAutomaton for JsonCall {
         bytes: &'c [u8],
         cx: &mut CallCx<'_, 'c, S>,
     ) -> (usize, Outcome) {
-        let mut cur = Cursor {
+        let mut cur = self.object.resume.take().unwrap_or(Cursor {
             at: 0,
             member_from: None,
-        };
+        });
         loop {
             let step = match self.phase {
                 Phase::Lead => self.lead(bytes, &mut cur, cx),
