@@ -409,7 +409,13 @@ impl JsonCall {
         (n, signal): (usize, Signal),
     ) -> bool {
         if !self.held_comma.is_empty() {
-            return false;
+            // A comma between members, followed by the next key: it was
+            // no trailing one, and outside the arguments it sends nothing.
+            let between = matches!(self.object.capture, Capture::None | Capture::Skip);
+            if signal != Signal::KeyStart || !between {
+                return false;
+            }
+            self.held_comma.clear();
         }
         let end = cur.at + n;
         match signal {
