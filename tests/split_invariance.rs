@@ -237,9 +237,10 @@ fn every_cut_inside_multibyte_characters() {
 }
 
 /// Call objects whose members come in other orders, with ids, escaped or
-/// repeated keys, extra members and whitespace: the events at every
-/// chunking are the one-shot ones (chunks that only carry the object's
-/// keys take a shorter path than those that reach the arguments).
+/// repeated keys, extra members and whitespace, and what may follow them
+/// before the end marker: the events at every chunking are the one-shot
+/// ones (chunks that only carry the object's keys, or whitespace and part
+/// of the end marker after it, take a shorter path than the others).
 #[test]
 fn call_object_members_split_anywhere() {
     let objects = [
@@ -257,6 +258,18 @@ fn call_object_members_split_anywhere() {
             (
                 Format::Hermes,
                 format!("a <tool_call>\n{object}\n</tool_call> b"),
+            ),
+            (
+                Format::Hermes,
+                format!("<tool_call>{object}}}  \n\n</tool_call>"),
+            ),
+            (
+                Format::Hermes,
+                format!("<tool_call>{object} \n </tool_callx> b"),
+            ),
+            (
+                Format::Hermes,
+                format!("<tool_call>{object} ,\n{object}\n</tool_call>"),
             ),
             (Format::Llama3Json, object.to_string()),
             (Format::Gemma, format!("```tool_call\n{object}\n```")),

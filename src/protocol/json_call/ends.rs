@@ -186,6 +186,31 @@ impl JsonCall {
         None
     }
 
+    /// [`trailing`](Self::trailing) on the steady path: whitespace after
+    /// the call object, then (maybe) the start of the end marker, not all
+    /// of it. `No` for anything else.
+    #[inline(never)]
+    pub(super) fn steady_trail<'c>(&mut self, bytes: &'c [u8]) -> Steady<'c> {
+        let ws = skip_ws(bytes);
+        let rest = &bytes[ws..];
+        let mut marker = Partial::default();
+        // What `trailing` reads as something other than the end marker.
+        let other = |b: &u8| matches!(b, b'{' | b'[' | b',' | b';' | b'`' | b'}' | b']');
+        let ends = !self.end.is_empty() && !rest.first().is_some_and(other);
+        if !rest.is_empty() && !(ends && marker.continues_without_end(&self.end, rest)) {
+            return Steady::No;
+        }
+        if self.rules.lines_separate && !self.object.line_broke {
+            self.object.line_broke = memchr::memchr(b'\n', &bytes[..ws]).is_some();
+        }
+        self.object.trail += bytes.len();
+        if !rest.is_empty() {
+            marker.take(rest.len());
+            self.phase = Phase::End(marker);
+        }
+        Steady::Quiet
+    }
+
     /// A closing token after the JSON.
     pub(super) fn closing_token<'c, S: Sink<'c>>(
         &mut self,

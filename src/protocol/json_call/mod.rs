@@ -613,6 +613,9 @@ impl CallAutomaton for JsonCall {
             }
             return Steady::No;
         }
+        if self.phase == Phase::Trail {
+            return self.steady_trail(bytes);
+        }
         if self.phase != Phase::Body || self.rejected.is_some() {
             return Steady::No;
         }
