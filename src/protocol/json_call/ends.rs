@@ -197,7 +197,8 @@ impl JsonCall {
         // What `trailing` reads as something other than the end marker.
         let other = |b: &u8| matches!(b, b'{' | b'[' | b',' | b';' | b'`' | b'}' | b']');
         let ends = !self.end.is_empty() && !rest.first().is_some_and(other);
-        if !rest.is_empty() && !(ends && marker.continues_without_end(&self.end, rest)) {
+        let marker_goes_on = ends && marker.continues_without_end(&self.end, rest);
+        if !(rest.is_empty() || marker_goes_on) {
             return Steady::No;
         }
         if self.rules.lines_separate && !self.object.line_broke {
