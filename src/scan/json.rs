@@ -51,6 +51,15 @@ pub(crate) enum Signal {
     TrailingComma,
 }
 
+impl Signal {
+    /// A key's start or end, or a member's start: a boundary inside the
+    /// root object that ends no value.
+    #[inline]
+    pub(crate) fn opens_or_names_member(self) -> bool {
+        matches!(self, Signal::KeyStart | Signal::KeyEnd | Signal::ValueStart)
+    }
+}
+
 // Byte classes: the columns of the transition table.
 const C_SPACE: u8 = 0;
 /// `\t`, `\n`, `\r`: whitespace between tokens, control bytes in strings.

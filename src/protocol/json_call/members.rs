@@ -388,10 +388,7 @@ impl JsonCall {
         };
         while self.quiet_member(bytes, offset, &mut cur, scan) {
             scan = self.json.advance(&bytes[cur.at..]);
-            if !matches!(
-                scan.1,
-                Signal::KeyStart | Signal::KeyEnd | Signal::ValueStart
-            ) {
+            if !scan.1.opens_or_names_member() {
                 break;
             }
         }

@@ -620,10 +620,7 @@ impl CallAutomaton for JsonCall {
             return Steady::No;
         }
         let scan = self.json.advance(bytes);
-        if matches!(
-            scan.1,
-            Signal::KeyStart | Signal::KeyEnd | Signal::ValueStart
-        ) {
+        if scan.1.opens_or_names_member() {
             return self.quiet_members(bytes, offset, scan);
         }
         // A comma at the end may be a trailing one: it is held back.
