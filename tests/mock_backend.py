@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
@@ -48,9 +49,9 @@ def pieces(text):
         n = n % 5 + 1
 
 
-def start(choose, seen=None):
+def start(choose, seen=None, pace=0.0):
     """Starts the backend; returns the server (call `shutdown()`) and its
-    base URL."""
+    base URL. A streamed answer's pieces leave `pace` seconds apart."""
 
     class Backend(BaseHTTPRequestHandler):
         def log_message(self, *args):
@@ -83,6 +84,8 @@ def start(choose, seen=None):
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
 
             for piece in pieces(output):
+                if pace:
+                    time.sleep(pace)
                 send({"content": piece})
             send({}, "stop")
             self.wfile.write(b"data: [DONE]\n\n")

@@ -13,6 +13,11 @@ The difference between the two counts, divided by the 20 answers'
 chunks, leaves out start-up and connection set-up. (Chat completions
 merges the text of chunks that arrive together into one; the other two
 wires send an event per chunk.) Needs valgrind.
+
+With `--paced`, the backend sends a piece every 2 ms and the proxy is
+asked for 2 and then 6 answers: each chunk then arrives alone and is
+read, parsed, encoded and sent on its own, as a token stream's chunks
+are (slower: about a minute a wire).
 """
 
 from __future__ import annotations
@@ -48,9 +53,10 @@ WIRES = {
 }
 
 
-def instructions(binary: str, answers: int, wire: str) -> int:
-    """Instructions the proxy ran for `answers` streamed answers."""
-    backend, backend_url = mock_backend.start(lambda body: TEXT)
+def instructions(binary: str, answers: int, wire: str, pace: float = 0.0) -> int:
+    """Instructions the proxy ran for `answers` streamed answers, their
+    pieces `pace` seconds apart."""
+    backend, backend_url = mock_backend.start(lambda body: TEXT, pace=pace)
     log = f"/tmp/proxy_instructions.{os.getpid()}.log"
     proxy = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", f"--log-file={log}",
@@ -77,14 +83,17 @@ def instructions(binary: str, answers: int, wire: str) -> int:
 
 
 def main() -> None:
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    paced = "--paced" in args
+    args = [a for a in args if a != "--paced"]
+    if len(args) != 1:
         sys.exit(__doc__)
-    binary = sys.argv[1]
-    chunks = 20 * len(list(mock_backend.pieces(TEXT)))
+    binary = args[0]
+    few, many, pace = (2, 6, 0.002) if paced else (10, 30, 0.0)
+    chunks = (many - few) * len(list(mock_backend.pieces(TEXT)))
     for wire in WIRES:
-        few = instructions(binary, 10, wire)
-        many = instructions(binary, 30, wire)
-        print(f"{wire}: {(many - few) / chunks:.0f} instructions per chunk")
+        counts = [instructions(binary, n, wire, pace) for n in (few, many)]
+        print(f"{wire}: {(counts[1] - counts[0]) / chunks:.0f} instructions per chunk")
 
 
 if __name__ == "__main__":

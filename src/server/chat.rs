@@ -1,13 +1,11 @@
 //! The routes: chat completions (rewritten, passed through), models,
 //! health.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, StatusCode};
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::future::BoxFuture;
@@ -16,9 +14,12 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use super::errors::{backend_error, busy, error, refused, stream_error, with_retry_after};
 use super::route::{read_body, wrapped_model, Refusal};
+use super::sse::{self, SseOut};
 use super::{AppState, FormatChoice};
 use crate::middleware::{GenerateResult, ModelError, StreamPart, ToolChoice};
-use crate::openai::{self, BackendError, ChatMessage, ChatRequest, ChunkEncoder, ErrorBody};
+use crate::openai::{
+    self, BackendError, ChatCompletionChunk, ChatMessage, ChatRequest, ChunkEncoder, ErrorBody,
+};
 use crate::{Format, ModelLookupError};
 
 pub(super) async fn health() -> Json<serde_json::Value> {
@@ -261,6 +262,9 @@ async fn passthrough(state: &AppState, body: Bytes) -> Response {
 /// nothing more is read from the backend).
 struct Encoding {
     encoder: ChunkEncoder,
+    /// The chunks of a batch (reused).
+    chunks: Vec<ChatCompletionChunk>,
+    out: SseOut,
     failed: bool,
     /// Held as long as the stream lives.
     _slot: OwnedSemaphorePermit,
@@ -281,31 +285,31 @@ async fn streamed(
     let (id, created) = (openai::completion_id(), openai::unix_now());
     let encoding = Encoding {
         encoder: ChunkEncoder::new(id, model, created, state.config.stream_policy),
+        chunks: Vec::new(),
+        out: SseOut::default(),
         failed: false,
         _slot: slot,
     };
-    let events = stream::iter(first)
+    let frames = stream::iter(first)
         .chain(parts)
         .ready_chunks(64)
         .scan(encoding, |encoding, batch| {
             let out = (!encoding.failed).then(|| encoding.batch(batch));
             futures::future::ready(out)
         })
-        .flat_map(stream::iter)
+        .filter(|frame| futures::future::ready(!frame.is_empty()))
         .chain(stream::once(async {
-            Ok(SseEvent::default().data("[DONE]"))
+            let mut out = SseOut::default();
+            out.done();
+            out.take()
         }));
-    Sse::new(events)
-        .keep_alive(KeepAlive::default())
-        .into_response()
+    sse::response(frames.boxed())
 }
 
 impl Encoding {
-    /// The events of a batch of parts; after an error, the error event.
-    fn batch(
-        &mut self,
-        batch: Vec<Result<StreamPart, ModelError>>,
-    ) -> Vec<Result<SseEvent, Infallible>> {
+    /// The events of a batch of parts, as one frame; after an error, the
+    /// error event.
+    fn batch(&mut self, batch: Vec<Result<StreamPart, ModelError>>) -> Bytes {
         let mut ok: Vec<StreamPart> = Vec::with_capacity(batch.len());
         let mut failed = None;
         for part in batch {
@@ -317,21 +321,17 @@ impl Encoding {
                 }
             }
         }
-        let mut chunks = Vec::new();
-        self.encoder.push_all(&ok, &mut chunks);
-        let mut out: Vec<Result<SseEvent, Infallible>> = chunks
-            .iter()
-            .filter_map(|chunk| serde_json::to_string(chunk).ok())
-            .map(|json| Ok(SseEvent::default().data(json)))
-            .collect();
+        self.chunks.clear();
+        self.encoder.push_all(&ok, &mut self.chunks);
+        for chunk in &self.chunks {
+            self.out.data(chunk);
+        }
         if let Some(e) = failed {
             self.failed = true;
             tracing::warn!(target: "toolsieve::serve", error = %e, "backend failed mid-stream");
-            if let Ok(json) = serde_json::to_string(&stream_error(&e)) {
-                out.push(Ok(SseEvent::default().data(json)));
-            }
+            self.out.data(&stream_error(&e));
         }
-        out
+        self.out.take()
     }
 }
 

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::sse::Event as SseEvent;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::stream::BoxStream;
@@ -20,6 +19,7 @@ use super::chat::pick_format;
 use super::route::{
     backend_fields, prefixed_id, read_body, sse_answer, wrapped_model, Refusal, WireEvents,
 };
+use super::sse::SseOut;
 use super::AppState;
 use crate::middleware::{
     Content, FinishReason, GenerateResult, Message, ModelError, Part, Request, StreamPart,
@@ -433,15 +433,13 @@ async fn streamed(
     model: String,
     slot: OwnedSemaphorePermit,
 ) -> Response {
-    let opening = move |_: &mut Encoder| {
+    let opening = move |_: &mut Encoder, out: &mut SseOut| {
         let start = json!({"type": "message_start", "message": {
             "id": prefixed_id("msg_"), "type": "message", "role": "assistant", "model": model,
             "content": [], "stop_reason": null, "stop_sequence": null,
             "usage": {"input_tokens": 0, "output_tokens": 0}}});
-        vec![
-            sse("message_start", &start),
-            sse("ping", &json!({"type": "ping"})),
-        ]
+        out.event("message_start", &start);
+        out.event("ping", &json!({"type": "ping"}));
     };
     let encoder = Encoder {
         open: None,
@@ -449,12 +447,6 @@ async fn streamed(
         called: false,
     };
     sse_answer(parts, policy, slot, opening, encoder, model_error).await
-}
-
-fn sse(name: &str, data: &impl Serialize) -> SseEvent {
-    // Neither a `Value` nor the typed events below can fail to serialise.
-    let json = serde_json::to_string(data).unwrap_or_default();
-    SseEvent::default().event(name).data(json)
 }
 
 /// A `content_block_delta` event's data, serialised as it stands rather
@@ -479,13 +471,13 @@ enum DeltaBody<'a> {
 }
 
 impl BlockDelta<'_> {
-    fn event(index: u32, delta: DeltaBody<'_>) -> SseEvent {
+    fn write(out: &mut SseOut, index: u32, delta: DeltaBody<'_>) {
         let data = BlockDelta {
             kind: "content_block_delta",
             index,
             delta,
         };
-        sse("content_block_delta", &data)
+        out.event("content_block_delta", &data);
     }
 }
 
@@ -508,7 +500,7 @@ struct Encoder {
 }
 
 impl Encoder {
-    fn open(&mut self, kind: Block, out: &mut Vec<SseEvent>) -> u32 {
+    fn open(&mut self, kind: Block, out: &mut SseOut) -> u32 {
         if let Some((open, index)) = self.open {
             if open == kind {
                 return index;
@@ -521,24 +513,24 @@ impl Encoder {
             Block::Text | Block::ToolUse => json!({"type": "text", "text": ""}),
             Block::Thinking => json!({"type": "thinking", "thinking": "", "signature": ""}),
         };
-        out.push(sse(
+        out.event(
             "content_block_start",
             &json!({"type": "content_block_start", "index": index, "content_block": block}),
-        ));
+        );
         self.open = Some((kind, index));
         index
     }
 
-    fn close(&mut self, out: &mut Vec<SseEvent>) {
+    fn close(&mut self, out: &mut SseOut) {
         if let Some((_, index)) = self.open.take() {
-            out.push(sse(
+            out.event(
                 "content_block_stop",
                 &json!({"type": "content_block_stop", "index": index}),
-            ));
+            );
         }
     }
 
-    fn delta(&mut self, kind: Block, text: &str, out: &mut Vec<SseEvent>) {
+    fn delta(&mut self, kind: Block, text: &str, out: &mut SseOut) {
         if text.is_empty() {
             return;
         }
@@ -547,71 +539,71 @@ impl Encoder {
             Block::Text | Block::ToolUse => DeltaBody::Text { text },
             Block::Thinking => DeltaBody::Thinking { thinking: text },
         };
-        out.push(BlockDelta::event(index, delta));
+        BlockDelta::write(out, index, delta);
     }
 }
 
 impl WireEvents for Encoder {
-    fn text(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+    fn text(&mut self, delta: &str, out: &mut SseOut) {
         self.delta(Block::Text, delta, out);
     }
 
-    fn reasoning(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+    fn reasoning(&mut self, delta: &str, out: &mut SseOut) {
         self.delta(Block::Thinking, delta, out);
     }
 
-    fn call_start(&mut self, name: &str, out: &mut Vec<SseEvent>) {
+    fn call_start(&mut self, name: &str, out: &mut SseOut) {
         self.close(out);
         let index = self.next_index;
         self.next_index += 1;
         let block =
             json!({"type": "tool_use", "id": prefixed_id("toolu_"), "name": name, "input": {}});
-        out.push(sse(
+        out.event(
             "content_block_start",
             &json!({"type": "content_block_start", "index": index, "content_block": block}),
-        ));
+        );
         self.open = Some((Block::ToolUse, index));
     }
 
-    fn call_delta(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+    fn call_delta(&mut self, delta: &str, out: &mut SseOut) {
         if let Some((Block::ToolUse, index)) = self.open {
             if !delta.is_empty() {
                 let delta = DeltaBody::InputJson {
                     partial_json: delta,
                 };
-                out.push(BlockDelta::event(index, delta));
+                BlockDelta::write(out, index, delta);
             }
         }
     }
 
-    fn call_end(&mut self, input: Option<&str>, out: &mut Vec<SseEvent>) {
+    fn call_end(&mut self, input: Option<&str>, out: &mut SseOut) {
         // An abandoned call stays as sent (the wire cannot take a block
         // back); its raw text follows as text.
         self.called |= input.is_some();
         self.close(out);
     }
 
-    fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut Vec<SseEvent>) {
+    fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut SseOut) {
         self.close(out);
         let reason = if self.called {
             FinishReason::ToolCalls
         } else {
             reason
         };
-        out.push(sse(
+        out.event(
             "message_delta",
             &json!({"type": "message_delta",
             "delta": {"stop_reason": stop_reason(reason), "stop_sequence": null},
             "usage": usage_json(usage)}),
-        ));
-        out.push(sse("message_stop", &json!({"type": "message_stop"})));
+        );
+        out.event("message_stop", &json!({"type": "message_stop"}));
     }
 
-    fn fail(&mut self, e: &ModelError, out: &mut Vec<SseEvent>) {
-        out.push(sse(
+    fn fail(&mut self, e: &ModelError, out: &mut SseOut) {
+        out.event(
             "error",
             &json!({"type": "error", "error": {"type": "api_error", "message": e.to_string()}}),
-        ));
+        );
     }
 }
 

@@ -40,6 +40,7 @@ mod listen;
 mod messages;
 mod responses;
 mod route;
+mod sse;
 
 pub use auth::parse_keys;
 

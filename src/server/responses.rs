@@ -7,7 +7,6 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::sse::Event as SseEvent;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::stream::BoxStream;
@@ -20,6 +19,7 @@ use super::errors::{backend_error, busy, error, stream_error};
 use super::route::{
     backend_fields, prefixed_id, read_body, sse_answer, wrapped_model, Refusal, WireEvents,
 };
+use super::sse::SseOut;
 use super::AppState;
 use crate::middleware::{
     Content, FinishReason, GenerateResult, Message, ModelError, Part, Request, StreamPart,
@@ -431,9 +431,9 @@ async fn streamed(
     meta: Meta,
     slot: OwnedSemaphorePermit,
 ) -> Response {
-    let opening = |encoder: &mut Encoder| {
+    let opening = |encoder: &mut Encoder, out: &mut SseOut| {
         let response = response_json(&encoder.meta, "in_progress", Vec::new(), None, false);
-        vec![encoder.event("response.created", json!({ "response": response }))]
+        encoder.event(out, "response.created", json!({ "response": response }));
     };
     let encoder = Encoder {
         meta,
@@ -484,11 +484,11 @@ struct Encoder {
 }
 
 impl Encoder {
-    fn event(&mut self, kind: &str, mut data: Value) -> SseEvent {
+    fn event(&mut self, out: &mut SseOut, kind: &str, mut data: Value) {
         data["type"] = json!(kind);
         data["sequence_number"] = json!(self.sequence);
         self.sequence += 1;
-        SseEvent::default().event(kind).data(data.to_string())
+        out.event(kind, &data);
     }
 
     /// A delta event, serialised as it stands rather than built as a
@@ -496,10 +496,11 @@ impl Encoder {
     /// [`event`](Self::event) gives them.
     fn delta_event(
         &mut self,
+        out: &mut SseOut,
         kind: &'static str,
         (index, content_index): (usize, Option<u32>),
         delta: &str,
-    ) -> SseEvent {
+    ) {
         let data = ItemDelta {
             item_id: self.output[index]["id"].as_str().unwrap_or_default(),
             output_index: index,
@@ -509,12 +510,10 @@ impl Encoder {
             sequence_number: self.sequence,
         };
         self.sequence += 1;
-        // A struct of strings and numbers always serialises.
-        let json = serde_json::to_string(&data).unwrap_or_default();
-        SseEvent::default().event(kind).data(json)
+        out.event(kind, &data);
     }
 
-    fn open(&mut self, kind: Open, out: &mut Vec<SseEvent>) -> usize {
+    fn open(&mut self, kind: Open, out: &mut SseOut) -> usize {
         if self.open == Some(kind) {
             return self.output.len() - 1;
         }
@@ -528,19 +527,21 @@ impl Encoder {
                 json!({"type": "reasoning", "id": prefixed_id("rs_"), "summary": [], "content": []})
             }
         };
-        out.push(self.event(
+        self.event(
+            out,
             "response.output_item.added",
             json!({"output_index": index, "item": item}),
-        ));
+        );
         let id = item["id"].clone();
         let part = match kind {
             Open::Message => json!({"type": "output_text", "text": "", "annotations": []}),
             Open::Reasoning => json!({"type": "reasoning_text", "text": ""}),
         };
-        out.push(self.event(
+        self.event(
+            out,
             "response.content_part.added",
             json!({"item_id": id, "output_index": index, "content_index": 0, "part": part}),
-        ));
+        );
         let mut item = item;
         item["content"] = json!([part]);
         self.output.push(item);
@@ -548,7 +549,7 @@ impl Encoder {
         index
     }
 
-    fn close(&mut self, out: &mut Vec<SseEvent>) {
+    fn close(&mut self, out: &mut SseOut) {
         let Some(kind) = self.open.take() else {
             return;
         };
@@ -557,30 +558,34 @@ impl Encoder {
         self.output[index]["content"][0]["text"] = text.clone();
         let id = self.output[index]["id"].clone();
         if kind == Open::Message {
-            out.push(self.event(
+            self.event(
+                out,
                 "response.output_text.done",
                 json!({"item_id": id, "output_index": index, "content_index": 0, "text": text}),
-            ));
+            );
             self.output[index]["status"] = json!("completed");
         } else {
-            out.push(self.event(
+            self.event(
+                out,
                 "response.reasoning_text.done",
                 json!({"item_id": id, "output_index": index, "content_index": 0, "text": text}),
-            ));
+            );
         }
         let part = self.output[index]["content"][0].clone();
-        out.push(self.event(
+        self.event(
+            out,
             "response.content_part.done",
             json!({"item_id": id, "output_index": index, "content_index": 0, "part": part}),
-        ));
+        );
         let item = self.output[index].clone();
-        out.push(self.event(
+        self.event(
+            out,
             "response.output_item.done",
             json!({"output_index": index, "item": item}),
-        ));
+        );
     }
 
-    fn delta(&mut self, kind: Open, text: &str, out: &mut Vec<SseEvent>) {
+    fn delta(&mut self, kind: Open, text: &str, out: &mut SseOut) {
         if text.is_empty() {
             return;
         }
@@ -590,43 +595,44 @@ impl Encoder {
             Open::Message => "response.output_text.delta",
             Open::Reasoning => "response.reasoning_text.delta",
         };
-        out.push(self.delta_event(name, (index, Some(0)), text));
+        self.delta_event(out, name, (index, Some(0)), text);
     }
 }
 
 impl WireEvents for Encoder {
-    fn text(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+    fn text(&mut self, delta: &str, out: &mut SseOut) {
         self.delta(Open::Message, delta, out);
     }
 
-    fn reasoning(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+    fn reasoning(&mut self, delta: &str, out: &mut SseOut) {
         self.delta(Open::Reasoning, delta, out);
     }
 
-    fn call_start(&mut self, name: &str, out: &mut Vec<SseEvent>) {
+    fn call_start(&mut self, name: &str, out: &mut SseOut) {
         self.close(out);
         let index = self.output.len();
         let (id, call_id) = (prefixed_id("fc_"), crate::openai::random_call_id());
         let added = call_item(&id, &call_id, name, "", "in_progress");
-        out.push(self.event(
+        self.event(
+            out,
             "response.output_item.added",
             json!({"output_index": index, "item": added.clone()}),
-        ));
+        );
         self.output.push(added);
         self.calling = true;
     }
 
-    fn call_delta(&mut self, delta: &str, out: &mut Vec<SseEvent>) {
+    fn call_delta(&mut self, delta: &str, out: &mut SseOut) {
         if !self.calling || delta.is_empty() {
             return;
         }
         let index = self.output.len() - 1;
         self.so_far.push_str(delta);
         let name = "response.function_call_arguments.delta";
-        out.push(self.delta_event(name, (index, None), delta));
+        self.delta_event(out, name, (index, None), delta);
     }
 
-    fn call_end(&mut self, input: Option<&str>, out: &mut Vec<SseEvent>) {
+    fn call_end(&mut self, input: Option<&str>, out: &mut SseOut) {
         if !self.calling {
             return;
         }
@@ -635,10 +641,11 @@ impl WireEvents for Encoder {
         let id = self.output[index]["id"].clone();
         let arguments = json!(std::mem::take(&mut self.so_far));
         self.output[index]["arguments"] = arguments.clone();
-        out.push(self.event(
+        self.event(
+            out,
             "response.function_call_arguments.done",
             json!({"item_id": id, "output_index": index, "arguments": arguments}),
-        ));
+        );
         // An abandoned call stays as sent, marked incomplete; its raw
         // text follows as text.
         let status = if input.is_some() {
@@ -648,13 +655,14 @@ impl WireEvents for Encoder {
         };
         self.output[index]["status"] = json!(status);
         let item = self.output[index].clone();
-        out.push(self.event(
+        self.event(
+            out,
             "response.output_item.done",
             json!({"output_index": index, "item": item}),
-        ));
+        );
     }
 
-    fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut Vec<SseEvent>) {
+    fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut SseOut) {
         self.close(out);
         let incomplete = reason == FinishReason::Length;
         let (status, kind) = if incomplete {
@@ -663,10 +671,10 @@ impl WireEvents for Encoder {
             ("completed", "response.completed")
         };
         let response = response_json(&self.meta, status, self.output.clone(), usage, incomplete);
-        out.push(self.event(kind, json!({ "response": response })));
+        self.event(out, kind, json!({ "response": response }));
     }
 
-    fn fail(&mut self, e: &ModelError, out: &mut Vec<SseEvent>) {
+    fn fail(&mut self, e: &ModelError, out: &mut SseOut) {
         // The open item as far as it went.
         if let Some(last) = self.output.last_mut() {
             match (self.open.is_some(), self.calling) {
@@ -678,7 +686,7 @@ impl WireEvents for Encoder {
         let body = stream_error(e);
         let mut response = response_json(&self.meta, "failed", self.output.clone(), None, false);
         response["error"] = json!({"code": body.error.code, "message": body.error.message});
-        out.push(self.event("response.failed", json!({ "response": response })));
+        self.event(out, "response.failed", json!({ "response": response }));
     }
 }
 

@@ -2,15 +2,13 @@
 //! limits, the slot, the wrapped model, ids and sampling settings. Each
 //! route says its refusals in its own wire's error shape.
 
-use std::convert::Infallible;
-
 use axum::body::{Body, Bytes};
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::{Map, Value};
 use tokio::sync::OwnedSemaphorePermit;
 
+use super::sse::{self, SseOut};
 use super::AppState;
 use crate::event::{CallId, Event};
 use crate::middleware::{FinishReason, ModelError, StreamPart, ToolCallingModel, Usage};
@@ -92,26 +90,26 @@ pub(super) fn backend_fields(
 /// Responses encoders); [`sse_answer`] drives it.
 pub(super) trait WireEvents: Send + 'static {
     /// Text for the user.
-    fn text(&mut self, delta: &str, out: &mut Vec<SseEvent>);
+    fn text(&mut self, delta: &str, out: &mut SseOut);
     /// The model's reasoning.
-    fn reasoning(&mut self, delta: &str, out: &mut Vec<SseEvent>);
+    fn reasoning(&mut self, delta: &str, out: &mut SseOut);
     /// A call begins (its name is known); its arguments follow.
-    fn call_start(&mut self, name: &str, out: &mut Vec<SseEvent>);
+    fn call_start(&mut self, name: &str, out: &mut SseOut);
     /// A piece of the open call's arguments.
-    fn call_delta(&mut self, delta: &str, out: &mut Vec<SseEvent>);
+    fn call_delta(&mut self, delta: &str, out: &mut SseOut);
     /// The open call ends: delivered with arguments `input`, or (`None`)
     /// abandoned, its raw text to follow as text.
-    fn call_end(&mut self, input: Option<&str>, out: &mut Vec<SseEvent>);
+    fn call_end(&mut self, input: Option<&str>, out: &mut SseOut);
     /// A call, delivered whole.
-    fn call(&mut self, name: &str, input: &str, out: &mut Vec<SseEvent>) {
+    fn call(&mut self, name: &str, input: &str, out: &mut SseOut) {
         self.call_start(name, out);
         self.call_delta(input, out);
         self.call_end(Some(input), out);
     }
     /// The end, with the backend's token counts if it gave them.
-    fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut Vec<SseEvent>);
+    fn finish(&mut self, reason: FinishReason, usage: Option<&Usage>, out: &mut SseOut);
     /// The backend failed mid-stream: the last event.
-    fn fail(&mut self, e: &ModelError, out: &mut Vec<SseEvent>);
+    fn fail(&mut self, e: &ModelError, out: &mut SseOut);
 }
 
 /// A wire encoder, the usage seen so far, and whether it failed.
@@ -123,13 +121,15 @@ struct Driving<W> {
     open_call: Option<(CallId, bool)>,
     usage: Option<Usage>,
     failed: bool,
+    /// The events of the part being written.
+    out: SseOut,
     /// Held as long as the stream lives.
     _slot: OwnedSemaphorePermit,
 }
 
 impl<W: WireEvents> Driving<W> {
-    fn part(&mut self, part: Result<StreamPart, ModelError>) -> Vec<SseEvent> {
-        let mut out = Vec::new();
+    fn part(&mut self, part: Result<StreamPart, ModelError>) -> Bytes {
+        let out = &mut self.out;
         // A call whose input ended with anything but its `tool-call` after
         // it was abandoned.
         if let Some((id, true)) = self.open_call {
@@ -137,19 +137,19 @@ impl<W: WireEvents> Driving<W> {
                 matches!(&part, Ok(StreamPart::Event(Event::ToolCall { id: c, .. })) if *c == id);
             if !delivered {
                 self.open_call = None;
-                self.wire.call_end(None, &mut out);
+                self.wire.call_end(None, out);
             }
         }
         let eager = self.policy == StreamPolicy::Eager;
         match part {
             Ok(StreamPart::Event(Event::ToolInputStart { id, tool_name, .. })) if eager => {
                 self.open_call = Some((id, false));
-                self.wire.call_start(&tool_name, &mut out);
+                self.wire.call_start(&tool_name, out);
             }
             Ok(StreamPart::Event(Event::ToolInputDelta { id, delta }))
                 if self.open_call.is_some_and(|(open, _)| open == id) =>
             {
-                self.wire.call_delta(&delta, &mut out)
+                self.wire.call_delta(&delta, out)
             }
             Ok(StreamPart::Event(Event::ToolInputEnd { id }))
                 if self.open_call.is_some_and(|(open, _)| open == id) =>
@@ -160,29 +160,25 @@ impl<W: WireEvents> Driving<W> {
                 if self.open_call.is_some_and(|(open, _)| open == id) =>
             {
                 self.open_call = None;
-                self.wire.call_end(Some(&input), &mut out);
+                self.wire.call_end(Some(&input), out);
             }
-            Ok(StreamPart::Event(Event::TextDelta { delta, .. })) => {
-                self.wire.text(&delta, &mut out)
-            }
+            Ok(StreamPart::Event(Event::TextDelta { delta, .. })) => self.wire.text(&delta, out),
             Ok(StreamPart::Event(Event::ReasoningDelta { delta, .. })) => {
-                self.wire.reasoning(&delta, &mut out)
+                self.wire.reasoning(&delta, out)
             }
-            Ok(StreamPart::Reasoning(text)) => self.wire.reasoning(&text, &mut out),
+            Ok(StreamPart::Reasoning(text)) => self.wire.reasoning(&text, out),
             Ok(StreamPart::Event(Event::ToolCall {
                 tool_name, input, ..
-            })) => self.wire.call(&tool_name, &input, &mut out),
+            })) => self.wire.call(&tool_name, &input, out),
             Ok(StreamPart::Usage(usage)) => self.usage = Some(usage),
-            Ok(StreamPart::Finish(reason)) => {
-                self.wire.finish(reason, self.usage.as_ref(), &mut out)
-            }
+            Ok(StreamPart::Finish(reason)) => self.wire.finish(reason, self.usage.as_ref(), out),
             Ok(_) => {}
             Err(e) => {
                 self.failed = true;
-                self.wire.fail(&e, &mut out);
+                self.wire.fail(&e, out);
             }
         }
-        out
+        out.take()
     }
 }
 
@@ -194,7 +190,7 @@ pub(super) async fn sse_answer<W: WireEvents>(
     mut parts: BoxStream<'static, Result<StreamPart, ModelError>>,
     policy: StreamPolicy,
     slot: OwnedSemaphorePermit,
-    opening: impl FnOnce(&mut W) -> Vec<SseEvent>,
+    opening: impl FnOnce(&mut W, &mut SseOut),
     mut wire: W,
     refused: impl FnOnce(&ModelError) -> Response,
 ) -> Response {
@@ -202,24 +198,24 @@ pub(super) async fn sse_answer<W: WireEvents>(
     if let Some(Err(e)) = &first {
         return refused(e);
     }
-    let opening = opening(&mut wire);
+    let mut out = SseOut::default();
+    opening(&mut wire, &mut out);
+    let opening = out.take();
     let driving = Driving {
         wire,
         policy,
         open_call: None,
         usage: None,
         failed: false,
+        out,
         _slot: slot,
     };
-    let events = stream::iter(first)
+    let frames = stream::iter(first)
         .chain(parts)
         .scan(driving, |driving, part| {
             let out = (!driving.failed).then(|| driving.part(part));
             futures::future::ready(out)
         })
-        .flat_map(stream::iter);
-    let all = stream::iter(opening).chain(events).map(Ok::<_, Infallible>);
-    Sse::new(all)
-        .keep_alive(KeepAlive::default())
-        .into_response()
+        .filter(|frame| futures::future::ready(!frame.is_empty()));
+    sse::response(stream::once(async { opening }).chain(frames).boxed())
 }
