@@ -338,6 +338,11 @@ fn too_big(cap: usize) -> BackendError {
 struct Reading {
     body: BoxStream<'static, reqwest::Result<bytes::Bytes>>,
     decoder: SseDecoder,
+    parts: Parts,
+}
+
+/// What the events read so far gave.
+struct Parts {
     ready: VecDeque<Result<ModelPart, ModelError>>,
     /// `[DONE]`, an error or the end of the body was seen: nothing more is
     /// read.
@@ -357,10 +362,10 @@ fn events(
     let reading = Reading::new(response.bytes_stream().boxed(), max_line);
     stream::unfold(reading, |mut reading| async move {
         loop {
-            if let Some(part) = reading.ready.pop_front() {
+            if let Some(part) = reading.parts.ready.pop_front() {
                 return Some((part, reading));
             }
-            if reading.ended {
+            if reading.parts.ended {
                 return None;
             }
             reading.read().await;
@@ -374,39 +379,46 @@ impl Reading {
         Reading {
             body,
             decoder: SseDecoder::new(max_line),
-            ready: VecDeque::new(),
-            ended: false,
-            finished: false,
+            parts: Parts {
+                ready: VecDeque::new(),
+                ended: false,
+                finished: false,
+            },
         }
     }
 
     async fn read(&mut self) {
+        let parts = &mut self.parts;
         match self.body.next().await {
             Some(Ok(bytes)) => {
-                let mut data = Vec::new();
-                let decoded = self.decoder.push(&bytes, &mut data);
-                for data in data {
-                    self.event(&data);
-                    if self.ended {
-                        return;
-                    }
-                }
+                let decoded = self.decoder.push(&bytes, &mut |data| parts.event(data));
                 if let Err(e) = decoded {
-                    self.fail(BackendError::Protocol(e.to_string()));
+                    parts.fail(BackendError::Protocol(e.to_string()));
                 }
             }
-            Some(Err(e)) => self.fail(BackendError::Interrupted(e)),
-            None if self.finished => self.ended = true,
-            None => self.fail(BackendError::Truncated),
+            Some(Err(e)) => parts.fail(BackendError::Interrupted(e)),
+            None if parts.finished => parts.ended = true,
+            None => parts.fail(BackendError::Truncated),
         }
     }
+}
 
+impl Parts {
+    /// Ends the answer with `e` (the first error only: nothing is read
+    /// after it).
     fn fail(&mut self, e: BackendError) {
+        if self.ended {
+            return;
+        }
         self.ended = true;
         self.ready.push_back(Err(e.into()));
     }
 
     fn event(&mut self, data: &str) {
+        // Events after the end in the same piece of the body.
+        if self.ended {
+            return;
+        }
         let data = data.trim();
         // An empty `data:` is valid and says nothing.
         if data.is_empty() {
@@ -507,16 +519,16 @@ mod tests {
     /// The parts (or the error's text) that one event's data makes.
     fn read(data: &str) -> (Vec<ModelPart>, Option<String>, bool) {
         let mut reading = Reading::new(stream::empty().boxed(), 1 << 16);
-        reading.event(data);
+        reading.parts.event(data);
         let mut parts = Vec::new();
         let mut error = None;
-        for part in reading.ready {
+        for part in reading.parts.ready {
             match part {
                 Ok(part) => parts.push(part),
                 Err(e) => error = Some(e.to_string()),
             }
         }
-        (parts, error, reading.ended)
+        (parts, error, reading.parts.ended)
     }
 
     #[test]
@@ -560,8 +572,8 @@ mod tests {
         // vLLM's and SGLang's error events give the HTTP status as the code.
         let data = r#"{"error":{"object":"error","message":"too long","type":"BadRequestError","param":null,"code":400}}"#;
         let mut reading = Reading::new(stream::empty().boxed(), 1 << 16);
-        reading.event(data);
-        let error = reading.ready.pop_front().unwrap().unwrap_err();
+        reading.parts.event(data);
+        let error = reading.parts.ready.pop_front().unwrap().unwrap_err();
         match error.downcast_ref::<BackendError>() {
             Some(BackendError::Status {
                 message,

@@ -28,8 +28,9 @@ impl std::fmt::Display for SseError {
     }
 }
 
-/// The decoder of one event stream: feed it bytes, take the `data` of each
-/// complete event.
+/// The decoder of one event stream: feed it bytes, and it hands over the
+/// `data` of each complete event (from a buffer it keeps: no allocation
+/// per event).
 #[derive(Debug)]
 pub(crate) struct SseDecoder {
     /// The start of a line whose end has not arrived.
@@ -54,12 +55,18 @@ impl SseDecoder {
         }
     }
 
-    /// Reads `bytes`, pushing the data of every event they complete.
+    /// Reads `bytes`, handing `on_data` the data of every event they
+    /// complete, in order. After an error, what follows it in `bytes` is
+    /// not read.
     ///
     /// # Complexity
     ///
     /// O(`bytes.len()`): a line split across pieces is copied once.
-    pub(crate) fn push(&mut self, mut bytes: &[u8], out: &mut Vec<String>) -> Result<(), SseError> {
+    pub(crate) fn push(
+        &mut self,
+        mut bytes: &[u8],
+        on_data: &mut impl FnMut(&str),
+    ) -> Result<(), SseError> {
         if self.after_cr && !bytes.is_empty() {
             self.after_cr = false;
             if bytes[0] == b'\n' {
@@ -68,11 +75,11 @@ impl SseDecoder {
         }
         while let Some(end) = memchr2(b'\n', b'\r', bytes) {
             if self.line.is_empty() {
-                self.take_line(&bytes[..end], out)?;
+                self.take_line(&bytes[..end], on_data)?;
             } else {
                 self.hold(&bytes[..end])?;
                 let line = std::mem::take(&mut self.line);
-                let taken = self.take_line(&line, out);
+                let taken = self.take_line(&line, on_data);
                 self.line = line;
                 self.line.clear();
                 taken?;
@@ -98,10 +105,11 @@ impl SseDecoder {
         Ok(())
     }
 
-    fn take_line(&mut self, line: &[u8], out: &mut Vec<String>) -> Result<(), SseError> {
+    fn take_line(&mut self, line: &[u8], on_data: &mut impl FnMut(&str)) -> Result<(), SseError> {
         if line.is_empty() {
             if self.has_data {
-                out.push(std::mem::take(&mut self.data));
+                on_data(&self.data);
+                self.data.clear();
                 self.has_data = false;
             }
             return Ok(());
@@ -139,7 +147,7 @@ mod tests {
         let mut out = Vec::new();
         let mut from = 0;
         for &cut in cuts.iter().chain([&input.len()]) {
-            decoder.push(&input[from..cut], &mut out)?;
+            decoder.push(&input[from..cut], &mut |data| out.push(data.to_owned()))?;
             from = cut;
         }
         Ok(out)

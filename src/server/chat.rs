@@ -265,6 +265,7 @@ struct Encoding {
     /// The chunks of a batch (reused).
     chunks: Vec<ChatCompletionChunk>,
     out: SseOut,
+    head: ChunkHead,
     failed: bool,
     /// Held as long as the stream lives.
     _slot: OwnedSemaphorePermit,
@@ -287,6 +288,7 @@ async fn streamed(
         encoder: ChunkEncoder::new(id, model, created, state.config.stream_policy),
         chunks: Vec::new(),
         out: SseOut::default(),
+        head: ChunkHead::default(),
         failed: false,
         _slot: slot,
     };
@@ -324,7 +326,8 @@ impl Encoding {
         self.chunks.clear();
         self.encoder.push_all(&ok, &mut self.chunks);
         for chunk in &self.chunks {
-            self.out.data(chunk);
+            let head = &mut self.head;
+            self.out.data_with(|json| head.write(chunk, json));
         }
         if let Some(e) = failed {
             self.failed = true;
@@ -335,9 +338,135 @@ impl Encoding {
     }
 }
 
+/// What every chunk of a stream begins with, `{"id":…,"object":…,
+/// "created":…,"model":…,"choices":`, serialised once: a chunk is then
+/// that, its choices and usage, and `}` (the bytes serde_json writes for
+/// the whole chunk, in a third of the work).
+#[derive(Default)]
+struct ChunkHead {
+    /// The fields the bytes are of.
+    of: Option<(String, String, u64, String)>,
+    bytes: Vec<u8>,
+}
+
+/// The fields of a chunk that [`ChunkHead`] holds, in their order.
+#[derive(serde::Serialize)]
+struct HeadFields<'a> {
+    id: &'a str,
+    object: &'a str,
+    created: u64,
+    model: &'a str,
+}
+
+impl ChunkHead {
+    /// Writes `chunk` as JSON into `json`.
+    fn write(&mut self, chunk: &ChatCompletionChunk, json: &mut Vec<u8>) -> serde_json::Result<()> {
+        if !self.holds(chunk) {
+            let fields = HeadFields {
+                id: &chunk.id,
+                object: &chunk.object,
+                created: chunk.created,
+                model: &chunk.model,
+            };
+            self.bytes.clear();
+            serde_json::to_writer(&mut self.bytes, &fields)?;
+            // `…"model":"m"}` becomes `…"model":"m","choices":`.
+            self.bytes.pop();
+            self.bytes.extend_from_slice(b",\"choices\":");
+            let of = (chunk.id.clone(), chunk.object.clone(), chunk.created);
+            self.of = Some((of.0, of.1, of.2, chunk.model.clone()));
+        }
+        json.extend_from_slice(&self.bytes);
+        serde_json::to_writer(&mut *json, &chunk.choices)?;
+        if let Some(usage) = &chunk.usage {
+            json.extend_from_slice(b",\"usage\":");
+            serde_json::to_writer(&mut *json, usage)?;
+        }
+        json.push(b'}');
+        Ok(())
+    }
+
+    fn holds(&self, chunk: &ChatCompletionChunk) -> bool {
+        self.of
+            .as_ref()
+            .is_some_and(|(id, object, created, model)| {
+                *id == chunk.id
+                    && *object == chunk.object
+                    && *created == chunk.created
+                    && *model == chunk.model
+            })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chunks_with_a_cached_head_are_serde_json_byte_for_byte() {
+        use crate::openai::{ChunkChoice, Delta, FunctionDelta, ToolCallDelta};
+        let text = |id: &str, model: &str, content: &str| ChatCompletionChunk {
+            id: id.into(),
+            object: "chat.completion.chunk".into(),
+            created: 7,
+            model: model.into(),
+            choices: vec![ChunkChoice {
+                index: 0,
+                delta: Delta {
+                    content: Some(content.into()),
+                    ..Delta::default()
+                },
+                finish_reason: None,
+            }],
+            usage: None,
+        };
+        let call = ChatCompletionChunk {
+            choices: vec![ChunkChoice {
+                delta: Delta {
+                    role: Some("assistant".into()),
+                    tool_calls: vec![ToolCallDelta {
+                        index: 1,
+                        id: Some("call_1".into()),
+                        function: FunctionDelta {
+                            name: Some("f".into()),
+                            arguments: Some("{\"a\": \"\\n\"}".into()),
+                        },
+                        ..ToolCallDelta::default()
+                    }],
+                    ..Delta::default()
+                },
+                finish_reason: Some("tool_calls".into()),
+                ..ChunkChoice::default()
+            }],
+            ..text("c", "m", "")
+        };
+        let usage = ChatCompletionChunk {
+            choices: Vec::new(),
+            usage: Some(crate::middleware::Usage {
+                prompt_tokens: 1,
+                completion_tokens: 2,
+                total_tokens: 3,
+            }),
+            ..text("c", "m", "")
+        };
+        let mut head = ChunkHead::default();
+        // The head is made again when a field it holds changes.
+        for chunk in [
+            text("c", "m", "a \"q\"\n\u{e9}"),
+            call,
+            usage,
+            text("c", "Qwen/\"x\"", "b"),
+            text("d\\", "Qwen/\"x\"", ""),
+            text("d\\", "Qwen/\"x\"", "é"),
+        ] {
+            let mut json = Vec::new();
+            head.write(&chunk, &mut json).unwrap();
+            assert_eq!(
+                String::from_utf8(json).unwrap(),
+                serde_json::to_string(&chunk).unwrap()
+            );
+        }
+    }
 
     #[test]
     fn body_errors_name_the_field() {

@@ -50,6 +50,15 @@ impl SseOut {
         }
     }
 
+    /// A `data:` event whose JSON `write` writes (into an empty buffer).
+    pub(super) fn data_with(&mut self, write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>) {
+        self.json.clear();
+        if write(&mut self.json).is_ok() {
+            self.buf.put_slice(b"data: ");
+            self.put_json();
+        }
+    }
+
     /// The chat stream's last event, `data: [DONE]`.
     pub(super) fn done(&mut self) {
         self.buf.put_slice(b"data: [DONE]\n\n");
