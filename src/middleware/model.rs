@@ -9,6 +9,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 use serde::{Deserialize, Serialize};
+use smallvec::{smallvec, SmallVec};
 
 use super::params::{transform_params, Mode, ParamsOptions, Placement, Request, Transformed};
 use super::stream::ResponseParser;
@@ -443,6 +444,7 @@ impl<M: LanguageModel + 'static> ToolCallingModel<M> {
         let state = StreamState {
             parser,
             reporter: Reporter::new(self.on_error.clone(), self.include_raw_text),
+            events: Vec::new(),
             finished: false,
             failed: false,
         };
@@ -467,51 +469,56 @@ impl<M: LanguageModel + 'static> ToolCallingModel<M> {
 struct StreamState {
     parser: ResponseParser,
     reporter: Reporter,
+    /// The events of a step (reused).
+    events: Vec<Event<'static>>,
     finished: bool,
     /// The model's stream failed.
     failed: bool,
 }
 
+/// The parts of one step: one, as a rule (a text delta), kept inline.
+type StepParts = SmallVec<[Result<StreamPart, ModelError>; 1]>;
+
 impl StreamState {
     fn step(
         &mut self,
         item: Option<Result<ModelPart, ModelError>>,
-    ) -> Vec<Result<StreamPart, ModelError>> {
+    ) -> StepParts {
         if self.finished {
             // Backends send their token counts after the finish.
             return match item {
-                Some(Ok(ModelPart::Usage(usage))) => vec![Ok(StreamPart::Usage(usage))],
-                _ => Vec::new(),
+                Some(Ok(ModelPart::Usage(usage))) => smallvec![Ok(StreamPart::Usage(usage))],
+                _ => StepParts::new(),
             };
         }
-        let mut events = Vec::new();
+        let events = &mut self.events;
         let mut finish = None;
         match item {
             Some(Ok(ModelPart::TextDelta(text))) => {
                 tracing::debug!(target: "toolsieve::stream", chunk = %text, "model chunk");
                 self.reporter.seen(&text);
-                self.parser.push(&text, &mut events);
+                self.parser.push(&text, events);
             }
             Some(Ok(ModelPart::Finish(reason))) => finish = Some(reason),
             Some(Ok(ModelPart::ReasoningDelta(text))) => {
-                return vec![Ok(StreamPart::Reasoning(text))];
+                return smallvec![Ok(StreamPart::Reasoning(text))];
             }
-            Some(Ok(ModelPart::Usage(usage))) => return vec![Ok(StreamPart::Usage(usage))],
+            Some(Ok(ModelPart::Usage(usage))) => return smallvec![Ok(StreamPart::Usage(usage))],
             Some(Err(e)) => {
                 self.finished = true;
                 self.failed = true;
-                return vec![Err(e)];
+                return smallvec![Err(e)];
             }
             // The model's stream ended without saying why.
             None => finish = Some(FinishReason::Other),
         }
         if finish.is_some() {
-            self.parser.finish(&mut events);
+            self.parser.finish(events);
             self.finished = true;
         }
         let calls = self.parser.calls();
-        let mut out: Vec<Result<StreamPart, ModelError>> = Vec::with_capacity(events.len() + 1);
-        for e in events {
+        let mut out = StepParts::new();
+        for e in events.drain(..) {
             if let Event::Diagnostic(d) = &e {
                 self.reporter.report(d);
             }
