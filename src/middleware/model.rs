@@ -480,10 +480,7 @@ struct StreamState {
 type StepParts = SmallVec<[Result<StreamPart, ModelError>; 1]>;
 
 impl StreamState {
-    fn step(
-        &mut self,
-        item: Option<Result<ModelPart, ModelError>>,
-    ) -> StepParts {
+    fn step(&mut self, item: Option<Result<ModelPart, ModelError>>) -> StepParts {
         if self.finished {
             // Backends send their token counts after the finish.
             return match item {
