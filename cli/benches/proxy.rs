@@ -11,7 +11,9 @@
 //! binary in a process of its own, each answer with a call; reported:
 //! per-chunk latency p50/p99, calls delivered, and the server's peak RSS.
 //!
-//! `cargo bench --bench proxy`
+//! `cargo bench --bench proxy`; `PROXY_BENCH_PACE_US=300 cargo bench
+//! --bench proxy` streams the words 300 µs apart instead of 2 ms (the
+//! other parts keep their pace).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -302,6 +304,18 @@ async fn load(streams: u64, words: usize) {
     );
 }
 
+/// How far apart the backend sends the words: 2 ms, or
+/// `PROXY_BENCH_PACE_US` µs.
+fn word_pace() -> Duration {
+    let Ok(pace) = std::env::var("PROXY_BENCH_PACE_US") else {
+        return Duration::from_millis(2);
+    };
+    let us = pace.parse().unwrap_or_else(|_| {
+        panic!("PROXY_BENCH_PACE_US is a whole number of microseconds, not {pace:?}")
+    });
+    Duration::from_micros(us)
+}
+
 fn main() {
     // `cargo test --benches` runs this too: keep that short.
     let quick =
@@ -314,7 +328,7 @@ fn main() {
         let words = if quick { 20 } else { 200 };
         let script = Arc::new(Script {
             pieces: (0..words).map(|i| format!("w{i} ")).collect(),
-            pace: Duration::from_millis(2),
+            pace: word_pace(),
             sent: Mutex::new(Vec::new()),
         });
         let backend = start_backend(script.clone()).await;
@@ -327,6 +341,7 @@ fn main() {
         // tools the proxy relays the backend's bytes untouched: the cost
         // of the hop itself, the floor under the parsed stream.
         let routes = [(backend.as_str(), false), (proxy.as_str(), false), (proxy.as_str(), true)];
+        println!("words {} µs apart", script.pace.as_micros());
         let [direct, relayed, proxied] = in_turns(&script, &routes, streams).await;
         report("one stream at a time, relayed", &direct, &relayed);
         report("one stream at a time", &direct, &proxied);
