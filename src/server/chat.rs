@@ -340,8 +340,8 @@ impl Encoding {
 
 /// What every chunk of a stream begins with, `{"id":…,"object":…,
 /// "created":…,"model":…,"choices":`, serialised once: a chunk is then
-/// that, its choices and usage, and `}` (the bytes serde_json writes for
-/// the whole chunk, in a third of the work).
+/// that, its choices and usage, and `}`: the bytes serde_json writes for
+/// the whole chunk, for less than half the work.
 #[derive(Default)]
 struct ChunkHead {
     /// The fields the bytes are of.
@@ -362,6 +362,7 @@ impl ChunkHead {
     /// Writes `chunk` as JSON into `json`.
     fn write(&mut self, chunk: &ChatCompletionChunk, json: &mut Vec<u8>) -> serde_json::Result<()> {
         if !self.holds(chunk) {
+            self.of = None;
             let fields = HeadFields {
                 id: &chunk.id,
                 object: &chunk.object,
@@ -373,8 +374,8 @@ impl ChunkHead {
             // `…"model":"m"}` becomes `…"model":"m","choices":`.
             self.bytes.pop();
             self.bytes.extend_from_slice(b",\"choices\":");
-            let of = (chunk.id.clone(), chunk.object.clone(), chunk.created);
-            self.of = Some((of.0, of.1, of.2, chunk.model.clone()));
+            let (id, object, model) = (&chunk.id, &chunk.object, &chunk.model);
+            self.of = Some((id.clone(), object.clone(), chunk.created, model.clone()));
         }
         json.extend_from_slice(&self.bytes);
         serde_json::to_writer(&mut *json, &chunk.choices)?;

@@ -34,27 +34,24 @@ pub(super) struct SseOut {
 impl SseOut {
     /// A `data:` event of `value` as JSON.
     pub(super) fn data(&mut self, value: &impl Serialize) {
-        if self.serialise(value) {
-            self.buf.put_slice(b"data: ");
-            self.put_json();
-        }
-    }
-
-    /// An `event: name` with `value` as its JSON data.
-    pub(super) fn event(&mut self, name: &str, value: &impl Serialize) {
-        if self.serialise(value) {
-            self.buf.put_slice(b"event: ");
-            self.buf.put_slice(name.as_bytes());
-            self.buf.put_slice(b"\ndata: ");
-            self.put_json();
-        }
+        self.data_with(|json| serde_json::to_writer(json, value));
     }
 
     /// A `data:` event whose JSON `write` writes (into an empty buffer).
     pub(super) fn data_with(&mut self, write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>) {
-        self.json.clear();
-        if write(&mut self.json).is_ok() {
+        if self.serialise(write) {
             self.buf.put_slice(b"data: ");
+            self.put_json();
+        }
+    }
+
+    /// An `event: name` (a name of the wire's, on one line) with `value`
+    /// as its JSON data.
+    pub(super) fn event(&mut self, name: &str, value: &impl Serialize) {
+        if self.serialise(|json| serde_json::to_writer(json, value)) {
+            self.buf.put_slice(b"event: ");
+            self.buf.put_slice(name.as_bytes());
+            self.buf.put_slice(b"\ndata: ");
             self.put_json();
         }
     }
@@ -64,12 +61,12 @@ impl SseOut {
         self.buf.put_slice(b"data: [DONE]\n\n");
     }
 
-    /// Whether `value` was serialised (into `json`). Writing into memory
+    /// Whether `write` wrote its JSON (into `json`). Writing into memory
     /// fails only for a value that cannot be serialised, which the wire
     /// types never are: such an event is left out, never sent torn.
-    fn serialise(&mut self, value: &impl Serialize) -> bool {
+    fn serialise(&mut self, write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>) -> bool {
         self.json.clear();
-        serde_json::to_writer(&mut self.json, value).is_ok()
+        write(&mut self.json).is_ok()
     }
 
     fn put_json(&mut self) {
