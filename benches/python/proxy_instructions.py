@@ -17,7 +17,7 @@ wires send an event per chunk.) Needs valgrind.
 With `--paced`, the backend sends a piece every 2 ms and the proxy is
 asked for 2 and then 6 answers: each chunk then arrives alone and is
 read, parsed, encoded and sent on its own, as a token stream's chunks
-are (slower: about a minute a wire).
+are (slower: about 15 s a wire).
 """
 
 from __future__ import annotations
