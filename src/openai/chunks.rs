@@ -294,14 +294,14 @@ impl ChunkEncoder {
         match event {
             Event::TextDelta { delta, .. } => self.emit(
                 Delta {
-                    content: Some(delta.to_string()),
+                    content: Some(delta.as_str().to_owned()),
                     ..Delta::default()
                 },
                 out,
             ),
             Event::ReasoningDelta { delta, .. } => self.emit(
                 Delta {
-                    reasoning_content: Some(delta.to_string()),
+                    reasoning_content: Some(delta.as_str().to_owned()),
                     ..Delta::default()
                 },
                 out,
@@ -320,7 +320,7 @@ impl ChunkEncoder {
                             index,
                             function: FunctionDelta {
                                 name: None,
-                                arguments: Some(delta.to_string()),
+                                arguments: Some(delta.as_str().to_owned()),
                             },
                             ..ToolCallDelta::default()
                         }],
