@@ -299,7 +299,6 @@ async fn streamed(
             let out = (!encoding.failed).then(|| encoding.batch(batch));
             futures::future::ready(out)
         })
-        .filter(|frame| futures::future::ready(!frame.is_empty()))
         .chain(stream::once(async {
             let mut out = SseOut::default();
             out.done();

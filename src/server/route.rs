@@ -215,7 +215,6 @@ pub(super) async fn sse_answer<W: WireEvents>(
         .scan(driving, |driving, part| {
             let out = (!driving.failed).then(|| driving.part(part));
             futures::future::ready(out)
-        })
-        .filter(|frame| futures::future::ready(!frame.is_empty()));
+        });
     sse::response(stream::once(async { opening }).chain(frames).boxed())
 }

@@ -15,7 +15,7 @@ use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use bytes::{BufMut, BytesMut};
-use futures::stream::{BoxStream, Stream};
+use futures::stream::{BoxStream, Stream, StreamExt};
 use serde::Serialize;
 
 /// How long a stream may say nothing before a comment keeps the
@@ -80,9 +80,13 @@ impl SseOut {
     }
 }
 
-/// A `text/event-stream` response of `frames`, with a keep-alive comment
-/// after each quiet [`KEEP_ALIVE`].
+/// A `text/event-stream` response of `frames` (empty ones, parts that
+/// made no event, left out), with a keep-alive comment after each quiet
+/// [`KEEP_ALIVE`].
 pub(super) fn response(frames: BoxStream<'static, Bytes>) -> Response {
+    let frames = frames
+        .filter(|frame| std::future::ready(!frame.is_empty()))
+        .boxed();
     let body = Body::from_stream(KeepAlive {
         frames,
         quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
@@ -126,7 +130,6 @@ impl Stream for KeepAlive {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use futures::StreamExt;
 
     #[test]
     fn events_are_framed_as_the_wire_reads_them() {
