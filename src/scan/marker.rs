@@ -156,6 +156,10 @@ struct RareBytes {
     bytes: Vec<u8>,
     /// Where they stand in the markers.
     offsets: Group,
+    /// Where each of `bytes` stands: a hit is a marker start only there.
+    by_byte: Vec<Group>,
+    /// Whether a byte is one of `bytes`.
+    table: [bool; 256],
 }
 
 impl RareBytes {
@@ -163,29 +167,42 @@ impl RareBytes {
     /// group's offsets), if each has one and there are at most three.
     fn pick(needles: &[(Vec<u8>, Group)]) -> Option<RareBytes> {
         let mut bytes = Vec::new();
-        let mut offsets = Vec::new();
+        let mut by_byte: Vec<Vec<usize>> = Vec::new();
         for (needle, group) in needles {
-            // A marker's first byte is no help (`<`, common).
-            let (at, &byte) = (needle.iter().enumerate())
-                .filter(|&(k, _)| k > 0 || group.min_offset() > 0)
-                .min_by_key(|&(_, &b)| commonness_in_prose(b))?;
+            let (at, &byte) =
+                (needle.iter().enumerate()).min_by_key(|&(_, &b)| commonness_in_prose(b))?;
             if commonness_in_prose(byte) > RARE_IN_PROSE {
                 return None;
             }
-            if !bytes.contains(&byte) {
-                bytes.push(byte);
-            }
-            offsets.extend(group.offsets.iter().map(|o| o + at));
+            let k = match bytes.iter().position(|&b| b == byte) {
+                Some(k) => k,
+                None => {
+                    bytes.push(byte);
+                    by_byte.push(Vec::new());
+                    bytes.len() - 1
+                }
+            };
+            by_byte[k].extend(group.offsets.iter().map(|o| o + at));
+        }
+        let mut table = [false; 256];
+        for &b in &bytes {
+            table[usize::from(b)] = true;
         }
         (bytes.len() <= 3).then(|| RareBytes {
             bytes,
-            offsets: Group::new(offsets),
+            offsets: Group::new(by_byte.concat()),
+            by_byte: by_byte.into_iter().map(Group::new).collect(),
+            table,
         })
     }
 
-    /// The first of the bytes in `hay`.
+    /// The first of the bytes in `hay`. A few bytes (the rest of a marker
+    /// already found) are looked at one by one: memchr's set-up costs more.
     #[inline]
     fn find(&self, hay: &[u8]) -> Option<usize> {
+        if hay.len() < 16 {
+            return hay.iter().position(|&b| self.table[usize::from(b)]);
+        }
         match *self.bytes {
             [a] => memchr::memchr(a, hay),
             [a, b] => memchr::memchr2(a, b, hay),
@@ -193,23 +210,39 @@ impl RareBytes {
             _ => None,
         }
     }
+
+    /// Where the byte `b`, one of [`bytes`](Self::bytes), stands in the
+    /// markers.
+    #[inline]
+    fn offsets_of(&self, b: u8) -> &[usize] {
+        match self.bytes.iter().position(|&x| x == b) {
+            Some(k) => &self.by_byte[k].offsets,
+            None => &[],
+        }
+    }
 }
 
-/// The most common a [`RareBytes`] byte may be.
-const RARE_IN_PROSE: u8 = 1;
+/// The most common a [`RareBytes`] byte may be: a symbol of Markdown
+/// (`[` of `functools[`) when a marker holds nothing rarer. Where
+/// Markdown writes them densely (links, lists), the search gives way to
+/// the markers' searchers after a few false hits.
+const RARE_IN_PROSE: u8 = 2;
 
 /// How common `b` is in prose, Markdown included: 0 for control bytes,
 /// 1 for symbols that prose seldom writes and for `0xEF`, which begins
 /// U+F000 to U+FFFF (fullwidth forms, which only CJK prose writes: there
-/// the search falls back to memmem), 2 for Markdown's and text's symbols
-/// and other non-ASCII bytes (other scripts), 3 for letters, digits,
-/// white space and sentence punctuation.
+/// the search falls back to memmem), 2 for Markdown's symbols, 3 for
+/// markup's (`<` begins most markers and is common in text, code and
+/// HTML), the backtick (code fences hold three in a row) and other
+/// non-ASCII bytes (other scripts), 4 for letters, digits, white space
+/// and sentence punctuation.
 fn commonness_in_prose(b: u8) -> u8 {
     match b {
-        b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b' ' | b'\n' | b'\t' => 3,
-        b'.' | b',' | b';' | b':' | b'!' | b'?' | b'\'' | b'"' | b'(' | b')' | b'-' => 3,
+        b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b' ' | b'\n' | b'\t' => 4,
+        b'.' | b',' | b';' | b':' | b'!' | b'?' | b'\'' | b'"' | b'(' | b')' | b'-' => 4,
         0xEF => 1,
-        b'<' | b'>' | b'/' | b'*' | b'#' | b'[' | b']' | b'`' | b'\r' | 0x80.. => 2,
+        b'<' | b'>' | b'/' | b'`' | 0x80.. => 3,
+        b'*' | b'#' | b'[' | b']' | b'\r' => 2,
         0..=0x1f | 0x7f => 0,
         _ => 1,
     }
@@ -314,6 +347,10 @@ fn shared_part(markers: &[Marker]) -> Option<Vec<u8>> {
 /// costs more than it saves.
 const MIN_MEMMEM_HAY: usize = 64;
 
+/// The shortest hay searched by rare bytes where there are no searchers
+/// (more markers than [`MAX_FINDERS`]).
+const MIN_RARE_HAY_ALONE: usize = 256;
+
 /// With several searchers, the first bytes of the markers are looked for
 /// as long as at most one in this many bytes is a false hit (a memchr
 /// restart costs about as much as searching this many bytes with memmem).
@@ -415,7 +452,9 @@ impl MarkerSet {
         }
         let groups = search_groups(&markers);
         let memmem = groups.len() <= MAX_FINDERS && markers.iter().all(|m| m.bytes.len() >= 2);
-        let rare = memmem.then(|| RareBytes::pick(&groups)).flatten();
+        // Also where there are too many searchers (a marker per tool): the
+        // one pass then gives way to the first bytes.
+        let rare = RareBytes::pick(&groups);
         let (finders, groups) = if memmem {
             let finders = groups
                 .iter()
@@ -558,11 +597,17 @@ impl MarkerSet {
     /// searched for that marker before (see [`Misses`]).
     #[inline]
     pub(crate) fn find(&self, hay: &[u8], base: u64, misses: &mut Misses) -> Found {
-        let memmem = !self.finders.is_empty() && hay.len() >= MIN_MEMMEM_HAY;
-        if let Some(rare) = self.rare.as_ref().filter(|_| memmem) {
+        let long = hay.len() >= MIN_MEMMEM_HAY;
+        // Without searchers, the first bytes' one pass has no set-up to
+        // amortise: the rare bytes pay where the hay is long.
+        let rare_pays = match self.finders.is_empty() {
+            true => hay.len() >= MIN_RARE_HAY_ALONE,
+            false => long,
+        };
+        if let Some(rare) = self.rare.as_ref().filter(|_| rare_pays) {
             return self.find_rare(hay, base, misses, rare);
         }
-        self.find_plain(hay, base, misses, memmem)
+        self.find_plain(hay, base, misses, long && !self.finders.is_empty())
     }
 
     /// [`find`](Self::find) without the rare bytes: memmem for one
@@ -656,7 +701,8 @@ impl MarkerSet {
             };
             let hit = from + hit;
             let before = first;
-            for at in offsets.offsets.iter().filter_map(|&o| hit.checked_sub(o)) {
+            let starts = rare.offsets_of(hay[hit]).iter();
+            for at in starts.filter_map(|&o| hit.checked_sub(o)) {
                 if first.is_none_or(|(best, _)| at < best) {
                     if let Ok(index) = self.check_all(&hay[at..], &[]) {
                         first = Some((at, index));
@@ -671,7 +717,7 @@ impl MarkerSet {
             {
                 // Each start before `start` had its rare byte looked at.
                 let start = from.saturating_sub(offsets.max_offset());
-                let memmem = hay.len() - start >= MIN_MEMMEM_HAY;
+                let memmem = hay.len() - start >= MIN_MEMMEM_HAY && !self.finders.is_empty();
                 return (self.find_plain(&hay[start..], base + start as u64, misses, memmem))
                     .shifted(start);
             }
@@ -913,9 +959,6 @@ mod tests {
             ],
         ];
         for markers in sets {
-            let fast = set(markers);
-            let mut slow = fast.clone();
-            (slow.finders, slow.rare) = (Vec::new(), None);
             let pieces = [
                 "a < b ",
                 "<tool_call>",
@@ -955,28 +998,73 @@ mod tests {
                 "<function_calls>",
                 "，",
             ];
-            // Every concatenation of three pieces, padded past the memmem
-            // threshold: behind prose, or behind false hits dense enough to
-            // leave the first-byte search for memmem; at the end of the hay
-            // (partial markers) or before more prose.
-            let (sparse, dense, tail) = ("p".repeat(64), "<`[ ".repeat(32), "p".repeat(64));
-            // Dense rare bytes too: the one-pass search gives way to memmem.
-            let rare = "_=x|，".repeat(32);
-            let settings = [
-                (&sparse, ""),
-                (&dense, ""),
-                (&dense, tail.as_str()),
-                (&rare, ""),
-                (&rare, tail.as_str()),
-            ];
-            for a in pieces {
-                for b2 in pieces {
-                    for c in pieces {
-                        for (prose, after) in settings {
-                            let hay = format!("{prose}{a}{b2}{c}{after}");
-                            let hay = hay.as_bytes();
-                            let expected = slow.find_fresh(hay);
-                            assert_eq!(fast.find_fresh(hay), expected, "{hay:?}");
+            agrees_with_the_byte_path(markers, &pieces);
+        }
+    }
+
+    /// [`memmem_path_agrees_with_the_byte_path`] for markers whose rarest
+    /// byte is a Markdown symbol, and for more markers than searchers.
+    #[test]
+    fn markdown_rare_bytes_agree_with_the_byte_path() {
+        let sets: [&[(&str, Boundary)]; 2] = [
+            &[("functools[", Boundary::None)],
+            &[
+                ("<|python_start|>", Boundary::None),
+                ("<function_calls>", Boundary::None),
+                ("[get_weather(", Boundary::None),
+                ("[lookup(", Boundary::None),
+            ],
+        ];
+        let pieces = [
+            "a < b ",
+            "x",
+            "[",
+            "[[",
+            "functools[",
+            "functools",
+            "[lookup(",
+            "[looku",
+            "[get_weather(",
+            "[get_wea",
+            "<|python_start|>",
+            "<|python_st",
+            "<function_calls>",
+            "<function_",
+            "_|",
+        ];
+        for markers in sets {
+            agrees_with_the_byte_path(markers, &pieces);
+        }
+    }
+
+    /// Every concatenation of three `pieces`, padded past the memmem
+    /// threshold, is searched for `markers` with the same answer by every
+    /// path: behind prose, or behind false hits dense enough to leave the
+    /// first-byte search for memmem; at the end of the hay (partial
+    /// markers) or before more prose.
+    fn agrees_with_the_byte_path(markers: &[(&str, Boundary)], pieces: &[&str]) {
+        let fast = set(markers);
+        let mut slow = fast.clone();
+        (slow.finders, slow.rare) = (Vec::new(), None);
+        let (sparse, dense, tail) = ("p".repeat(64), "<`[ ".repeat(32), "p".repeat(64));
+        // Dense rare bytes too: the one-pass search gives way to memmem.
+        let rare = "_=x|，".repeat(32);
+        let settings = [
+            (&sparse, ""),
+            (&dense, ""),
+            (&dense, tail.as_str()),
+            (&rare, ""),
+            (&rare, tail.as_str()),
+        ];
+        for a in pieces {
+            for b2 in pieces {
+                for c in pieces {
+                    for (prose, after) in settings {
+                        let hay = format!("{prose}{a}{b2}{c}{after}");
+                        let hay = hay.as_bytes();
+                        let expected = slow.find_fresh(hay);
+                        assert_eq!(fast.find_fresh(hay), expected, "{hay:?}");
+                        if !fast.finders.is_empty() {
                             let memmem = fast.find_with_memmem(hay, 0, &mut Misses::default());
                             assert_eq!(memmem, expected, "{hay:?}");
                         }
@@ -1124,8 +1212,20 @@ mod tests {
         // A part shared at different offsets (`tool_call`).
         let picked = rare(&["<|tool_call|>", "<tool_call>"]);
         assert_eq!(picked, Some((b"_".to_vec(), vec![5, 6])));
-        // A marker with no rare byte.
+        // A marker with no rare byte (`<` and `>` are markup's).
         assert_eq!(rare(&["<tool_call>", "<fn>"]), None);
+        // A Markdown symbol where a marker holds nothing rarer, first
+        // bytes included, and a set with more markers than searchers.
+        assert_eq!(rare(&["functools["]), Some((b"[".to_vec(), vec![9])));
+        // Not a fence's backtick: code holds them three at a time.
+        assert_eq!(rare(&["```json", "[TOOL_CALLS]"]), None);
+        let picked = rare(&[
+            "<|python_start|>",
+            "<function_calls>",
+            "[get_weather(",
+            "[lookup(",
+        ]);
+        assert_eq!(picked, Some((b"|_[".to_vec(), vec![0, 1, 4, 9])));
         let picked = rare(&["<｜DSML｜invoke", "<｜DSML｜calls", "<function_calls>"]);
         assert_eq!(picked, Some((vec![0xEF, b'_'], vec![1, 9])));
     }
