@@ -998,7 +998,7 @@ mod tests {
                 "<function_calls>",
                 "，",
             ];
-            agrees_with_the_byte_path(markers, &pieces);
+            agrees_with_the_byte_path(markers, &pieces, 1);
         }
     }
 
@@ -1032,23 +1032,25 @@ mod tests {
             "<function_",
             "_|",
         ];
+        // Past the longer threshold of a set without searchers too.
         for markers in sets {
-            agrees_with_the_byte_path(markers, &pieces);
+            agrees_with_the_byte_path(markers, &pieces, 4);
         }
     }
 
     /// Every concatenation of three `pieces`, padded past the memmem
-    /// threshold, is searched for `markers` with the same answer by every
-    /// path: behind prose, or behind false hits dense enough to leave the
-    /// first-byte search for memmem; at the end of the hay (partial
-    /// markers) or before more prose.
-    fn agrees_with_the_byte_path(markers: &[(&str, Boundary)], pieces: &[&str]) {
+    /// threshold (`pad` times), is searched for `markers` with the same
+    /// answer by every path: behind prose, or behind false hits dense
+    /// enough to leave the first-byte search for memmem; at the end of the
+    /// hay (partial markers) or before more prose.
+    fn agrees_with_the_byte_path(markers: &[(&str, Boundary)], pieces: &[&str], pad: usize) {
         let fast = set(markers);
         let mut slow = fast.clone();
         (slow.finders, slow.rare) = (Vec::new(), None);
-        let (sparse, dense, tail) = ("p".repeat(64), "<`[ ".repeat(32), "p".repeat(64));
+        let (sparse, tail) = ("p".repeat(64 * pad), "p".repeat(64 * pad));
+        let dense = "<`[ ".repeat(32 * pad);
         // Dense rare bytes too: the one-pass search gives way to memmem.
-        let rare = "_=x|，".repeat(32);
+        let rare = "_=x|，".repeat(32 * pad);
         let settings = [
             (&sparse, ""),
             (&dense, ""),
