@@ -1005,6 +1005,16 @@ w(P, "after_prose_cut_at_marker", "Checking. [get_weather(", WEATHER_TOOLS)
 w(P, "after_prose_without_tools_is_prose", "Checking both for you. [get_weather(city=\"Paris\")]")
 w(P, "after_prose_not_python", "Call it as [get_weather(Paris)] yourself.", WEATHER_TOOLS)
 
+# Long Markdown prose (links, tables, lists: many `[`, `|`, `_`, `<`)
+# before the calls: the marker search's one pass over rare bytes gives
+# way to the first bytes where they are dense.
+MARKDOWN = ("## Notes\n\nSee [the docs](https://example.com/a_b) and [FAQ][1]. A table:\n\n"
+            "| city | temp |\n|---|---|\n| Paris | 21 |\n\n"
+            "- item *one* with `code_here` and a < b\n- item [two]\n\n[1]: https://example.com/faq\n\n") * 4
+w(P, "after_markdown_prose_known_tools", MARKDOWN + "Checking: [get_weather(city=\"Paris\", days=2)]\nMore [links](x) after. "
+  + PS + "[get_time()]" + PE + " Done.", WEATHER_TOOLS)
+w("phi4-mini", "after_markdown_prose", MARKDOWN + 'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}] and [more](links) after.')
+
 HA = "harmony"
 w(HA, "opening_recipient_in_role", ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>')
 w(HA, "opening_recipient_no_space", 'to=functions.get_time<|channel|>commentary <|constrain|>json<|message|>{}<|call|>')
