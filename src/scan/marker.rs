@@ -149,7 +149,7 @@ pub(crate) struct MarkerSet {
 /// a memmem pass per marker would cost two or three passes, and runs
 /// faster than memmem's own prefilter, which looks for bytes rare in code
 /// (`<`, `>`). Where they are not rare (code), the search goes on with the
-/// memmem passes.
+/// memmem passes (or, for more markers than searchers, the first bytes).
 #[derive(Debug, Clone)]
 struct RareBytes {
     /// One to three distinct bytes.
