@@ -946,6 +946,11 @@ pub(crate) fn escape_json_char_into(out: &mut String, c: char) {
 
 /// Appends `text` JSON-escaped (without quotes), as serde_json writes it.
 pub(crate) fn escape_json_into(out: &mut String, text: &str) {
+    // Keys and names seldom hold anything to escape: one check, one copy.
+    if !needs_json_escape(text.as_bytes()) {
+        out.push_str(text);
+        return;
+    }
     out.reserve(text.len());
     escape_json_pieces(text, |piece| out.push_str(piece.as_str()));
 }
