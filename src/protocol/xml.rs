@@ -223,19 +223,17 @@ impl ArgsWriter {
     pub(crate) fn string_part<'c, S: Sink<'c>>(
         &mut self,
         text: &str,
-        raw: Option<&'c [u8]>,
+        raw: Option<&'c str>,
         lend: impl Fn(&str) -> Option<&'static str>,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        debug_assert!(raw.is_none_or(|raw| raw == text.as_bytes()));
+        debug_assert!(raw.is_none_or(|raw| raw == text));
         let short = text.len() <= ESCAPED_IN_PIECES;
         // A step that built text sends one delta: the text joins it.
         // Otherwise (a chunk inside a value) each piece of the escaped text
         // is a delta of its own: joined, they would be copied.
         let join = cx.building_owned();
-        let borrowed = raw
-            .filter(|_| (short && !join) || !needs_json_escape(text.as_bytes()))
-            .and_then(|raw| crate::scan::utf8::validate(raw).ok());
+        let borrowed = raw.filter(|_| (short && !join) || !needs_json_escape(text.as_bytes()));
         if let Some(text) = borrowed {
             escape_json_pieces(text, |piece| {
                 if !join {

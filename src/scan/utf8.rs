@@ -26,6 +26,30 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<&str, ()> {
     }
 }
 
+/// The longest prefix of `bytes` that is UTF-8, and whether the bytes
+/// after it are invalid (`false` when there are none, or when they begin
+/// a code point that the end of `bytes` cut off).
+///
+/// # Complexity
+///
+/// One validation of `bytes` when they end in whole or cut-off code
+/// points (a chunk boundary); a second pass only for invalid bytes.
+pub(crate) fn valid_prefix(bytes: &[u8]) -> (&str, bool) {
+    let whole = incomplete_tail(bytes).unwrap_or(bytes.len());
+    if let Ok(text) = validate(&bytes[..whole]) {
+        return (text, false);
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(e) => {
+            let valid = &bytes[..e.valid_up_to()];
+            // Validated up to there; cannot fail.
+            let text = std::str::from_utf8(valid).unwrap_or_default();
+            (text, e.error_len().is_some())
+        }
+    }
+}
+
 /// [`validate`] for a token-sized slice on a hot path: plain ASCII is
 /// checked inline, anything else by [`validate`]. The call alone costs
 /// as much as checking a few bytes.
@@ -46,8 +70,8 @@ pub(crate) fn validate_token(bytes: &[u8]) -> Result<&str, ()> {
 /// slices of token-sized chunks costs more than the rest of a text feed
 /// (see the README's benchmark notes), and the pass that found the bytes
 /// ASCII is all the validation they need. Its callers are the checks
-/// themselves: [`validate`], [`validate_token`], [`ascii_where`] and the
-/// marker table's `classify_small`.
+/// themselves: [`validate`], [`validate_token`], the marker table's
+/// `classify_small` and the XML value classifier `value_text`.
 ///
 /// # Safety
 ///
@@ -58,19 +82,6 @@ pub(crate) unsafe fn ascii_str_unchecked(bytes: &[u8]) -> &str {
     debug_assert!(bytes.is_ascii());
     // SAFETY: the caller guarantees ASCII, and ASCII is UTF-8.
     unsafe { std::str::from_utf8_unchecked(bytes) }
-}
-
-/// `bytes` as `&str` when every byte lies in `from..0x80` (ASCII) and
-/// passes `keep`: one pass that both filters and proves the bytes UTF-8.
-#[allow(unsafe_code)]
-#[inline]
-pub(crate) fn ascii_where(bytes: &[u8], from: u8, keep: impl Fn(u8) -> bool) -> Option<&str> {
-    if bytes.iter().all(|&b| (from..0x80).contains(&b) && keep(b)) {
-        // SAFETY: every byte was just checked to be ASCII.
-        Some(unsafe { ascii_str_unchecked(bytes) })
-    } else {
-        None
-    }
 }
 
 /// One decoded piece.
@@ -402,6 +413,36 @@ impl Utf8Carry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `valid_prefix` answers as `std::str::from_utf8` does: the valid
+    /// prefix, and whether the rest is invalid rather than cut off, for
+    /// every cut of text with one- to four-byte characters, with invalid
+    /// bytes put in, short and past the SIMD validator's threshold.
+    #[test]
+    fn valid_prefix_agrees_with_std() {
+        let text = "a<é\"世\\😀z".repeat(3);
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for end in 0..=text.len() {
+            for from in 0..end.min(8) {
+                let cut = &text.as_bytes()[from..end];
+                cases.push(cut.to_vec());
+                for bad in [0xFF, 0x80, 0xC0, 0xED] {
+                    let mut spoilt = cut.to_vec();
+                    spoilt.insert(cut.len() / 2, bad);
+                    cases.push(spoilt);
+                }
+            }
+        }
+        for bytes in cases {
+            let expected = match std::str::from_utf8(&bytes) {
+                Ok(text) => (text.len(), false),
+                Err(e) => (e.valid_up_to(), e.error_len().is_some()),
+            };
+            let (text, invalid) = valid_prefix(&bytes);
+            assert_eq!((text.len(), invalid), expected, "{bytes:x?}");
+            assert_eq!(text.as_bytes(), &bytes[..text.len()]);
+        }
+    }
 
     /// The one-sequence decoder agrees with `std::str::from_utf8` on every
     /// two-byte sequence and on all sequences of three and four bytes that

@@ -220,6 +220,102 @@ pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     }
 }
 
+/// What a chunk of a streamed value's text holds, by one pass over it
+/// (see [`value_text`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueText<'c> {
+    /// Whole characters that need no JSON escape.
+    Plain(&'c str),
+    /// Whole characters, some of which JSON escapes.
+    Escaped(&'c str),
+    /// A `<` (a tag may begin), a line break (it may be the one stripped
+    /// before the close), or bytes that are not whole characters: the
+    /// automaton decides.
+    Other,
+}
+
+/// Classes of [`VALUE_TEXT_CLASS`].
+const ESCAPED: u8 = 1;
+const NON_ASCII: u8 = 2;
+const STOP: u8 = 4;
+
+/// Each byte's class in a streamed value: [`STOP`] for `<`, `\n` and
+/// `\r`; [`ESCAPED`] for the bytes a JSON string escapes; [`NON_ASCII`]
+/// from 0x80 up.
+static VALUE_TEXT_CLASS: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = if b == b'<' as usize || b == b'\n' as usize || b == b'\r' as usize {
+            STOP
+        } else if b < 0x20 || b == b'"' as usize || b == b'\\' as usize {
+            ESCAPED
+        } else if b >= 0x80 {
+            NON_ASCII
+        } else {
+            0
+        };
+        b += 1;
+    }
+    table
+};
+
+/// Bytes classified in one branch-free pass by [`value_text`].
+const VALUE_TEXT_BLOCK: usize = 32;
+
+/// The union of the classes of `bytes`.
+#[inline(always)]
+fn value_text_class(bytes: &[u8]) -> u8 {
+    bytes
+        .iter()
+        .fold(0, |seen, &b| seen | VALUE_TEXT_CLASS[usize::from(b)])
+}
+
+/// [`value_text_class`] of a long chunk, block by block, up to the first
+/// block that holds a [`STOP`] byte (the automaton reads the chunk then).
+#[inline(never)]
+fn long_value_text_class(bytes: &[u8]) -> u8 {
+    let mut class = 0;
+    for block in bytes.chunks(VALUE_TEXT_BLOCK) {
+        class |= value_text_class(block);
+        if class & STOP != 0 {
+            break;
+        }
+    }
+    class
+}
+
+/// Classifies `bytes`, the next chunk of a value being streamed: one
+/// table pass, then a UTF-8 check only if a byte is not ASCII.
+#[allow(unsafe_code)]
+#[inline]
+pub(crate) fn value_text(bytes: &[u8]) -> ValueText<'_> {
+    let class = if bytes.len() <= VALUE_TEXT_BLOCK {
+        // No early exit: a branch-free pass over a token is cheaper.
+        value_text_class(bytes)
+    } else {
+        long_value_text_class(bytes)
+    };
+    if class & STOP != 0 {
+        return ValueText::Other;
+    }
+    let text = if class & NON_ASCII == 0 {
+        // SAFETY: `VALUE_TEXT_CLASS` gives every byte from 0x80 up
+        // `NON_ASCII`: a class without it means every byte is ASCII.
+        unsafe { crate::scan::utf8::ascii_str_unchecked(bytes) }
+    } else {
+        match crate::scan::utf8::validate(bytes) {
+            Ok(text) => text,
+            Err(()) => return ValueText::Other,
+        }
+    };
+    if class & ESCAPED == 0 {
+        ValueText::Plain(text)
+    } else {
+        ValueText::Escaped(text)
+    }
+}
+
 /// Finds the first of `pats` at or after `from`.
 ///
 /// # Complexity
@@ -507,6 +603,31 @@ pub(crate) fn lend_static(run: &str, close: &'static [u8]) -> Option<&'static st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass classifier gives what the byte-by-byte rules say: a
+    /// `<` or a line break stops the steady path, invalid or cut-off
+    /// UTF-8 too, and text is escaped when JSON escapes one of its bytes.
+    #[test]
+    fn value_text_classifies_as_the_rules_say() {
+        let mut cases: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b'a', b]).collect();
+        let text = "x é\"世\\\t😀<\r\n".as_bytes();
+        for from in 0..text.len() {
+            for to in from..=text.len() {
+                cases.push(text[from..to].to_vec());
+            }
+        }
+        for bytes in cases {
+            let expected = match std::str::from_utf8(&bytes) {
+                _ if bytes.iter().any(|&b| matches!(b, b'<' | b'\n' | b'\r')) => ValueText::Other,
+                Ok(text) if text.contains(|c: char| c < ' ' || c == '"' || c == '\\') => {
+                    ValueText::Escaped(text)
+                }
+                Ok(text) => ValueText::Plain(text),
+                Err(_) => ValueText::Other,
+            };
+            assert_eq!(value_text(&bytes), expected, "{bytes:x?}");
+        }
+    }
 
     #[test]
     fn tags_are_found_or_held() {

@@ -28,11 +28,11 @@ use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::xml::{ArgsWriter, Body};
 use crate::protocol::{CallAutomaton, Failure, InCall, Outcome, Steady};
-use crate::scan::json::{needs_json_escape, JsonScanner, Signal};
+use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::utf8::validate;
 use crate::scan::xml::{
     attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
-    tag_at, Pat, Tag, Wait, MAX_TAG,
+    tag_at, value_text, Pat, Tag, ValueText, Wait, MAX_TAG,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -799,19 +799,12 @@ impl CallAutomaton for XmlCall {
         if !streaming {
             return Steady::No;
         }
-        let plain =
-            crate::scan::utf8::ascii_where(bytes, 0x20, |b| !matches!(b, b'<' | b'"' | b'\\'));
-        let steady = if let Some(text) = plain {
-            Steady::Delta(text)
-        } else if bytes.iter().any(|&b| matches!(b, b'<' | b'\n' | b'\r')) {
-            return Steady::No;
-        } else {
-            match crate::scan::utf8::validate(bytes) {
-                Ok(text) if needs_json_escape(bytes) => Steady::Escaped(text),
-                Ok(text) => Steady::Delta(text),
-                // Part of a character: the automaton holds it back.
-                Err(()) => return Steady::No,
-            }
+        let steady = match value_text(bytes) {
+            ValueText::Plain(text) => Steady::Delta(text),
+            ValueText::Escaped(text) => Steady::Escaped(text),
+            // A tag, a line break, or part of a character: the automaton
+            // holds them back.
+            ValueText::Other => return Steady::No,
         };
         self.body.append(bytes, offset);
         self.scan_from = self.body.len();

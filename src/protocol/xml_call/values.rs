@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::cx::Sink;
+use crate::scan::utf8::valid_prefix;
 use crate::scan::xml::{lend_static, newline_at_end, newline_at_start};
 
 impl XmlCall {
@@ -496,39 +497,25 @@ impl XmlCall {
         end: usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let (text, invalid) = match validate(&self.body[from..end]) {
-            Ok(text) => (text, false),
-            Err(()) => match std::str::from_utf8(&self.body[from..end]) {
-                Ok(text) => (text, false),
-                Err(e) => {
-                    let valid = &self.body[from..from + e.valid_up_to()];
-                    // Validated up to there; cannot fail.
-                    (
-                        std::str::from_utf8(valid).unwrap_or_default(),
-                        e.error_len().is_some(),
-                    )
+        // Bytes held from an earlier chunk (a newline that might have
+        // ended the value) come before those in this one.
+        let held = cx.offset(0).saturating_sub(self.at(from));
+        let held = usize::try_from(held).map_or(end - from, |held| held.min(end - from));
+        let close = self.tags.param_close;
+        let lend = |run: &str| lend_static(run, close);
+        let (valid, invalid) = match cx.in_chunk(self.at(from), end - from) {
+            // The common case, all of it in the chunk: validated once,
+            // where it lies.
+            Some(bytes) if held == 0 => {
+                let (text, invalid) = valid_prefix(bytes);
+                if !text.is_empty() {
+                    self.args.string_part(text, Some(text), lend, cx);
                 }
-            },
-        };
-        let valid = text.len();
-        if valid > 0 {
-            // Bytes held from an earlier chunk (a newline that might have
-            // ended the value) come before those in this one.
-            let held = cx.offset(0).saturating_sub(self.at(from));
-            let held = usize::try_from(held).map_or(valid, |held| held.min(valid));
-            // A code point that the chunk boundary split goes with the
-            // held bytes (it is not in the chunk whole).
-            let cut = (held..=valid)
-                .find(|&i| text.is_char_boundary(i))
-                .unwrap_or(valid);
-            let (before, in_chunk) = text.split_at(cut);
-            for (part, at) in [(before, from), (in_chunk, from + cut)] {
-                if !part.is_empty() {
-                    let raw = cx.in_chunk(self.at(at), part.len());
-                    let lend = |run: &str| lend_static(run, self.tags.param_close);
-                    self.args.string_part(part, raw, lend, cx);
-                }
+                (text.len(), invalid)
             }
+            _ => self.send_held_part(from, end, held, cx),
+        };
+        if valid > 0 {
             self.in_value.streamed = Some(from + valid);
         }
         if invalid {
@@ -536,6 +523,36 @@ impl XmlCall {
             self.in_value.streamed = None;
             self.reject(f);
         }
+    }
+
+    /// [`send_part`](Self::send_part) of a part whose first `held` bytes
+    /// came before the chunk: they go out first, with the rest of a code
+    /// point that the chunk boundary split. Returns how many bytes are
+    /// valid, and whether invalid bytes follow them.
+    fn send_held_part<'c, S: Sink<'c>>(
+        &mut self,
+        from: usize,
+        end: usize,
+        held: usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> (usize, bool) {
+        let (text, invalid) = valid_prefix(&self.body[from..end]);
+        let valid = text.len();
+        let held = held.min(valid);
+        let cut = (held..=valid)
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(valid);
+        let (before, in_chunk) = text.split_at(cut);
+        let close = self.tags.param_close;
+        for (part, at) in [(before, from), (in_chunk, from + cut)] {
+            if !part.is_empty() {
+                let raw = cx.in_chunk(self.at(at), part.len());
+                let raw = raw.and_then(|raw| validate(raw).ok());
+                let lend = |run: &str| lend_static(run, close);
+                self.args.string_part(part, raw, lend, cx);
+            }
+        }
+        (valid, invalid)
     }
 
     /// The value being read is not UTF-8 at body index `at`.
