@@ -176,6 +176,15 @@ fn ends_attr(b: u8) -> bool {
 /// many bytes later, which only delays text that turns out not to be a tag.
 pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     let avail = &body[at.min(body.len())..];
+    if avail.is_empty() {
+        return nothing_in_hand(body, at, pats);
+    }
+    need_until_in_play(body, at, pats)
+}
+
+/// [`need_until`] by the patterns that agree with the bytes in hand.
+fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
+    let avail = &body[at.min(body.len())..];
     // Nothing in play: the next byte may decide.
     let mut soonest = usize::MAX;
     // The same, reading an open tag's complete literal as a wait for its
@@ -313,6 +322,30 @@ pub(crate) fn value_text(bytes: &[u8]) -> ValueText<'_> {
         ValueText::Plain(text)
     } else {
         ValueText::Escaped(text)
+    }
+}
+
+/// [`need_until`] with no byte of the tag in hand yet (after a close,
+/// waiting for what follows it): every pattern is in play.
+#[inline]
+fn nothing_in_hand(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
+    let mut until = usize::MAX;
+    for &pat in pats {
+        match pat {
+            Pat::Lit(lit) if !lit.is_empty() => until = until.min(at + lit.len()),
+            Pat::Open(lit) if !lit.is_empty() => until = until.min(at + lit.len() + 1),
+            // An empty literal is whole already: `need_until`'s own rules.
+            _ => return need_until_in_play(body, at, pats),
+        }
+    }
+    Wait {
+        until: if until == usize::MAX {
+            body.len() + 1
+        } else {
+            until
+        },
+        for_close: false,
+        in_value: None,
     }
 }
 
@@ -626,6 +659,33 @@ mod tests {
                 Err(_) => ValueText::Other,
             };
             assert_eq!(value_text(&bytes), expected, "{bytes:x?}");
+        }
+    }
+
+    /// With nothing of a tag in hand, the shortcut waits as long as the
+    /// pattern-by-pattern rules do, for every set the automata use and
+    /// for an empty literal (a bare call's open tag).
+    #[test]
+    fn waits_with_nothing_in_hand_follow_the_rules() {
+        let sets: [&[Pat]; 5] = [
+            &[],
+            &[
+                Pat::Lit(b"</parameter>"),
+                Pat::Open(b"<parameter="),
+                Pat::Lit(b"</function>"),
+            ],
+            &[Pat::Lit(b"</tool_call>"), Pat::Open(b"<function=")],
+            &[Pat::Open(b"")],
+            &[Pat::Lit(b"</f>"), Pat::Lit(b"")],
+        ];
+        for pats in sets {
+            for (body, at) in [(&b""[..], 0), (b"x\n", 2), (b"abc", 5)] {
+                assert_eq!(
+                    need_until(body, at, pats),
+                    need_until_in_play(body, at, pats),
+                    "{pats:?} at {at}"
+                );
+            }
         }
     }
 
