@@ -649,6 +649,16 @@ mod tests {
                 cases.push(text[from..to].to_vec());
             }
         }
+        // Past one block: a stop, an escape or a cut character anywhere.
+        let long = "plain text, é and 世界 ".repeat(4);
+        for at in 0..=long.len() {
+            for put in [&b"<"[..], b"\n", b"\"", b"\xE4\xB8"] {
+                let mut bytes = long.as_bytes().to_vec();
+                bytes.splice(at..at, put.iter().copied());
+                cases.push(bytes);
+            }
+        }
+        cases.push(long.into_bytes());
         for bytes in cases {
             let expected = match std::str::from_utf8(&bytes) {
                 _ if bytes.iter().any(|&b| matches!(b, b'<' | b'\n' | b'\r')) => ValueText::Other,
