@@ -327,7 +327,13 @@ impl MorphXml {
         next: usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        let content = String::from_utf8_lossy(&self.body[start..end]).into_owned();
+        // Checked by the SIMD validator first: `from_utf8_lossy`'s own
+        // check reads a long value byte by byte.
+        let content = &self.body[start..end];
+        let content = match crate::scan::utf8::validate(content) {
+            Ok(text) => text.to_owned(),
+            Err(()) => String::from_utf8_lossy(content).into_owned(),
+        };
         let key = std::mem::take(&mut self.key);
         self.value(key, &content, true, start, cx);
         self.pos = next;
