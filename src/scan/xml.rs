@@ -117,9 +117,11 @@ pub(crate) fn tag_at(body: &[u8], at: usize, pats: &[Pat]) -> Tag {
 pub(crate) struct Wait {
     /// No verdict changes while the body is shorter than this…
     pub(crate) until: usize,
-    /// …and, when set, no byte that can end a tag's attribute (`>`, a
-    /// newline, `<`) has arrived.
-    pub(crate) for_close: bool,
+    /// …and, when set, the bytes go on with the tail of this literal (an
+    /// open tag's, partly received; empty when it is complete), which ends
+    /// [`MAX_TAG`] bytes before `until`, and past it no byte that can end
+    /// a tag's attribute (`>`, a newline, `<`) has arrived.
+    pub(crate) close: Option<&'static [u8]>,
     /// Where the partly received tag begins, for a wait inside a value
     /// (which may end early: see [`early`](Self::early)).
     pub(crate) in_value: Option<usize>,
@@ -130,7 +132,32 @@ impl Wait {
     /// leave every verdict as it was.
     #[inline]
     pub(crate) fn holds(&self, len: usize, bytes: &[u8]) -> bool {
-        len < self.until && !(self.for_close && bytes.iter().any(|&b| ends_attr(b)))
+        len < self.until
+            && match self.close {
+                None => true,
+                Some(literal) => self.attr_goes_on(literal, len, bytes),
+            }
+    }
+
+    /// Whether `bytes`, which end the body at `len`, go on with `literal`
+    /// and then with an attribute (see [`Wait::close`]). Out of line: most
+    /// waits are for a length alone.
+    #[inline(never)]
+    fn attr_goes_on(&self, literal: &[u8], len: usize, bytes: &[u8]) -> bool {
+        let start = len - bytes.len();
+        let attr_from = self.until - MAX_TAG;
+        let attr = match attr_from.checked_sub(start) {
+            Some(missing) if missing > 0 => {
+                let k = missing.min(bytes.len());
+                let from = literal.len() - missing;
+                if !same_bytes(&bytes[..k], &literal[from..from + k]) {
+                    return false;
+                }
+                &bytes[k..]
+            }
+            _ => bytes,
+        };
+        !attr.iter().any(|&b| ends_attr(b))
     }
 
     /// The partly received tag of a wait in a value, while it may still
@@ -190,6 +217,8 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     // The same, reading an open tag's complete literal as a wait for its
     // closing byte.
     let mut for_close = Some(usize::MAX);
+    let mut in_play = 0;
+    let mut partial_open = None;
     for &pat in pats {
         let (lit, open) = match pat {
             Pat::Lit(l) => (l, false),
@@ -198,10 +227,14 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         let Some(n) = agreeing_prefix(avail, lit) else {
             continue;
         };
+        in_play += 1;
         if n < lit.len() {
             let until = at + lit.len() + usize::from(open);
             soonest = soonest.min(until);
             for_close = None;
+            if open {
+                partial_open = Some(lit);
+            }
         } else if open {
             // The literal is there; its `>` may be the next byte, or the
             // window may fill up without one.
@@ -211,10 +244,18 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
             for_close = None;
         }
     }
-    match for_close {
-        Some(until) if until != usize::MAX => Wait {
+    match (for_close, partial_open) {
+        // The one tag in play is an open tag, its literal partly here: it
+        // waits for the rest of the literal and then for its closing byte
+        // at once (rather than matching again in between).
+        (_, Some(literal)) if in_play == 1 => Wait {
+            until: at + literal.len() + MAX_TAG,
+            close: Some(literal),
+            in_value: None,
+        },
+        (Some(until), _) if until != usize::MAX => Wait {
             until,
-            for_close: true,
+            close: Some(b""),
             in_value: None,
         },
         _ => Wait {
@@ -223,8 +264,7 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
             } else {
                 soonest
             },
-            for_close: false,
-            in_value: None,
+            ..Wait::default()
         },
     }
 }
@@ -344,8 +384,7 @@ fn nothing_in_hand(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         } else {
             until
         },
-        for_close: false,
-        in_value: None,
+        ..Wait::default()
     }
 }
 
@@ -722,7 +761,7 @@ mod tests {
         let pats = [Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")];
         let wait = |body: &[u8], at| {
             let w = need_until(body, at, &pats);
-            (w.until, w.for_close)
+            (w.until, w.close.is_some())
         };
         // `</f` can only complete as `</function>` (11 bytes from 2).
         assert_eq!(wait(b"\n\n</f", 2), (13, false));
@@ -731,11 +770,20 @@ mod tests {
         // `<parameter=` is there but not its `>`: the next byte that can
         // end the attribute decides, or the window filling up.
         assert_eq!(wait(b"<parameter=ci", 0), (11 + MAX_TAG, true));
+        // The one tag in play an open tag, its literal partly here: the
+        // rest of the literal, then the attribute's end.
+        let w = need_until(b"\n<par", 1, &pats);
+        assert_eq!((w.until, w.close.is_some()), (12 + MAX_TAG, true));
+        assert!(w.holds(9, b"amet"));
+        assert!(w.holds(13, b"er=c"));
+        assert!(!w.holds(9, b"anet"));
+        assert!(!w.holds(14, b"er=\n"));
+        assert!(!w.holds(13, b"er>c"));
         // An open tag's literal next to a literal tag still in play: the
         // next byte may decide.
         let mixed = [Pat::Open(b"<a="), Pat::Lit(b"<a=b>")];
         let w = need_until(b"<a=", 0, &mixed);
-        assert_eq!((w.until, w.for_close), (4, false));
+        assert_eq!((w.until, w.close.is_some()), (4, false));
     }
 
     /// A wait may end at the first byte that no tag in play goes on with.
@@ -763,7 +811,7 @@ mod tests {
     }
 
     /// Waiting changes no verdict: no tag is found while a wait holds, and a
-    /// miss seen during it is still a miss where it ends.
+    /// miss seen during it is still a miss where it ends, seen soon.
     #[test]
     fn waiting_changes_no_verdict() {
         let long_attr = format!("<parameter={}>", "x".repeat(MAX_TAG + 3));
@@ -772,9 +820,14 @@ mod tests {
             &[Pat::Open(b"<a="), Pat::Lit(b"<a=b>")],
             &[Pat::Open(b"<function=")],
         ];
-        let tags: [&[u8]; 8] = [
+        let tags: [&[u8]; 13] = [
             b"</function>",
             b"<parameter=city>",
+            b"<parax=1>",
+            b"<parax=1234567890>",
+            b"<parameter>",
+            b"<function=get_weather>",
+            b"<functio\n",
             b"</x>",
             b"<pa\n",
             b"<parameter=ci\nty>",
@@ -790,9 +843,25 @@ mod tests {
                     }
                     let wait = need_until(&tag[..cut], 0, pats);
                     let waits = |len: usize| wait.holds(len, &tag[cut..len]);
+                    // The bytes one chunk at a time stop it at the same place.
+                    let byte_stop =
+                        (cut + 1..=tag.len()).find(|&len| !wait.holds(len, &tag[len - 1..len]));
                     let Some(stop) = (cut + 1..=tag.len()).find(|&len| !waits(len)) else {
+                        assert_eq!(byte_stop, None);
                         continue;
                     };
+                    assert_eq!(byte_stop, Some(stop), "{tag:?} cut at {cut}");
+                    // A miss is seen where it happens, or within the
+                    // longest literal's length.
+                    let longest = pats.iter().map(|p| match p {
+                        Pat::Lit(l) | Pat::Open(l) => l.len() + 1,
+                    });
+                    let first_miss =
+                        (cut..=tag.len()).find(|&len| tag_at(&tag[..len], 0, pats) == Tag::Miss);
+                    if let Some(miss) = first_miss {
+                        let bound = miss.max(longest.max().unwrap_or(0));
+                        assert!(stop <= bound, "{tag:?} cut at {cut}: {stop} > {bound}");
+                    }
                     let at_stop = tag_at(&tag[..stop], 0, pats);
                     for len in cut..stop {
                         match tag_at(&tag[..len], 0, pats) {

@@ -350,20 +350,7 @@ impl XmlCall {
             return Some(self.wait_one_byte());
         };
         self.pos = pos;
-        if self.pos == len {
-            return Some(if eof {
-                self.end_early(cx)
-            } else {
-                Outcome::More
-            });
-        }
         let value_open = self.phase == Phase::ValueOpen;
-        if t.string_attr && self.body[self.pos] == b'{' && self.args.is_empty() {
-            self.args_json.reset();
-            self.scan_from = self.pos;
-            self.phase = Phase::JsonArgs { start: self.pos };
-            return None;
-        }
         let pats: &[Pat] = if value_open {
             &[Pat::Lit(b"<arg_value>")]
         } else {
@@ -373,6 +360,23 @@ impl XmlCall {
                 Pat::Lit(t.end),
             ]
         };
+        if self.pos == len {
+            if eof {
+                return Some(self.end_early(cx));
+            }
+            // Nothing of the next tag yet: no verdict before the shortest
+            // could be whole (unless an arguments object may come instead).
+            if !t.string_attr {
+                self.wait = need_until(&self.body, self.pos, pats);
+            }
+            return Some(Outcome::More);
+        }
+        if t.string_attr && self.body[self.pos] == b'{' && self.args.is_empty() {
+            self.args_json.reset();
+            self.scan_from = self.pos;
+            self.phase = Phase::JsonArgs { start: self.pos };
+            return None;
+        }
         match tag_at(&self.body, self.pos, pats) {
             Tag::Found { end, .. } if value_open => self.open_value(end, cx),
             Tag::Found {
@@ -561,15 +565,15 @@ impl XmlCall {
         let len = self.body.len();
 
         self.pos = skip_ws(&self.body, self.pos);
-        if self.pos == len {
-            return Some(if eof {
-                self.end_early(cx)
-            } else {
-                Outcome::More
-            });
-        }
         let open = t.func_open.unwrap_or(t.end);
         let after = [Pat::Lit(t.end), Pat::Open(open)];
+        if self.pos == len {
+            if eof {
+                return Some(self.end_early(cx));
+            }
+            self.wait = need_until(&self.body, self.pos, &after);
+            return Some(Outcome::More);
+        }
         match tag_at(&self.body, self.pos, &after) {
             Tag::Found { index: 0, end, .. } => return Some(self.complete(cx, end)),
             Tag::Found { at, .. } => {
