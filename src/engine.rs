@@ -588,22 +588,75 @@ impl Parser {
     {
         // Token-sized text where no marker can start: nothing to hold or
         // look for, and plain ASCII needs no decoding either.
-        if chunk.len() <= FAST_TEXT_MAX && self.state == State::Text && self.held.is_empty() {
-            let small = self.markers.classify_small(chunk);
-            if small != Small::MayStartMarker {
-                match small {
-                    Small::PlainAscii(text) if self.core.text.carry.is_empty() => {
-                        if !text.is_empty() {
-                            self.core.text.delta(Delta::borrowed(text), sink);
-                        }
-                    }
-                    _ => self.core.text.push(chunk, self.offset, sink),
-                }
+        if chunk.len() <= FAST_TEXT_MAX && self.state == State::Text {
+            let done = match self.held.len() {
+                0 => self.small_text(chunk, sink),
+                1 => self.small_text_after_held(chunk, sink),
+                _ => false,
+            };
+            if done {
                 self.offset += chunk.len() as u64;
                 return;
             }
         }
         self.feed_general(chunk, None, sink);
+    }
+
+    /// A token-sized chunk of text with nothing held before it, if no
+    /// marker can start in it (or only at its last byte, which is then
+    /// held): sent, and `true`. `false` (nothing done) otherwise.
+    #[inline(always)]
+    fn small_text<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> bool {
+        match self.markers.classify_small(chunk) {
+            Small::PlainAscii(text) if self.core.text.carry.is_empty() => {
+                if !text.is_empty() {
+                    self.core.text.delta(Delta::borrowed(text), sink);
+                }
+                true
+            }
+            Small::MayStartMarker => self.small_text_held_at_end(chunk, sink),
+            _ => {
+                self.core.text.push(chunk, self.offset, sink);
+                true
+            }
+        }
+    }
+
+    /// A token-sized chunk whose last byte alone may start a marker
+    /// (`a <`): the text before it sent, the byte held. `false` (nothing
+    /// done) when another byte may start one too.
+    #[inline(never)]
+    fn small_text_held_at_end<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        chunk: &'c [u8],
+        sink: &mut S,
+    ) -> bool {
+        if !self.markers.only_last_may_start(chunk) {
+            return false;
+        }
+        let (text, last) = chunk.split_at(chunk.len() - 1);
+        self.core.text.push(text, self.offset, sink);
+        self.held.extend_from_slice(last);
+        true
+    }
+
+    /// A token-sized chunk after one held byte that it shows begins no
+    /// marker (`<` then ` b`): the byte sent as text, then the chunk as
+    /// [`small_text`](Self::small_text) sends it. `false` when the held
+    /// byte may go on as a marker, or the chunk is not small text; the
+    /// held byte is then sent or still held, and the chunk not touched.
+    #[inline(never)]
+    fn small_text_after_held<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        chunk: &'c [u8],
+        sink: &mut S,
+    ) -> bool {
+        let Some(held) = self.markers.refuted_first_byte(&self.held, chunk) else {
+            return false;
+        };
+        self.core.text.push(held, self.offset - 1, sink);
+        self.held.clear();
+        self.small_text(chunk, sink)
     }
 
     /// A chunk that continues the string argument the last one ended in

@@ -126,6 +126,24 @@ impl TextOut {
     /// hold an invalid sequence.
     #[inline(never)]
     fn push_split<'c>(&mut self, bytes: &'c [u8], base: u64, sink: &mut impl Sink<'c>) {
+        // Valid bytes around a chunk boundary: the completed code point
+        // inline, the whole ones after it borrowed, the cut one carried.
+        if let Some(next) = self.carry.continue_with(bytes) {
+            self.carry = next.carry(base + bytes.len() as u64);
+            if let Some(c) = next.completed() {
+                self.delta(Delta::from(c), sink);
+            }
+            if !next.text().is_empty() {
+                self.delta(Delta::borrowed(next.text()), sink);
+            }
+            return;
+        }
+        self.push_invalid(bytes, base, sink);
+    }
+
+    /// [`TextOut::push`] of bytes that hold an invalid sequence.
+    #[cold]
+    fn push_invalid<'c>(&mut self, bytes: &'c [u8], base: u64, sink: &mut impl Sink<'c>) {
         let mut carry = self.carry;
         let mut run = None;
         carry.push_split(bytes, base, &mut |p| self.merged_piece(p, &mut run, sink));

@@ -130,6 +130,9 @@ pub(crate) struct MarkerSet {
     /// bytes ≥ 0x80: what the small-chunk fast path must know.
     small_table: [u8; 256],
     longest: usize,
+    /// Whether every marker is two bytes or more: a first byte alone is
+    /// then never a whole marker.
+    no_one_byte_marker: bool,
     /// For a set of a few markers (every format but morph-xml): substring
     /// searchers, which skip the first byte's frequent false hits (`<` in
     /// prose) with a SIMD prefilter on rarer bytes — one per marker, or one
@@ -467,6 +470,7 @@ impl MarkerSet {
         } else {
             (Vec::new(), Vec::new())
         };
+        let no_one_byte_marker = markers.iter().all(|m| m.bytes.len() >= 2);
         Ok(MarkerSet {
             finders,
             groups,
@@ -477,6 +481,7 @@ impl MarkerSet {
             first_table,
             second_table,
             longest,
+            no_one_byte_marker,
         })
     }
 
@@ -490,6 +495,7 @@ impl MarkerSet {
             second_table: [false; 256],
             small_table: small_table(&[false; 256]),
             longest: 0,
+            no_one_byte_marker: true,
             finders: Vec::new(),
             groups: Vec::new(),
             rare: None,
@@ -528,6 +534,38 @@ impl MarkerSet {
                     .get(at + 1)
                     .is_some_and(|&next| !self.second_table[next as usize])
         })
+    }
+
+    /// Whether the last byte of `hay` is the only one that may start a
+    /// marker (`a <`): every other first byte is followed, in `hay`, by a
+    /// byte that begins no marker's second. Then the text before it is
+    /// text, and only that byte is held.
+    #[inline(never)]
+    pub(crate) fn only_last_may_start(&self, hay: &[u8]) -> bool {
+        let Some((&last, before)) = hay.split_last() else {
+            return false;
+        };
+        self.no_one_byte_marker
+            && self.first_table[last as usize]
+            && before.iter().enumerate().all(|(at, &b)| {
+                !self.first_table[b as usize] || !self.second_table[hay[at + 1] as usize]
+            })
+    }
+
+    /// `held`, one byte that may start a marker, as the text it is when
+    /// `next` (the bytes after it) begins with a byte that no marker has
+    /// second; `None` when a marker may still follow, or the byte is not a
+    /// built-in marker's (it is then released the general way).
+    #[inline]
+    pub(crate) fn refuted_first_byte(&self, held: &[u8], next: &[u8]) -> Option<&'static [u8]> {
+        match (held, next.first()) {
+            ([first], Some(&b))
+                if self.first_table[*first as usize] && !self.second_table[b as usize] =>
+            {
+                self.static_prefix(held)
+            }
+            _ => None,
+        }
     }
 
     pub(crate) fn marker(&self, index: usize) -> &Marker {
@@ -1124,6 +1162,60 @@ mod tests {
     impl MarkerSet {
         fn find_fresh(&self, hay: &[u8]) -> Found {
             self.find(hay, 0, &mut Misses::default())
+        }
+    }
+
+    /// The small-chunk shortcuts answer as the full search does: a chunk
+    /// whose last byte alone may start a marker holds just that byte, and
+    /// a held first byte refuted by the next one is text.
+    #[test]
+    fn small_chunk_shortcuts_agree_with_the_search() {
+        let sets: [&[(&str, Boundary)]; 4] = [
+            &[("<tool_call>", Boundary::None), ("<think>", Boundary::None)],
+            &[("<|python_tag|>", Boundary::None), ("{\"", Boundary::None)],
+            &[("<", Boundary::None)],
+            &[("<a", Boundary::TagNameEnd), ("[b", Boundary::None)],
+        ];
+        let alphabet = b"<t|{\"a [>b";
+        for markers in sets {
+            // Built in, as the formats' are (released text borrows them).
+            let built_in = markers.iter().map(|(m, b)| Marker {
+                bytes: Cow::Borrowed(m.as_bytes()),
+                boundary: *b,
+            });
+            let set = MarkerSet::new(built_in.collect()).unwrap();
+            let mut checked = [0, 0];
+            for len in 1..=4u32 {
+                for mut n in 0..alphabet.len().pow(len) {
+                    let hay: Vec<u8> = (0..len)
+                        .map(|_| {
+                            let b = alphabet[n % alphabet.len()];
+                            n /= alphabet.len();
+                            b
+                        })
+                        .collect();
+                    if set.only_last_may_start(&hay) {
+                        checked[0] += 1;
+                        let at = hay.len() - 1;
+                        assert_eq!(set.find_fresh(&hay), Found::Partial { at }, "{hay:?}");
+                    }
+                    let (held, next) = hay.split_at(1);
+                    if let Some(text) = set.refuted_first_byte(held, next) {
+                        checked[1] += 1;
+                        assert_eq!(text, held);
+                        assert_eq!(set.check_held(held, next), Err(false), "{hay:?}");
+                        assert_eq!(set.next_start_after_first(held), 1);
+                    }
+                }
+            }
+            // Both shortcuts are taken, except where a one-byte marker
+            // rules them out.
+            let one_byte = markers.iter().any(|(m, _)| m.len() == 1);
+            assert_eq!(
+                checked.iter().all(|&n| n > 0),
+                !one_byte,
+                "{markers:?}: {checked:?}"
+            );
         }
     }
 

@@ -188,6 +188,18 @@ fn starts_sequence(bytes: &[u8]) -> bool {
         && rest.iter().skip(1).all(|&b| b & 0xC0 == 0x80)
 }
 
+/// `src`, at most three bytes (the part of a code point), into `dst` of
+/// the same length: without the call a variable-length copy makes.
+#[inline(always)]
+fn put_small(dst: &mut [u8], src: &[u8]) {
+    match (dst, src) {
+        ([a], [x]) => *a = *x,
+        ([a, b], [x, y]) => (*a, *b) = (*x, *y),
+        ([a, b, c], [x, y, z]) => (*a, *b, *c) = (*x, *y, *z),
+        (dst, src) => dst.copy_from_slice(src),
+    }
+}
+
 /// Where an incomplete but so far valid code point begins at the end of
 /// `bytes`, if one does.
 #[inline]
@@ -286,7 +298,7 @@ impl Utf8Carry {
             if need > rest.len() {
                 // Still incomplete: carried on if it can still be valid.
                 let len = held + rest.len();
-                window[held..len].copy_from_slice(rest);
+                put_small(&mut window[held..len], rest);
                 return starts_sequence(&window[..len]).then_some(Continued {
                     completed: None,
                     text: "",
@@ -294,7 +306,7 @@ impl Utf8Carry {
                     tail_len: len as u8,
                 });
             }
-            window[held..whole].copy_from_slice(&rest[..need]);
+            put_small(&mut window[held..whole], &rest[..need]);
             completed = Some(decode_char(&window[..whole])?);
             rest = &rest[need..];
         }
@@ -302,7 +314,7 @@ impl Utf8Carry {
         let cut = incomplete_tail(rest).unwrap_or(rest.len());
         let text = validate(&rest[..cut]).ok()?;
         let mut tail = [0; 3];
-        tail[..rest.len() - cut].copy_from_slice(&rest[cut..]);
+        put_small(&mut tail[..rest.len() - cut], &rest[cut..]);
         Some(Continued {
             completed,
             text,
