@@ -634,9 +634,11 @@ impl Parser {
         if !self.markers.only_last_may_start(chunk) {
             return false;
         }
-        let (text, last) = chunk.split_at(chunk.len() - 1);
+        let Some((&last, text)) = chunk.split_last() else {
+            return false;
+        };
         self.core.text.push(text, self.offset, sink);
-        self.held.extend_from_slice(last);
+        self.held.push(last);
         true
     }
 
