@@ -220,8 +220,21 @@ for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2"]:
     w(fmt, "pydantic_refs_and_type_aliases", c("book", [("unit", "f"), ("nights", "3"), ("price", "99.5"), ("breakfast", "True"),
                                                         ("guest", '{"name": "Ana", "age": 31}'), ("note", "None")]), PYDANTIC_TOOLS)
     w(fmt, "coercion_failure", c("configure", [("count", "three"), ("ratio", "inf"), ("enabled", "maybe")]), T)
-    w(fmt, "no_schema_strings", c("anything", [("n", "42"), ("flag", "true"), ("text", "hi")]))
+    if fmt == "glm":
+        # GLM's template writes every value that is not a string as JSON:
+        # without a type from the schema, a value that is JSON (or a Python
+        # literal) is read as it, anything else stays a string.
+        w(fmt, "untyped_values_json", c("anything", [("n", "42"), ("flag", "true"), ("text", "hi"), ("py", "True"),
+                                                    ("obj", '{"a": [1, 2.5, null]}'), ("quoted", '"7"'), ("open", "[1, 2"),
+                                                    ("pylist", "['x', None]"), ("zip", "00123")]))
+        w(fmt, "untyped_param_in_schema", c("configure", [("mode", "fast"), ("extra", '{"k": 1}'), ("count", "42")]),
+          [{"name": "configure", "parameters": {"type": "object", "properties": {
+              "mode": {"type": "string"}, "extra": {"description": "anything"}, "count": {"type": "string"}}}}])
+    else:
+        w(fmt, "no_schema_strings", c("anything", [("n", "42"), ("flag", "true"), ("text", "hi")]))
     w(fmt, "enum_mismatch", c("get_weather", [("city", "Oslo"), ("unit", "kelvin")]), T)
+    # `null` for a parameter whose schema has no null: no value, as meant.
+    w(fmt, "null_for_typed_param", c("get_weather", [("city", "null"), ("days", "null")]), T)
     w(fmt, "unknown_tool", "Try:\n" + c("launch_rockets", [("count", "3")]) + "\n" + c("get_time", []), T)
     w(fmt, "cjk_emoji_values", "天気 👋🏽\n" + c("get_weather", [("city", "東京 🇯🇵 e\u0301")]) + "\n完了", T)
     w(fmt, "empty_params", c("get_time", []), T)

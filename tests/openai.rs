@@ -230,3 +230,50 @@ fn the_encoder_finishes_with_tool_calls_once_a_call_was_delivered() {
         assert_eq!(finish(broken, FinishReason::Stop, policy), "stop");
     }
 }
+
+/// Ids the model wrote (Kimi's `functions.NAME:INDEX`, Mistral's
+/// `[CALL_ID]`) go on the wire, streamed and whole; one it wrote twice
+/// in an answer goes out once, the later call getting an id of its own.
+#[test]
+fn model_call_ids_go_on_the_wire_once_each() {
+    use toolsieve::middleware::{Message, StreamPart};
+    let output = "<|tool_calls_section_begin|>\
+        <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>\
+        <|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{}<|tool_call_end|>\
+        <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>\
+        <|tool_calls_section_end|>";
+    let check = |ids: Vec<String>| {
+        assert_eq!(ids.len(), 3, "{ids:?}");
+        assert_eq!(ids[..2], ["functions.f:0", "functions.g:1"]);
+        assert!(ids[2].starts_with("call_"), "{ids:?}");
+    };
+    for policy in [StreamPolicy::Eager, StreamPolicy::Validated] {
+        let mut encoder = ChunkEncoder::new("c", "m", 0, policy);
+        let mut chunks = Vec::new();
+        let mut parser = toolsieve::Parser::new(toolsieve::Format::KimiK2);
+        for event in parser.parse(output.as_bytes()) {
+            encoder.push(&StreamPart::Event(event.into_owned()), &mut chunks);
+        }
+        let ids = chunks
+            .iter()
+            .flat_map(|c| &c.choices[0].delta.tool_calls)
+            .filter_map(|call| call.id.clone())
+            .collect();
+        check(ids);
+    }
+    let model = ToolCallingModel::new(ScriptedModel::new(output, 0), toolsieve::Format::KimiK2);
+    let request = Request {
+        messages: vec![Message::user("go")],
+        ..Request::default()
+    };
+    let result = block_on(model.generate(&request).expect("valid request")).unwrap();
+    let completion = openai::completion("c", "m", 0, &result, None);
+    check(
+        completion.choices[0]
+            .message
+            .tool_calls
+            .iter()
+            .map(|c| c.id.clone())
+            .collect(),
+    );
+}

@@ -2,7 +2,8 @@
 //! parameter becomes the JSON value its JSON Schema asks for.
 //!
 //! Rules (the first that applies wins):
-//! - no schema, or a schema without a type: the text as a JSON string;
+//! - no schema, or a schema without a type: the text as a JSON string
+//!   (or, as the format reads such values, see [`Untyped`], the JSON it is);
 //! - `anyOf` / `oneOf`: each alternative in order, the first that fits
 //!   (but `null` / `None` is null where an alternative allows null);
 //! - `enum`: the member that equals the text (strings exactly or, failing
@@ -20,7 +21,8 @@
 //!   lists use, name the same types;
 //! - local `$ref`s are read as what they point to (see
 //!   [`inline_local_refs`], applied once when the parser is built);
-//! - nothing fits: the text stays a string and a diagnostic says why.
+//! - nothing fits: `null` / `None` is null, any other text stays a string;
+//!   a diagnostic says why.
 
 pub(crate) mod xml_content;
 
@@ -46,6 +48,40 @@ fn string(raw: &str) -> Json<'static> {
     Cow::Owned(json_string(raw))
 }
 
+/// What a format makes of a value its schema leaves untyped: no schema
+/// for the parameter, or one with none of `type`, `enum`, `anyOf`,
+/// `oneOf`, `const`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Untyped {
+    /// The text, as a string.
+    Text,
+    /// JSON, as its tag says (DSML's `string="false"`, where the parameter
+    /// has no schema): a string, with a diagnostic, if it is not.
+    MarkedJson,
+    /// The JSON value (or Python literal) the text is, if it is one, and
+    /// the text as a string if not: GLM's template writes every value
+    /// that is not a string as JSON, and its own parsers read it back so.
+    JsonIfAny,
+}
+
+/// Coerces `raw` to `schema` (a property's JSON Schema) as [`coerce`]
+/// does, reading an untyped value as `untyped` says.
+pub(crate) fn coerce_value<'r>(
+    raw: &'r str,
+    schema: Option<&Value>,
+    untyped: Untyped,
+    max_depth: usize,
+) -> Coerced<'r> {
+    match untyped {
+        Untyped::MarkedJson if schema.is_none() => coerce_json(raw, max_depth),
+        Untyped::JsonIfAny if !schema.is_some_and(has_constraint) => Coerced {
+            json: json_if_any(raw, max_depth),
+            problem: None,
+        },
+        _ => coerce(raw, schema, max_depth),
+    }
+}
+
 /// Coerces `raw` to `schema` (a property's JSON Schema), nesting at most
 /// `max_depth` deep in relaxed JSON.
 pub(crate) fn coerce<'r>(raw: &'r str, schema: Option<&Value>, max_depth: usize) -> Coerced<'r> {
@@ -53,6 +89,17 @@ pub(crate) fn coerce<'r>(raw: &'r str, schema: Option<&Value>, max_depth: usize)
         Some(json) => Coerced {
             json,
             problem: None,
+        },
+        // `null` (Python's `None`) where the schema allows no null: the
+        // model meant no value, as the vendors' own parsers read it.
+        None if schema.is_some() && as_type(raw, "null", max_depth).is_some() => Coerced {
+            json: Cow::Borrowed("null"),
+            problem: schema.map(|s| {
+                format!(
+                    "null where the schema {} allows none; kept as null",
+                    truncate(&s.to_string(), 80)
+                )
+            }),
         },
         None => {
             let problem = schema.filter(|s| has_constraint(s)).map(|s| {
@@ -255,6 +302,29 @@ pub(crate) fn coerce_json(raw: &str, max_depth: usize) -> Coerced<'_> {
             problem: Some("marked as JSON but is not; kept as a string".into()),
         },
     }
+}
+
+/// The JSON value `raw` is written as, as Python's `json.loads` and then
+/// `ast.literal_eval` read it (GLM's own parsers): JSON, `True` / `False`
+/// / `None`, relaxed arrays and objects (single quotes, tuples, trailing
+/// commas); anything else, `00123` and `TRUE` included, is a string.
+fn json_if_any(raw: &str, max_depth: usize) -> Json<'_> {
+    let t = raw.trim();
+    match t {
+        "true" | "True" => return Cow::Borrowed("true"),
+        "false" | "False" => return Cow::Borrowed("false"),
+        "null" | "None" => return Cow::Borrowed("null"),
+        _ => {}
+    }
+    let json = match t.as_bytes().first() {
+        Some(b'"') => serde_json::from_str::<String>(t).ok().map(|s| string(&s)),
+        Some(b'[' | b'{' | b'(') => structured_as_written(t, max_depth),
+        Some(b'-' | b'0'..=b'9') => {
+            crate::scan::json::is_complete_value(t.as_bytes(), 1).then_some(Cow::Borrowed(t))
+        }
+        _ => None,
+    };
+    json.unwrap_or_else(|| string(raw))
 }
 
 /// Whether `schema` accepts `null` (by type, enum, const or one of its
@@ -564,5 +634,65 @@ mod tests {
         let r = coerce("kelvin", Some(&json!({"enum": ["celsius"]})), 16);
         assert_eq!(r.json, "\"kelvin\"");
         assert!(r.problem.is_some());
+    }
+
+    /// `null` where the schema allows none is null (what the model meant),
+    /// with a diagnostic; a string schema keeps the text.
+    #[test]
+    fn null_for_a_type_without_null_is_null() {
+        for (raw, schema) in [
+            ("null", json!({"type": "integer"})),
+            ("None", json!({"type": "object"})),
+            ("\nnull\n", json!({"enum": ["a", "b"]})),
+        ] {
+            let r = coerce(raw, Some(&schema), 16);
+            assert_eq!(r.json, "null", "{raw:?}");
+            assert!(r.problem.is_some(), "{raw:?}");
+        }
+        assert_eq!(c("null", json!({"type": "string"})), "\"null\"");
+        assert_eq!(c("nullable", json!({"type": "integer"})), "\"nullable\"");
+        let nullable = coerce("None", Some(&json!({"type": ["integer", "null"]})), 16);
+        assert_eq!((nullable.json.as_ref(), nullable.problem), ("null", None));
+    }
+
+    /// GLM's untyped values read as its own parsers read them (JSON, then
+    /// a Python literal, then the text); a type in the schema still rules.
+    #[test]
+    fn untyped_values_read_as_json_if_they_are() {
+        let untyped = |raw: &str, schema: Option<Value>| {
+            let r = coerce_value(raw, schema.as_ref(), Untyped::JsonIfAny, 16);
+            assert!(r.problem.is_none(), "{raw:?}: {:?}", r.problem);
+            r.json.into_owned()
+        };
+        for (raw, json) in [
+            ("42", "42"),
+            (" -1.5e3\n", "-1.5e3"),
+            ("true", "true"),
+            ("True", "true"),
+            ("None", "null"),
+            ("\"7\"", "\"7\""),
+            ("[1, 2.5, null]", "[1, 2.5, null]"),
+            ("{'a': (1, 2), 'b': False}", "{\"a\":[1,2],\"b\":false}"),
+            // Not JSON, nor a Python literal: the text.
+            ("00123", "\"00123\""),
+            ("TRUE", "\"TRUE\""),
+            ("[1, 2", "\"[1, 2\""),
+            ("Paris", "\"Paris\""),
+            ("\"[1]\"", "\"[1]\""),
+            ("", "\"\""),
+        ] {
+            assert_eq!(untyped(raw, None), json, "{raw:?}");
+            assert_eq!(
+                untyped(raw, Some(json!({"description": "d"}))),
+                json,
+                "{raw:?}"
+            );
+        }
+        assert_eq!(untyped("42", Some(json!({"type": "string"}))), "\"42\"");
+        assert_eq!(untyped("7", Some(json!({"type": "integer"}))), "7");
+        // The other readings keep the text of an untyped value.
+        assert_eq!(coerce_value("42", None, Untyped::Text, 16).json, "\"42\"");
+        let marked = coerce_value("Paris", None, Untyped::MarkedJson, 16);
+        assert!(marked.problem.is_some());
     }
 }

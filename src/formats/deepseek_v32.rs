@@ -16,6 +16,7 @@ static DSML: Tags = Tags {
     param_close: "</｜DSML｜parameter>".as_bytes(),
     escaped_breaks: false,
     string_attr: true,
+    untyped: Untyped::Text,
 };
 
 /// DeepSeek-V4's block is `tool_calls`.

@@ -15,6 +15,7 @@ static TAGS: Tags = Tags {
     param_close: b"</arg_value>",
     escaped_breaks: true,
     string_attr: false,
+    untyped: Untyped::JsonIfAny,
 };
 
 const DIALECT: Dialect = Dialect {

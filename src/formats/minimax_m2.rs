@@ -14,6 +14,7 @@ static TAGS: Tags = Tags {
     param_close: b"</parameter>",
     escaped_breaks: false,
     string_attr: false,
+    untyped: Untyped::Text,
 };
 
 const DIALECT: Dialect = Dialect {

@@ -13,6 +13,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::coerce::Untyped;
 use crate::error::Error;
 use crate::limits::Limits;
 use crate::protocol::first_byte::{FirstByte, Lead};

@@ -154,6 +154,8 @@ pub struct ChunkEncoder {
     /// Where this push's chunks start in `out` (merging stays inside one
     /// push).
     batch_start: usize,
+    /// The ids the model gave this answer's calls so far.
+    given_ids: Vec<String>,
 }
 
 impl std::fmt::Debug for ChunkEncoder {
@@ -186,6 +188,7 @@ impl ChunkEncoder {
             delivered: 0,
             role_sent: false,
             batch_start: 0,
+            given_ids: Vec::new(),
         }
     }
 
@@ -199,6 +202,19 @@ impl ChunkEncoder {
         match &self.call_ids {
             Some(source) => source(),
             None => random_call_id(),
+        }
+    }
+
+    /// The wire id of a call the model gave `given` (or none): kept,
+    /// unless an earlier call of the answer had it — a response's calls
+    /// need ids apart, and a model may number each alike (`functions.f:0`).
+    fn wire_id(&mut self, given: Option<&str>) -> String {
+        match given {
+            Some(id) if !self.given_ids.iter().any(|seen| seen == id) => {
+                self.given_ids.push(id.to_owned());
+                id.to_owned()
+            }
+            _ => self.new_call_id(),
         }
     }
 
@@ -357,10 +373,7 @@ impl ChunkEncoder {
         self.open_call = Some((id, index));
         let call = ToolCallDelta {
             index,
-            id: Some(match model_call_id {
-                Some(given) => given.to_owned(),
-                None => self.new_call_id(),
-            }),
+            id: Some(self.wire_id(model_call_id)),
             kind: Some("function".into()),
             function: FunctionDelta {
                 name: Some(tool_name.to_owned()),
@@ -393,10 +406,7 @@ impl ChunkEncoder {
         }
         let index = self.next_index;
         self.next_index += 1;
-        let id = match model_call_id {
-            Some(id) => id.to_owned(),
-            None => self.new_call_id(),
-        };
+        let id = self.wire_id(model_call_id);
         self.emit(
             Delta {
                 tool_calls: vec![ToolCallDelta {
@@ -464,13 +474,17 @@ fn holds(delta: &Delta) -> Option<Holds> {
 }
 
 /// Ids the engine numbers per stream (`call_0`, `call_1`, …) are replaced
-/// by OpenAI-style ones; an id the model wrote is kept.
-fn wire_call_id(id: &str, source: Option<&CallIdSource>) -> String {
+/// by OpenAI-style ones; an id the model wrote is kept unless an earlier
+/// call of the answer (in `kept`) had it.
+fn wire_call_id<'i>(id: &'i str, source: Option<&CallIdSource>, kept: &mut Vec<&'i str>) -> String {
     let engine_numbered = id.parse::<CallId>().is_ok();
-    match (engine_numbered, source) {
-        (false, _) => id.to_owned(),
-        (true, Some(source)) => source(),
-        (true, None) => random_call_id(),
+    if !engine_numbered && !kept.contains(&id) {
+        kept.push(id);
+        return id.to_owned();
+    }
+    match source {
+        Some(source) => source(),
+        None => random_call_id(),
     }
 }
 
@@ -481,12 +495,13 @@ pub fn message(result: &GenerateResult, source: Option<&CallIdSource>) -> Assist
     let mut text = String::new();
     let mut reasoning = String::new();
     let mut tool_calls = Vec::new();
+    let mut kept = Vec::new();
     for content in &result.content {
         match content {
             Content::Text(t) => text.push_str(t),
             Content::Reasoning(r) => reasoning.push_str(r),
             Content::ToolCall { id, name, input } => tool_calls.push(ToolCall {
-                id: wire_call_id(id, source),
+                id: wire_call_id(id, source, &mut kept),
                 kind: "function".into(),
                 function: FunctionCall {
                     name: name.clone(),

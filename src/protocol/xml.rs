@@ -2,7 +2,7 @@
 //! (tags in it are found by [`crate::scan::xml`]), and the arguments object
 //! written as prefix-consistent JSON deltas.
 
-use crate::coerce::coerce;
+use crate::coerce::{coerce_value, Untyped};
 use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::{Failure, Outcome};
@@ -137,16 +137,14 @@ impl ArgsWriter {
         self.whole = true;
     }
 
-    /// Coerces `raw` for `key` and emits it: by the key's schema, or where
-    /// there is none and its tag marked it as JSON (`marked_json`), as the
-    /// JSON value it is (a string with a diagnostic if it is not). A
-    /// repeated key is reported and skipped (the first value was already
-    /// sent).
+    /// Coerces `raw` for `key` and emits it: by the key's schema, and
+    /// where that gives it no type as `untyped` says. A repeated key is
+    /// reported and skipped (the first value was already sent).
     pub(crate) fn add<'c, S: Sink<'c>>(
         &mut self,
         key: &str,
         raw: &str,
-        marked_json: bool,
+        untyped: Untyped,
         offset: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
@@ -159,10 +157,7 @@ impl ArgsWriter {
             return;
         }
         let max_depth = cx.limits().max_depth;
-        let coerced = match cx.param_schema(key) {
-            None if marked_json => crate::coerce::coerce_json(raw, max_depth),
-            schema => coerce(raw, schema, max_depth),
-        };
+        let coerced = coerce_value(raw, cx.param_schema(key), untyped, max_depth);
         if let Some(problem) = coerced.problem {
             cx.recovered(
                 DiagnosticKind::Coercion,

@@ -141,24 +141,19 @@ impl Rules {
             },
             NameRule::Namespaced => {
                 let name = head.strip_prefix("functions.").unwrap_or(head);
-                // The index after the last `:` (an ASCII byte: `at` is a
-                // character boundary).
-                match name.bytes().rposition(|b| b == b':') {
-                    Some(at)
-                        if at + 1 < name.len()
-                            && name.as_bytes()[at + 1..].iter().all(u8::is_ascii_digit) =>
-                    {
-                        &name[..at]
-                    }
-                    _ => name,
-                }
+                without_index(name).unwrap_or(name)
             }
         }
     }
 
-    /// The model's id for the call in the name part, if it wrote one.
+    /// The model's id for the call in the name part, if it wrote one:
+    /// after the id token, or Kimi's whole `functions.NAME:INDEX` (its
+    /// template refers to the call by it).
     pub(super) fn id_of<'h>(&self, head: &'h str) -> Option<&'h str> {
-        head.split_once(self.id_token?).map(|(_, id)| id)
+        match self.name {
+            NameRule::Namespaced => without_index(head).map(|_| head),
+            _ => head.split_once(self.id_token?).map(|(_, id)| id),
+        }
     }
 
     /// Whether a block that began with the section's token holds calls
@@ -166,6 +161,15 @@ impl Rules {
     pub(super) fn calls_inside_sections(&self) -> bool {
         self.tokens.section_begin != self.tokens.call_begin
     }
+}
+
+/// `name` without the call's index after its last `:` (`f:0` is `f`);
+/// `None` if it has none.
+fn without_index(name: &str) -> Option<&str> {
+    // `at` is a character boundary: `:` is ASCII.
+    let at = name.bytes().rposition(|b| b == b':')?;
+    let index = &name.as_bytes()[at + 1..];
+    (!index.is_empty() && index.iter().all(u8::is_ascii_digit)).then(|| &name[..at])
 }
 
 /// gpt-oss: the tool a header's recipient names (`functions.NAME`, up to

@@ -2,6 +2,7 @@
 //! is read with, and what each start marker opens. Each format file builds
 //! its dialect as a constant (`qwen3_coder::DIALECT`, …).
 
+use crate::coerce::Untyped;
 use crate::scan::xml::Pat;
 
 /// The tags of one layout.
@@ -22,6 +23,9 @@ pub(crate) struct Tags {
     /// (`string="false"` marks JSON), and an `invoke` may hold one JSON
     /// object in place of parameters (`Phase::JsonArgs`).
     pub(crate) string_attr: bool,
+    /// How a value its schema leaves untyped is read (a DSML value marked
+    /// `string="false"` is JSON whatever this says).
+    pub(crate) untyped: Untyped,
 }
 
 /// A start marker and what it opens.

@@ -23,7 +23,7 @@ mod values;
 
 pub(crate) use dialect::{Dialect, Opening, Tags};
 
-use crate::coerce::keyword;
+use crate::coerce::{keyword, Untyped};
 use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::xml::{ArgsWriter, Body};

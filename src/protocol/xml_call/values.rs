@@ -437,7 +437,8 @@ impl XmlCall {
     }
 
     /// A value begins at `start`. A string value (schema type exactly
-    /// `"string"`, or no schema) is sent as it arrives; others are coerced
+    /// `"string"`, or no schema where the format reads untyped values as
+    /// text) is sent as it arrives; others are coerced
     /// once complete.
     pub(super) fn open_value<'c, S: Sink<'c>>(&mut self, start: usize, cx: &mut CallCx<'_, 'c, S>) {
         self.phase = Phase::Value { start };
@@ -445,7 +446,7 @@ impl XmlCall {
         self.pos = start;
         self.in_value = InValue::default();
         let string_typed = match cx.param_schema(&self.key) {
-            None => !self.json_value,
+            None => self.untyped() == Untyped::Text,
             Some(schema) => {
                 keyword(schema, "type").is_some_and(|t| t == "string")
                     && keyword(schema, "enum").is_none()
@@ -561,6 +562,14 @@ impl XmlCall {
         Failure::new(DiagnosticKind::InvalidUtf8, self.at(at), message)
     }
 
+    /// How the value in progress is read if its schema leaves it untyped.
+    fn untyped(&self) -> Untyped {
+        match self.json_value {
+            true => Untyped::MarkedJson,
+            false => self.tags.untyped,
+        }
+    }
+
     pub(super) fn commit_value<'c, S: Sink<'c>>(
         &mut self,
         start: usize,
@@ -598,7 +607,7 @@ impl XmlCall {
         let mut key = std::mem::take(&mut self.key);
         let text = strip_one_newline(text);
         self.args
-            .add(&key, text, self.json_value, self.at(start), cx);
+            .add(&key, text, self.untyped(), self.at(start), cx);
         key.clear();
         self.key = key;
         self.params += 1;

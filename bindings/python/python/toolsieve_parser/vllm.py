@@ -70,6 +70,7 @@ def _tool_base() -> type:
             super().__init__(tokenizer, tools)
             self._parser: Optional[Parser] = None
             self._calls = 0
+            self._given_ids: set = set()
 
         def adjust_request(self, request: Any) -> Any:
             request = super().adjust_request(request)
@@ -81,9 +82,10 @@ def _tool_base() -> type:
 
         def extract_tool_calls(self, model_output: str, request: Any) -> Any:
             piece = plugin_parser(self.toolsieve_format, self.tools).parse_piece(model_output)
+            given: set = set()
             calls = [
                 ToolCall(
-                    id=self._call_id(call),
+                    id=self._call_id(call, given),
                     type="function",
                     function=FunctionCall(name=call.tool_name, arguments=call.input),
                 )
@@ -106,6 +108,7 @@ def _tool_base() -> type:
             if self._parser is None:
                 self._parser = plugin_parser(self.toolsieve_format, self.tools)
                 self._calls = 0
+                self._given_ids = set()
             return self._delta(self._parser.feed_piece(delta_text))
 
         def finish_streaming(self) -> Any:
@@ -116,8 +119,14 @@ def _tool_base() -> type:
             parser, self._parser = self._parser, None
             return self._delta(parser.finish_piece())
 
-        def _call_id(self, call: Any) -> str:
-            return call.model_call_id or make_tool_call_id()
+        @staticmethod
+        def _call_id(call: Any, given: set) -> str:
+            # The model's own id (Kimi's `functions.f:0`, Mistral's
+            # `[CALL_ID]`), unless an earlier call of the answer had it.
+            if call.model_call_id and call.model_call_id not in given:
+                given.add(call.model_call_id)
+                return call.model_call_id
+            return make_tool_call_id()
 
         def _delta(self, piece: Any) -> Any:
             calls = piece.calls
@@ -128,7 +137,7 @@ def _tool_base() -> type:
                 tool_calls.append(
                     DeltaToolCall(
                         index=index,
-                        id=self._call_id(call),
+                        id=self._call_id(call, self._given_ids),
                         type="function",
                         function=DeltaFunctionCall(name=call.tool_name, arguments=call.input),
                     )
