@@ -1,6 +1,7 @@
 //! The response side: a wrapped model's stream parts into
 //! `chat.completion.chunk`s, and a whole answer into a `chat.completion`.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -155,7 +156,7 @@ pub struct ChunkEncoder {
     /// push).
     batch_start: usize,
     /// The ids the model gave this answer's calls so far.
-    given_ids: Vec<String>,
+    given_ids: HashSet<String>,
 }
 
 impl std::fmt::Debug for ChunkEncoder {
@@ -188,7 +189,7 @@ impl ChunkEncoder {
             delivered: 0,
             role_sent: false,
             batch_start: 0,
-            given_ids: Vec::new(),
+            given_ids: HashSet::new(),
         }
     }
 
@@ -210,8 +211,8 @@ impl ChunkEncoder {
     /// need ids apart, and a model may number each alike (`functions.f:0`).
     fn wire_id(&mut self, given: Option<&str>) -> String {
         match given {
-            Some(id) if !self.given_ids.iter().any(|seen| seen == id) => {
-                self.given_ids.push(id.to_owned());
+            Some(id) if !self.given_ids.contains(id) => {
+                self.given_ids.insert(id.to_owned());
                 id.to_owned()
             }
             _ => self.new_call_id(),
@@ -476,10 +477,13 @@ fn holds(delta: &Delta) -> Option<Holds> {
 /// Ids the engine numbers per stream (`call_0`, `call_1`, …) are replaced
 /// by OpenAI-style ones; an id the model wrote is kept unless an earlier
 /// call of the answer (in `kept`) had it.
-fn wire_call_id<'i>(id: &'i str, source: Option<&CallIdSource>, kept: &mut Vec<&'i str>) -> String {
+fn wire_call_id<'i>(
+    id: &'i str,
+    source: Option<&CallIdSource>,
+    kept: &mut HashSet<&'i str>,
+) -> String {
     let engine_numbered = id.parse::<CallId>().is_ok();
-    if !engine_numbered && !kept.contains(&id) {
-        kept.push(id);
+    if !engine_numbered && kept.insert(id) {
         return id.to_owned();
     }
     match source {
@@ -495,7 +499,7 @@ pub fn message(result: &GenerateResult, source: Option<&CallIdSource>) -> Assist
     let mut text = String::new();
     let mut reasoning = String::new();
     let mut tool_calls = Vec::new();
-    let mut kept = Vec::new();
+    let mut kept = HashSet::new();
     for content in &result.content {
         match content {
             Content::Text(t) => text.push_str(t),
