@@ -151,7 +151,10 @@ impl Rules {
     /// template refers to the call by it).
     pub(super) fn id_of<'h>(&self, head: &'h str) -> Option<&'h str> {
         match self.name {
-            NameRule::Namespaced => without_index(head).map(|_| head),
+            NameRule::Namespaced => {
+                let head = head.trim();
+                without_index(head).map(|_| head)
+            }
             _ => head.split_once(self.id_token?).map(|(_, id)| id),
         }
     }
