@@ -289,7 +289,7 @@ impl TokenCall {
             Cow::Owned(_) => None,
         };
         // Before the start, so that `tool-input-start` carries it.
-        if let Some(id) = self.rules.id_of(&head) {
+        if let Some(id) = self.rules.id_of(head.trim()) {
             cx.model_call_id(id);
         }
         cx.start_at(name, origin, at)

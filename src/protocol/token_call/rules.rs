@@ -146,15 +146,12 @@ impl Rules {
         }
     }
 
-    /// The model's id for the call in the name part, if it wrote one:
-    /// after the id token, or Kimi's whole `functions.NAME:INDEX` (its
-    /// template refers to the call by it).
+    /// The model's id for the call in the (trimmed) name part, if it
+    /// wrote one: after the id token, or Kimi's whole
+    /// `functions.NAME:INDEX` (its template refers to the call by it).
     pub(super) fn id_of<'h>(&self, head: &'h str) -> Option<&'h str> {
         match self.name {
-            NameRule::Namespaced => {
-                let head = head.trim();
-                without_index(head).map(|_| head)
-            }
+            NameRule::Namespaced => without_index(head).map(|_| head),
             _ => head.split_once(self.id_token?).map(|(_, id)| id),
         }
     }
