@@ -28,7 +28,7 @@ def load():
 def main():
     rows = load()
     groups = sorted({g for g, _, _ in rows})
-    for group in [g for g in groups if g in ("mixed", "prose", "big_arg", "small_arg")]:
+    for group in [g for g in groups if g in ("mixed", "prose", "big_arg", "small_arg", "cjk_arg")]:
         memchr = rows.get((group, "memchr", "whole"))
         print(f"\n**{group}** (MB/s; memchr yardstick {memchr:.0f} MB/s)\n")
         sizes = SIZES + ["whole-str"]

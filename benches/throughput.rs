@@ -68,6 +68,7 @@ fn engine(c: &mut Criterion) {
         ("prose", "prose.txt"),
         ("big_arg", "big_arg_{f}.txt"),
         ("small_arg", "small_arg_{f}.txt"),
+        ("cjk_arg", "cjk_arg_{f}.txt"),
     ];
     for (label, file) in corpora {
         let mut group = c.benchmark_group(label);

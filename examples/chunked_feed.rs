@@ -8,7 +8,7 @@
 //!     target/release/examples/chunked_feed mixed 4 hermes 50
 //! ```
 //!
-//! Arguments: corpus (`mixed`, `prose`, `big_arg`, `small_arg`, or a path
+//! Arguments: corpus (`mixed`, `prose`, `big_arg`, `small_arg`, `cjk_arg`, or a path
 //! to any file), chunk size
 //! in bytes (`0` for whole), format, and about how many 64 KiB of input to
 //! feed in all (default 50): whole copies of the corpus, as many as fit.

@@ -12,6 +12,7 @@ use crate::limits::Limits;
 use crate::protocol::{Automaton, CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::reasoning::Reasoning;
 use crate::scan::marker::{Found, MarkerError, MarkerSet, Misses, Small};
+use crate::scan::xml::CutText;
 use crate::tool::Tool;
 
 /// Chunks up to this long take [`Parser::feed`]'s plain-text fast path;
@@ -137,9 +138,52 @@ fn send_escaped_long<'c, S: FnMut(Event<'c>)>(
     core.send_built(Delta::from(escaped), chunk, sink);
 }
 
+/// A [`Steady::Cut`] chunk of a value: the character it completes, then
+/// the whole ones after it.
+#[inline(never)]
+fn send_cut<'c, S: FnMut(Event<'c>)>(
+    core: &mut Core,
+    cut: CutText<'c>,
+    (chunk, offset): (&'c [u8], u64),
+    sink: &mut S,
+) {
+    if let Some(c) = cut.completed {
+        core.send_built(Delta::from(c), (chunk, offset), sink);
+    }
+    match cut.escaped {
+        false if !cut.text.is_empty() => {
+            let at = offset + u64::from(cut.text_at);
+            core.send_verbatim(Delta::borrowed(cut.text), at, (chunk, offset), sink);
+        }
+        false => {}
+        true => send_escaped(core, cut.text, (chunk, offset), sink),
+    }
+}
+
+/// String text that is not all ASCII, or continues a code point the last
+/// chunk cut off, sent: `false` (nothing sent) if it is not UTF-8. Out of
+/// line, so that the ASCII fast path stays small.
+#[inline(never)]
+fn send_string_text<'c, S: FnMut(Event<'c>)>(
+    core: &mut Core,
+    chunk: &'c [u8],
+    offset: u64,
+    sink: &mut S,
+) -> bool {
+    // Whole characters, the common case, are validated where they lie.
+    if core.out.delta_carry.is_empty() {
+        if let Ok(text) = crate::scan::utf8::validate(chunk) {
+            core.send_verbatim(Delta::borrowed(text), offset, (chunk, offset), sink);
+            return true;
+        }
+    }
+    core.continue_carried_delta(chunk, offset, sink)
+}
+
 /// A [`Steady::Verbatim`] chunk (at stream offset `offset`) that begins or
 /// ends inside a code point, or is not UTF-8: then the call fails, as the
-/// automaton decides for such bytes elsewhere.
+/// automaton decides for such bytes elsewhere. `true` if the chunk was
+/// UTF-8 (so far as it goes), `false` if the call fails.
 #[inline(never)]
 fn verbatim_split<'c, S: FnMut(Event<'c>)>(
     core: &mut Core,
@@ -147,9 +191,9 @@ fn verbatim_split<'c, S: FnMut(Event<'c>)>(
     chunk: &'c [u8],
     offset: u64,
     sink: &mut S,
-) {
+) -> bool {
     if core.continue_carried_delta(chunk, offset, sink) {
-        return;
+        return true;
     }
     let mut cx = CallCx {
         core,
@@ -164,6 +208,7 @@ fn verbatim_split<'c, S: FnMut(Event<'c>)>(
     if let Err(at) = decoded {
         automaton.reject_invalid_utf8(at);
     }
+    false
 }
 
 /// Configures a [`Parser`]: tools, limits, what to do with invalid calls,
@@ -662,18 +707,27 @@ impl Parser {
     }
 
     /// A chunk that continues the string argument the last one ended in
-    /// (`in_string`), if it only does: sent as the next delta. `false`
-    /// (nothing done) otherwise.
+    /// (`in_string`), if it only does: sent as the next delta, after the
+    /// code point the last chunk cut off, if one did (CJK text split into
+    /// tokens of bytes). `false` (nothing done) otherwise.
     #[inline(always)]
     fn string_bytes<'c, S: FnMut(Event<'c>)>(&mut self, chunk: &'c [u8], sink: &mut S) -> bool {
+        use crate::scan::json::{string_part, StringPart};
         // A chunk that reaches the size limit is the automaton's to decide.
-        let text = match crate::scan::json::plain_string_text(chunk) {
-            Some(text) if !text.is_empty() && chunk.len() < self.core.raw.room() => text,
-            _ => return false,
-        };
+        if chunk.is_empty() || chunk.len() >= self.core.raw.room() {
+            return false;
+        }
         let offset = self.offset;
         let core = &mut self.core;
-        core.send_verbatim(Delta::borrowed(text), offset, (chunk, offset), sink);
+        match string_part(chunk) {
+            StringPart::Ascii(text) if core.out.delta_carry.is_empty() => {
+                core.send_verbatim(Delta::borrowed(text), offset, (chunk, offset), sink);
+            }
+            StringPart::Ends => return false,
+            // Invalid UTF-8 is the automaton's to report.
+            _ if !send_string_text(core, chunk, offset, sink) => return false,
+            _ => {}
+        }
         core.raw.append(chunk);
         self.offset += chunk.len() as u64;
         true
@@ -752,12 +806,20 @@ impl Parser {
                         );
                         self.in_string = in_string;
                     }
-                    None => verbatim_split(core, &mut self.automaton, chunk, self.offset, sink),
+                    None => {
+                        let decoded =
+                            verbatim_split(core, &mut self.automaton, chunk, self.offset, sink);
+                        self.in_string = in_string && decoded;
+                    }
                 }
             }
             Steady::Escaped(text) => {
                 debug_assert!(core.out.call.is_some());
                 send_escaped(core, text, (chunk, self.offset), sink);
+            }
+            Steady::Cut(cut) => {
+                debug_assert!(core.out.call.is_some());
+                send_cut(core, cut, (chunk, self.offset), sink);
             }
             Steady::AfterComma { comma, at, text } => {
                 debug_assert!(core.out.call.is_some());

@@ -102,11 +102,15 @@ pub(crate) enum Steady<'c> {
     /// ([`Automaton::reject_invalid_utf8`]). `in_string`: the chunk ended
     /// inside a JSON string, outside any escape, so that the next chunk of
     /// plain string bytes only continues it (see
-    /// [`plain_string_text`](crate::scan::json::plain_string_text)).
+    /// [`string_part`](crate::scan::json::string_part)).
     Verbatim { in_string: bool },
     /// Consumed; the chunk is the next part of a JSON string value: the
     /// delta is it JSON-escaped.
     Escaped(&'c str),
+    /// Consumed; a chunk of a string value that begins or ends inside a
+    /// character: the character it completes (a built delta), then its
+    /// whole characters, as they stand or JSON-escaped.
+    Cut(crate::scan::xml::CutText<'c>),
     /// Consumed; a comma held back from before the chunk (`comma`, at
     /// stream offset `at`) was not a trailing one: it is the next delta,
     /// and the chunk, `text` as it stands, the one after it.

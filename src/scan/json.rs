@@ -380,22 +380,33 @@ fn skip_plain_string(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// `bytes` as text if they only continue a JSON string, outside an escape,
-/// in whole code points: no quote, backslash or control byte, valid UTF-8.
-/// One table pass for ASCII, as [`Parser::feed`](crate::Parser::feed)'s
-/// fast path for plain text does.
+/// What a chunk is to a JSON string it continues, outside an escape: see
+/// [`string_part`].
+pub(crate) enum StringPart<'a> {
+    /// ASCII text that only continues the string.
+    Ascii(&'a str),
+    /// Bytes that only continue the string, some of them not ASCII (not
+    /// yet checked to be UTF-8, and maybe cut inside a code point).
+    Unicode,
+    /// A quote, backslash or control byte: more than string text.
+    Ends,
+}
+
+/// Classifies `bytes` as the next part of a JSON string: one table pass,
+/// as [`Parser::feed`](crate::Parser::feed)'s fast path for plain text
+/// does.
 #[allow(unsafe_code)]
 #[inline]
-pub(crate) fn plain_string_text(bytes: &[u8]) -> Option<&str> {
+pub(crate) fn string_part(bytes: &[u8]) -> StringPart<'_> {
     let class = bytes
         .iter()
         .fold(0, |seen, &b| seen | STRING_BYTE[usize::from(b)]);
     match class {
         // SAFETY: `STRING_BYTE` marks every byte from 0x80 up `NON_ASCII`:
         // a class of 0 means every byte is ASCII.
-        0 => Some(unsafe { crate::scan::utf8::ascii_str_unchecked(bytes) }),
-        NON_ASCII => crate::scan::utf8::validate(bytes).ok(),
-        _ => None,
+        0 => StringPart::Ascii(unsafe { crate::scan::utf8::ascii_str_unchecked(bytes) }),
+        NON_ASCII => StringPart::Unicode,
+        _ => StringPart::Ends,
     }
 }
 

@@ -128,6 +128,11 @@ impl<'c> Continued<'c> {
     pub(crate) fn text(&self) -> &'c str {
         self.text
     }
+
+    /// How many bytes at the end begin a code point that they cut off.
+    pub(crate) fn tail_len(&self) -> usize {
+        usize::from(self.tail_len)
+    }
 }
 
 /// The number of bytes of a code point whose first byte is `lead` (0 for
@@ -203,7 +208,7 @@ fn put_small(dst: &mut [u8], src: &[u8]) {
 /// Where an incomplete but so far valid code point begins at the end of
 /// `bytes`, if one does.
 #[inline]
-fn incomplete_tail(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn incomplete_tail(bytes: &[u8]) -> Option<usize> {
     if bytes.last().is_none_or(|&b| b < 0x80) {
         return None;
     }
@@ -228,6 +233,20 @@ impl Utf8Carry {
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// A carry of `held`, the first bytes of a code point that a chunk
+    /// boundary cut off (at a stream offset that does not matter to the
+    /// caller); `None` for more than three bytes. Whether they can begin
+    /// a code point is [`continue_with`](Self::continue_with)'s to check.
+    pub(crate) fn holding(held: &[u8]) -> Option<Utf8Carry> {
+        if held.len() > 3 {
+            return None;
+        }
+        let mut carry = Utf8Carry::default();
+        put_small(&mut carry.bytes[..held.len()], held);
+        carry.len = held.len() as u8;
+        Some(carry)
     }
 
     /// Stream offset of the incomplete sequence kept, if any.

@@ -277,10 +277,59 @@ pub(crate) enum ValueText<'c> {
     Plain(&'c str),
     /// Whole characters, some of which JSON escapes.
     Escaped(&'c str),
-    /// A `<` (a tag may begin), a line break (it may be the one stripped
-    /// before the close), or bytes that are not whole characters: the
-    /// automaton decides.
+    /// Bytes that begin or end inside a character, or are not UTF-8, but
+    /// hold no `<` or line break: see [`value_text_cut`].
+    Cut,
+    /// A `<` (a tag may begin) or a line break (it may be the one stripped
+    /// before the close): the automaton decides.
     Other,
+}
+
+/// The next chunk of a streamed value that [`value_text`] found
+/// [`Cut`](ValueText::Cut), after `held`, the first bytes of a character
+/// that ended the chunks before it (none, or up to three): see
+/// [`value_text_cut`]. Small, as it travels in every steady answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CutText<'c> {
+    /// The whole characters after the one completed.
+    pub(crate) text: &'c str,
+    /// The character `held` began, completed by the chunk's first bytes.
+    pub(crate) completed: Option<char>,
+    /// Whether `text` has bytes that JSON escapes.
+    pub(crate) escaped: bool,
+    /// Where `text` begins in the chunk (after the bytes that complete
+    /// a character: at most three).
+    pub(crate) text_at: u8,
+    /// How many bytes at the end begin a character the chunk cuts off
+    /// (`held` among them if the chunk did not complete it): at most three.
+    pub(crate) tail: u8,
+}
+
+/// [`value_text`] of the next chunk of a streamed value when it begins or
+/// ends inside a character (CJK text in byte-sized tokens): `None` if it
+/// holds a `<` or line break, is not UTF-8 after `held`, or `held` begins
+/// no character (the automaton reads the chunk then).
+pub(crate) fn value_text_cut<'c>(held: &[u8], bytes: &'c [u8]) -> Option<CutText<'c>> {
+    let class = if bytes.len() <= VALUE_TEXT_BLOCK {
+        value_text_class(bytes)
+    } else {
+        long_value_text_class(bytes)
+    };
+    if class & STOP != 0 {
+        return None;
+    }
+    let next = crate::scan::utf8::Utf8Carry::holding(held)?.continue_with(bytes)?;
+    // Counted from the start of `held`: a chunk too short to complete
+    // the character leaves the held bytes and its own in the tail.
+    let tail = next.tail_len();
+    let text_at = bytes.len().saturating_sub(tail + next.text().len());
+    Some(CutText {
+        text: next.text(),
+        completed: next.completed(),
+        escaped: class & ESCAPED != 0,
+        text_at: text_at as u8,
+        tail: tail as u8,
+    })
 }
 
 /// Classes of [`VALUE_TEXT_CLASS`].
@@ -353,9 +402,14 @@ pub(crate) fn value_text(bytes: &[u8]) -> ValueText<'_> {
         // `NON_ASCII`: a class without it means every byte is ASCII.
         unsafe { crate::scan::utf8::ascii_str_unchecked(bytes) }
     } else {
+        // A token that ends inside a character (checked first, as a
+        // failed validation costs more) is `value_text_cut`'s.
+        if crate::scan::utf8::incomplete_tail(bytes).is_some() {
+            return ValueText::Cut;
+        }
         match crate::scan::utf8::validate(bytes) {
             Ok(text) => text,
-            Err(()) => return ValueText::Other,
+            Err(()) => return ValueText::Cut,
         }
     };
     if class & ESCAPED == 0 {
@@ -705,9 +759,57 @@ mod tests {
                     ValueText::Escaped(text)
                 }
                 Ok(text) => ValueText::Plain(text),
-                Err(_) => ValueText::Other,
+                Err(_) => ValueText::Cut,
             };
             assert_eq!(value_text(&bytes), expected, "{bytes:x?}");
+        }
+    }
+
+    /// `value_text_cut` decodes every chunk that text split anywhere can
+    /// give, after the start of a character the chunks before it cut off:
+    /// the character completed, the whole ones after it, the bytes of the
+    /// one it cuts off in turn; and refuses what is not UTF-8 there.
+    #[test]
+    fn value_text_cut_decodes_every_split() {
+        let text = "x é\"世\\\t😀z東";
+        let bytes = text.as_bytes();
+        let boundary_at_or_before = |i: usize| (0..=i).rev().find(|&b| text.is_char_boundary(b));
+        for i in 0..=bytes.len() {
+            let start = boundary_at_or_before(i).unwrap_or(0);
+            for j in i..=bytes.len() {
+                let (held, chunk) = (&bytes[start..i], &bytes[i..j]);
+                let cut = value_text_cut(held, chunk).expect("UTF-8 split anywhere");
+                // What the chunks up to `j` make whole, from `start` on.
+                let end = boundary_at_or_before(j).unwrap_or(0).max(start);
+                let whole = &text[start..end];
+                let completed = (!held.is_empty()).then(|| whole.chars().next()).flatten();
+                // The text after the completed character (none if the
+                // chunk did not complete it).
+                let from = start + completed.map_or(0, char::len_utf8);
+                let from = if held.is_empty() || completed.is_some() {
+                    from
+                } else {
+                    end
+                };
+                assert_eq!(cut.completed, completed, "{held:x?} {chunk:x?}");
+                assert_eq!(cut.text, &text[from..end], "{held:x?} {chunk:x?}");
+                assert_eq!(usize::from(cut.tail), j - end, "{held:x?} {chunk:x?}");
+                let text_at = from.saturating_sub(i);
+                assert_eq!(usize::from(cut.text_at), text_at, "{held:x?} {chunk:x?}");
+                let escaped = chunk.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\');
+                assert_eq!(cut.escaped, escaped, "{held:x?} {chunk:x?}");
+            }
+        }
+        for (held, chunk) in [
+            (&b"\xE4"[..], &b"A"[..]),
+            (b"\xE4\xB8", b"\xE4"),
+            (b"A", b"b"),
+            (b"\x80", b"\x80"),
+            (b"", b"\xFF"),
+            (b"\xE4", b"\xB8\x96<"),
+            (b"", b"\xE4\xB8\x96\n"),
+        ] {
+            assert_eq!(value_text_cut(held, chunk), None, "{held:x?} {chunk:x?}");
         }
     }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the benchmark corpora of testdata/bench/ (run from the repo root):
 for every format, ~4 KB of prose with calls (mixed_*), one call with a 64 KB
-argument (big_arg_*) and the same with 1 KB (small_arg_*); 64 KB of prose
+argument (big_arg_*) and the same with 1 KB (small_arg_*), one with 16 KB of
+CJK text (cjk_arg_*); 64 KB of prose
 (prose.txt); and documents of dense calls with large nested arguments, as
 agent workloads write them, for the JSON layouts the peers' own benchmarks
 cover (dense_*: hermes blocks, Mistral's `[TOOL_CALLS]` array, Llama's
@@ -102,6 +103,12 @@ for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3
         "Writing it.\n" + call(fmt, "write_file", {"path": "src/main.rs", "content": content}) + "\n")
     open(f"testdata/bench/small_arg_{fmt}.txt", "w").write(
         "Writing it.\n" + call(fmt, "write_file", {"path": "src/main.rs", "content": content[:1024]}) + "\n")
+    # CJK text, which byte-level tokens and network chunks cut inside
+    # characters: 16 KB of it in one argument.
+    cjk = "東京の天気は晴れ、気温は二十度。明日は「雨」の予報です。北京今天多云，\"最高\"气温二十五度。서울은 맑음.\n"
+    cjk = (cjk * 200).encode()[:16384].decode("utf-8", "ignore").rstrip("\n")
+    open(f"testdata/bench/cjk_arg_{fmt}.txt", "w").write(
+        "Writing it.\n" + call(fmt, "write_file", {"path": "notes.md", "content": cjk}) + "\n")
 random.seed(3)
 open("testdata/bench/prose.txt", "w").write(prose(65536))
 tools = [

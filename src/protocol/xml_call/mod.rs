@@ -32,7 +32,7 @@ use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::utf8::validate;
 use crate::scan::xml::{
     attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
-    tag_at, value_text, Pat, Tag, ValueText, Wait, MAX_TAG,
+    tag_at, value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -797,24 +797,36 @@ impl CallAutomaton for XmlCall {
             self.body.append(bytes, offset);
             return Steady::Quiet;
         }
-        let streaming = matches!(self.phase, Phase::Value { .. })
-            && self.rejected.is_none()
-            && self.in_value.streamed == Some(self.body.len());
-        if !streaming {
+        let streaming = matches!(self.phase, Phase::Value { .. }) && self.rejected.is_none();
+        let Some(sent) = self.in_value.streamed.filter(|_| streaming) else {
             return Steady::No;
-        }
-        let steady = match value_text(bytes) {
-            ValueText::Plain(text) => Steady::Delta(text),
-            ValueText::Escaped(text) => Steady::Escaped(text),
-            // A tag, a line break, or part of a character: the automaton
-            // holds them back.
+        };
+        // Bytes held after `sent`: the start of a character the last
+        // chunk cut off (from a lead byte, 0xC0 up), or a line break that
+        // may be the one stripped before the close (the automaton's).
+        let held = &self.body[sent..];
+        let whole = match held {
+            [] => value_text(bytes),
+            [0xC0..=0xFF, ..] => ValueText::Cut,
+            _ => return Steady::No,
+        };
+        let (steady, tail) = match whole {
+            ValueText::Plain(text) => (Steady::Delta(text), 0),
+            ValueText::Escaped(text) => (Steady::Escaped(text), 0),
+            // A tag or a line break: the automaton holds them back.
             ValueText::Other => return Steady::No,
+            // Characters cut by a chunk boundary.
+            ValueText::Cut => match value_text_cut(held, bytes) {
+                Some(cut) => (Steady::Cut(cut), usize::from(cut.tail)),
+                None => return Steady::No,
+            },
         };
         self.body.append(bytes, offset);
         self.scan_from = self.body.len();
-        self.in_value.streamed = Some(self.body.len());
+        self.in_value.streamed = Some(self.body.len() - tail);
         steady
     }
+
     #[inline]
     fn advance<'c, S: Sink<'c>>(
         &mut self,
