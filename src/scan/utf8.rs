@@ -209,13 +209,16 @@ fn put_small(dst: &mut [u8], src: &[u8]) {
 /// `bytes`, if one does.
 #[inline]
 pub(crate) fn incomplete_tail(bytes: &[u8]) -> Option<usize> {
-    if bytes.last().is_none_or(|&b| b < 0x80) {
-        return None;
-    }
-    let back = bytes.len().min(3);
-    let start = (bytes.len() - back..bytes.len())
-        .rev()
-        .find(|&i| bytes[i] & 0xC0 != 0x80)?;
+    // The lead byte among the last three, behind continuation bytes only
+    // (a pattern per case: no loop on a path every cut chunk takes).
+    let continues = |b: u8| b & 0xC0 == 0x80;
+    let start = match *bytes {
+        [.., last] if last < 0x80 => return None,
+        [.., last] if !continues(last) => bytes.len() - 1,
+        [.., lead, _] if !continues(lead) => bytes.len() - 2,
+        [.., lead, _, _] if !continues(lead) => bytes.len() - 3,
+        _ => return None,
+    };
     starts_sequence(&bytes[start..]).then_some(start)
 }
 
