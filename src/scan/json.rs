@@ -388,37 +388,73 @@ pub(crate) enum StringPart<'a> {
     /// Bytes that only continue the string, some of them not ASCII (not
     /// yet checked to be UTF-8, and maybe cut inside a code point).
     Unicode,
-    /// A quote, backslash or control byte: more than string text.
+    /// A closing quote, a control byte, an escape the chunk cuts off or
+    /// one that is not of the common kinds: more than string text.
     Ends,
 }
 
 /// Classifies `bytes` as the next part of a JSON string: one table pass,
 /// as [`Parser::feed`](crate::Parser::feed)'s fast path for plain text
-/// does.
+/// does, and a look at each escape if there are any (`\"` and `\n` are
+/// all through a code argument). Only whole escapes of one character
+/// after the backslash (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`,
+/// `\t`) continue a string here; `\u` escapes and bad ones are the
+/// JSON scanner's.
 #[allow(unsafe_code)]
 #[inline]
 pub(crate) fn string_part(bytes: &[u8]) -> StringPart<'_> {
     let class = bytes
         .iter()
         .fold(0, |seen, &b| seen | STRING_BYTE[usize::from(b)]);
+    let class = match class & ENDS_PLAIN {
+        0 => class,
+        _ if class & CONTROL == 0 && whole_short_escapes(bytes) => class & NON_ASCII,
+        _ => return StringPart::Ends,
+    };
     match class {
         // SAFETY: `STRING_BYTE` marks every byte from 0x80 up `NON_ASCII`:
-        // a class of 0 means every byte is ASCII.
+        // a class without it means every byte is ASCII.
         0 => StringPart::Ascii(unsafe { crate::scan::utf8::ascii_str_unchecked(bytes) }),
-        NON_ASCII => StringPart::Unicode,
-        _ => StringPart::Ends,
+        _ => StringPart::Unicode,
     }
 }
 
+/// Whether every quote and backslash in `bytes` (inside a string, outside
+/// an escape) is part of a whole escape of one character after the
+/// backslash: no closing quote, no escape cut off or of another kind. A
+/// chunk that ends with a backslash is refused at once (an escape cut off,
+/// or so rarely a whole one that it is not worth the look).
+#[inline(never)]
+fn whole_short_escapes(bytes: &[u8]) -> bool {
+    if bytes.last() == Some(&b'\\') {
+        return false;
+    }
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += match b {
+            b'"' => return false,
+            b'\\' => match bytes.get(i + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => 2,
+                _ => return false,
+            },
+            _ => 1,
+        };
+    }
+    true
+}
+
 /// Per byte: 0 for ASCII that continues a string as it is, [`NON_ASCII`],
-/// or [`ENDS_PLAIN`] for a quote, a backslash or a control byte.
+/// [`ENDS_PLAIN`] for a quote or a backslash, and [`CONTROL`] as well for
+/// a control byte.
 const STRING_BYTE: [u8; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
     while b < 256 {
         table[b] = if b >= 0x80 {
             NON_ASCII
-        } else if b < 0x20 || b == b'"' as usize || b == b'\\' as usize {
+        } else if b < 0x20 {
+            ENDS_PLAIN | CONTROL
+        } else if b == b'"' as usize || b == b'\\' as usize {
             ENDS_PLAIN
         } else {
             0
@@ -429,6 +465,7 @@ const STRING_BYTE: [u8; 256] = {
 };
 const NON_ASCII: u8 = 1;
 const ENDS_PLAIN: u8 = 2;
+const CONTROL: u8 = 4;
 
 /// A table-driven JSON validator (the states and byte classes above); a
 /// byte that only moves to the next state costs two table loads.
@@ -512,7 +549,7 @@ impl JsonScanner {
     }
 
     /// Whether the scanner is inside a string and outside any escape:
-    /// bytes that [`plain_string_text`] accepts leave it there.
+    /// bytes that [`string_part`] finds only continue it leave it there.
     #[inline]
     pub(crate) fn in_plain_string(&self) -> bool {
         self.state == STR
@@ -1040,6 +1077,42 @@ mod tests {
 
     /// The escaper writes what serde_json writes, with special bytes at
     /// every position of the eight-byte words and after them.
+    /// What `string_part` lets through the string fast path, the scanner
+    /// reads as string text that leaves it inside the string, outside any
+    /// escape; and whole short escapes do get through: every string of up
+    /// to five bytes from an alphabet of quotes, backslashes, escape
+    /// letters, a byte that is not ASCII and a control byte.
+    #[test]
+    fn string_parts_only_continue_the_string() {
+        let alphabet = [b'a', b'"', b'\\', b'n', b'u', b'/', 0xC3, b'q', b'\n'];
+        let mut cases: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut passed = 0;
+        for _ in 0..5 {
+            cases = cases
+                .iter()
+                .flat_map(|case| alphabet.iter().map(move |&b| [&case[..], &[b]].concat()))
+                .collect();
+            for bytes in &cases {
+                let mut scanner = JsonScanner::new(64);
+                scanner.advance(b"{\"k\": \"");
+                assert!(scanner.in_plain_string());
+                if matches!(string_part(bytes), StringPart::Ends) {
+                    continue;
+                }
+                passed += 1;
+                assert_eq!(
+                    scanner.advance(bytes),
+                    (bytes.len(), Signal::More),
+                    "{bytes:x?}"
+                );
+                assert!(scanner.in_plain_string(), "{bytes:x?}");
+            }
+        }
+        assert!(matches!(string_part(br#"a\"b\\c\n"#), StringPart::Ascii(_)));
+        assert!(matches!(string_part(b"\\t\xC3\xA9"), StringPart::Unicode));
+        assert!(passed > 10_000, "{passed}");
+    }
+
     #[test]
     fn escapes_as_serde_json_does() {
         let ascii: String = (0u8..0x80).map(char::from).collect();
