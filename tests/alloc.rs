@@ -235,20 +235,23 @@ fn relaxed_calls_read_ahead_again_within_a_linear_budget() {
 
 /// Streaming a long argument allocates a few times per call (its name, its
 /// delivered arguments), never per chunk: from 1-byte to 64-byte chunks the
-/// count stays the same small number, in every format. (An XML value's
-/// JSON escapes go out as static strings between runs of the chunk.)
+/// count stays the same small number, in every format, for code and for
+/// CJK text. (An XML value's JSON escapes go out as static strings between
+/// runs of the chunk; a character a chunk cuts is completed inline.)
 #[test]
 fn long_arguments_allocate_per_call_not_per_chunk() {
     for &format in Format::ALL {
-        let (mut parser, input) = bench_corpus("big_arg", format);
-        // Byte chunks, so that some split the argument's é and 世界.
-        for size in [1, 4, 16, 64] {
-            let (allocations, calls) = stream_counting_calls(&mut parser, &input, size);
-            assert_eq!(calls, 1, "{format}");
-            assert!(
-                allocations <= 32,
-                "{format} at {size}-byte chunks: {allocations} allocations"
-            );
+        for kind in ["big_arg", "cjk_arg"] {
+            let (mut parser, input) = bench_corpus(kind, format);
+            // Byte chunks, so that many split a character.
+            for size in [1, 4, 16, 64] {
+                let (allocations, calls) = stream_counting_calls(&mut parser, &input, size);
+                assert_eq!(calls, 1, "{format} {kind}");
+                assert!(
+                    allocations <= 32,
+                    "{format} {kind} at {size}-byte chunks: {allocations} allocations"
+                );
+            }
         }
     }
 }
@@ -293,7 +296,7 @@ fn stream_counting_calls(parser: &mut Parser, input: &str, size: usize) -> (usiz
 }
 
 /// A parser of `format` with the bench's tools, and its bench corpus of
-/// that kind (`mixed`, `big_arg`).
+/// that kind (`mixed`, `big_arg`, `cjk_arg`).
 fn bench_corpus(kind: &str, format: Format) -> (Parser, String) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
     let input = std::fs::read_to_string(format!("{dir}/{kind}_{format}.txt"))
