@@ -1075,8 +1075,6 @@ fn escape_of(b: u8) -> &'static str {
 mod tests {
     use super::*;
 
-    /// The escaper writes what serde_json writes, with special bytes at
-    /// every position of the eight-byte words and after them.
     /// What `string_part` lets through the string fast path, the scanner
     /// reads as string text that leaves it inside the string, outside any
     /// escape; and whole short escapes do get through: every string of up
@@ -1113,6 +1111,8 @@ mod tests {
         assert!(passed > 10_000, "{passed}");
     }
 
+    /// The escaper writes what serde_json writes, with special bytes at
+    /// every position of the eight-byte words and after them.
     #[test]
     fn escapes_as_serde_json_does() {
         let ascii: String = (0u8..0x80).map(char::from).collect();

@@ -804,7 +804,9 @@ impl CallAutomaton for XmlCall {
         // Bytes held after `sent`: the start of a character the last
         // chunk cut off (from a lead byte, 0xC0 up), or a line break that
         // may be the one stripped before the close (the automaton's).
-        let held = &self.body[sent..];
+        let Some(held) = self.body.get(sent..) else {
+            return Steady::No;
+        };
         let whole = match held {
             [] => value_text(bytes),
             [0xC0..=0xFF, ..] => ValueText::Cut,
