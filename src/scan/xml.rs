@@ -310,11 +310,7 @@ pub(crate) struct CutText<'c> {
 /// holds a `<` or line break, is not UTF-8 after `held`, or `held` begins
 /// no character (the automaton reads the chunk then).
 pub(crate) fn value_text_cut<'c>(held: &[u8], bytes: &'c [u8]) -> Option<CutText<'c>> {
-    let class = if bytes.len() <= VALUE_TEXT_BLOCK {
-        value_text_class(bytes)
-    } else {
-        long_value_text_class(bytes)
-    };
+    let class = chunk_class(bytes);
     if class & STOP != 0 {
         return None;
     }
@@ -383,17 +379,24 @@ fn long_value_text_class(bytes: &[u8]) -> u8 {
     class
 }
 
+/// The classes of a chunk of a streamed value: a token in one pass (no
+/// early exit: a branch-free pass over a token is cheaper), a longer chunk
+/// block by block up to a [`STOP`] byte.
+#[inline(always)]
+fn chunk_class(bytes: &[u8]) -> u8 {
+    if bytes.len() <= VALUE_TEXT_BLOCK {
+        value_text_class(bytes)
+    } else {
+        long_value_text_class(bytes)
+    }
+}
+
 /// Classifies `bytes`, the next chunk of a value being streamed: one
 /// table pass, then a UTF-8 check only if a byte is not ASCII.
 #[allow(unsafe_code)]
 #[inline]
 pub(crate) fn value_text(bytes: &[u8]) -> ValueText<'_> {
-    let class = if bytes.len() <= VALUE_TEXT_BLOCK {
-        // No early exit: a branch-free pass over a token is cheaper.
-        value_text_class(bytes)
-    } else {
-        long_value_text_class(bytes)
-    };
+    let class = chunk_class(bytes);
     if class & STOP != 0 {
         return ValueText::Other;
     }
