@@ -272,7 +272,14 @@ fn calls_of(shape: &Shape) -> Vec<(String, Value)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_golden_case_streams_to_the_whole_answer_on_both_wires() {
-    let client = reqwest::Client::new();
+    // The server closes a keep-alive connection idle for its header-read
+    // timeout (10 s); a client that keeps idle connections longer may
+    // send on one just as it closes. A loaded machine leaves a format's
+    // second server idle that long between two cases.
+    let client = reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
+        .build()
+        .unwrap();
     // One task per format, each with its own servers: the formats' cases
     // go through at once.
     let mut by_format: Vec<(Format, Vec<common::Case>)> = Vec::new();

@@ -16,6 +16,9 @@ use super::sse::SseDecoder;
 use super::wire::{ChatCompletion, ErrorBody, ErrorObject, Usage};
 use crate::middleware::{FinishReason, Generation, LanguageModel, ModelError, ModelPart, Request};
 
+/// How long an idle connection to the backend is kept for reuse.
+const BACKEND_IDLE: Duration = Duration::from_secs(4);
+
 /// What went wrong talking to the backend.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -118,7 +121,8 @@ pub struct HttpModel {
 impl HttpModel {
     /// A backend at `base_url` (the part before `/chat/completions`, e.g.
     /// `http://127.0.0.1:8000/v1`), with a 10 s connect timeout and a 300 s
-    /// timeout between two reads.
+    /// timeout between two reads. Idle connections are kept 4 s, less than
+    /// the backends' own keep-alive.
     ///
     /// # Errors
     ///
@@ -141,6 +145,9 @@ impl HttpModel {
         let client = reqwest::Client::builder()
             .connect_timeout(connect)
             .read_timeout(read)
+            // Below uvicorn's 5 s keep-alive (vLLM, SGLang): a request is
+            // never sent on a connection the backend is closing.
+            .pool_idle_timeout(BACKEND_IDLE)
             .build()
             .map_err(BackendError::Unreachable)?;
         Ok(HttpModel::with_client(client, base_url))

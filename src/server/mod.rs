@@ -98,7 +98,9 @@ pub struct ServeConfig {
     /// accepted.
     pub max_connections: usize,
     /// How long a client may take to send a request's headers (default
-    /// 10 s; the connection is closed).
+    /// 10 s; the connection is closed). The clock runs from the end of the
+    /// previous answer on a keep-alive connection, so this is also how
+    /// long an idle connection stays open.
     pub header_read_timeout: Duration,
     /// How long a client may take to send a request's body (default 30 s;
     /// `408`).
