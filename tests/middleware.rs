@@ -1160,3 +1160,44 @@ fn a_forced_answer_without_a_call_is_all_text_with_a_no_call_diagnostic() {
         }
     }
 }
+
+/// A turn with several calls reads back, in the history the model sees, as
+/// those calls in order: what the model learns to write from its own
+/// turns is what its parser reads.
+#[test]
+fn an_assistant_turn_with_several_calls_parses_back_as_those_calls() {
+    let made = [
+        ("get_weather", json!({"city": "Paris"})),
+        ("get_time", json!({"tz": "UTC"})),
+        ("get_weather", json!({"city": "東京"})),
+    ];
+    for &format in Format::ALL {
+        let mut content = vec![Part::text("Checking.")];
+        for (i, (name, input)) in made.iter().enumerate() {
+            content.push(Part::ToolCall {
+                tool_call_id: format!("c{i}"),
+                tool_name: (*name).into(),
+                input: input.clone(),
+            });
+        }
+        let msgs = vec![Message::Assistant { content }];
+        let t = transform_params(format, &request(msgs, None), &ParamsOptions::default()).unwrap();
+        let Message::Assistant { content } = &t.request.messages[1] else {
+            panic!("{format}: no assistant message")
+        };
+        let [Part::Text { text: rendered }] = content.as_slice() else {
+            panic!("{format}: {content:?}")
+        };
+        let mut parser = toolsieve::Parser::builder(format)
+            .tools(vec![weather(), time()])
+            .build()
+            .unwrap();
+        let events = parser.parse_str(rendered);
+        let want: Vec<(String, Value)> = made
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.clone()))
+            .collect();
+        assert_eq!(calls(&events), want, "{format}: {rendered}");
+        assert_eq!(text(&events).trim(), "Checking.", "{format}: {rendered}");
+    }
+}
