@@ -1028,6 +1028,18 @@ w(P, "after_markdown_prose_known_tools", MARKDOWN + "Checking: [get_weather(city
   + PS + "[get_time()]" + PE + " Done.", WEATHER_TOOLS)
 w("phi4-mini", "after_markdown_prose", MARKDOWN + 'functools[{"name": "get_weather", "arguments": {"city": "Paris"}}] and [more](links) after.')
 
+# String values stream as they come: escapes decoded across any cut,
+# Gemma 4 quote lookalikes inside, and strings that prove no literal.
+w(P, "string_value_escapes_streamed", "[write(path='a.py', code=\"print(\\\"hi\\\")\\n\\tx = '\\x41' \\u00e9 \\U0001F600 \\q \\\\ end\\\nmore 東京\", note='it\\'s')]")
+w(P, "string_value_invalid_utf8", b"[write(code='ok \xe6\x9d\xb1 \xff bad', n=1)] after")
+w(P, "string_value_cut_character_then_quote", b"[write(code='ok \xe6\x9d')] after")
+w(P, "string_value_bad_hex_escape", "[write(code='a \\x4g b')] after")
+w(P, "string_value_hex_escape_cut_by_quote", "[write(code='a \\x4')] after")
+w(P, "string_value_then_more", "[write(code='abc' 'def')] after")
+w(P, "string_value_empty_and_triple", "[write(a='', b=" + TQ + "it's, (x) '' ok" + TQ + ", c=\"x\", d=\"\"\"a\"b\"\"c\"\"\")]")
+w(G4, "string_value_quote_lookalikes", g4("code:" + Q + "a <| b <|\" c <|\"| d \"q\" \\n <<|\"|>", "write"))
+w(G4, "string_value_invalid_utf8", b"<|tool_call>call:write{code:<|\"|>ok \xe6\x9d\xb1 \xff bad<|\"|>}<tool_call|> after")
+
 HA = "harmony"
 w(HA, "opening_recipient_in_role", ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>')
 w(HA, "opening_recipient_no_space", 'to=functions.get_time<|channel|>commentary <|constrain|>json<|message|>{}<|call|>')

@@ -33,6 +33,9 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
             "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "functions.get_time:0",
             "<|tool_call_argument_begin|>", "<|tool_call_end|>", "<|tool_calls_section_end|>", "<|tool_",
             "<think>", "</think>", "<think>\n", "\n</think>\n\n", "<thi", "</thin", "<thinking>",
+            // Literal strings: quotes, escapes and Gemma 4's quote, whole and cut.
+            "[get_weather(city='", "', days=2)]", "'", "''", "\"\"\"", "\\x4", "\\u00e9", "\\'",
+            "<|tool_call>call:get_weather{city:", "<|\"|>", "<|\"", "}<tool_call|>",
         ])
         .prop_map(|s| s.as_bytes().to_vec()),
         1 => prop::collection::vec(any::<u8>(), 0..8),

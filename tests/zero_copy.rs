@@ -1,7 +1,8 @@
 //! Events borrow from the chunk in hand: a JSON call that lies in one chunk
 //! hands out its name, its arguments (as one delta) and its whole `input`
-//! without a copy; and what the XML automata build in one step goes out as
-//! one delta.
+//! without a copy; what the XML and literal automata build in one step
+//! goes out as one delta; and a string value that spans chunks is lent
+//! from each.
 
 use std::borrow::Cow;
 
@@ -65,7 +66,7 @@ fn a_repaired_call_owns_its_input() {
 }
 
 #[test]
-fn an_xml_call_in_one_chunk_sends_its_arguments_as_one_delta() {
+fn a_built_call_in_one_chunk_sends_its_arguments_as_one_delta() {
     // The pieces of JSON the automaton builds for one step go out as one
     // event: a server forwards each delta as a message of its own.
     let tools = toolsieve::Tool::list_from_json(
@@ -77,6 +78,10 @@ fn an_xml_call_in_one_chunk_sends_its_arguments_as_one_delta() {
         (Format::MiniMaxM2, "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n</invoke>\n</minimax:tool_call>"),
         (Format::Glm, "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>"),
         (Format::MorphXml, "<get_weather>\n<city>Paris</city>\n<days>3</days>\n</get_weather>"),
+        // The literal formats stream string values, yet a call in one
+        // chunk is one delta too.
+        (Format::Pythonic, "[get_weather(city='Paris', days=3)]"),
+        (Format::Gemma4, "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>,days:3}<tool_call|>"),
     ];
     for (format, text) in cases {
         let mut parser = Parser::builder(format)
@@ -243,6 +248,60 @@ fn chunks_inside_a_string_argument_are_the_next_deltas() {
             });
             assert_eq!(input.as_deref(), Some(expected.as_str()), "{format} {size}");
             assert_eq!(deltas.concat(), expected, "{format} {size}");
+        }
+    }
+}
+
+/// A Python or Gemma 4 string value streams as the model writes it: each
+/// chunk inside it goes out at once, lent from the chunk, escapes decoded,
+/// and the deltas add up to the delivered input at every chunk size.
+#[test]
+fn a_literal_string_value_streams_as_it_comes() {
+    let text = "x = 1\\n\\u00e9 \\\"quoted\\\" and some more code, 東京, to stream";
+    let cases = [
+        (Format::Pythonic, format!("[write(path='a.py', code=\"{text}\")]")),
+        (Format::Gemma4, format!("<|tool_call>call:write{{path:<|\"|>a.py<|\"|>,code:<|\"|>{text}<|\"|>}}<tool_call|>")),
+    ];
+    for (format, call) in cases {
+        let whole = Parser::new(format).parse(call.as_bytes());
+        let input = whole
+            .iter()
+            .find_map(|e| match e {
+                Event::ToolCall { input, .. } => Some(input.to_string()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{format}: no call in {whole:?}"));
+        for size in [1, 4, 16] {
+            let mut parser = Parser::new(format);
+            let (mut deltas, mut lent, mut fed) = (String::new(), 0, 0);
+            let value_start = call.find(text).unwrap();
+            let value_end = value_start + text.len();
+            for chunk in call.as_bytes().chunks(size) {
+                fed += chunk.len();
+                let before = deltas.len();
+                parser.feed(chunk, &mut |e| {
+                    if let Event::ToolInputDelta { delta, .. } = e {
+                        lent += usize::from(delta.is_borrowed());
+                        deltas.push_str(&delta);
+                    }
+                });
+                // Inside the value, past its escapes, every chunk of plain
+                // text sends something.
+                let past_escapes = value_start + text.rfind('\\').unwrap() + 2;
+                let inside = fed > past_escapes && fed < value_end;
+                let plain = chunk
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || *b == b' ');
+                if inside && plain {
+                    assert!(
+                        deltas.len() > before,
+                        "{format} at {size}: nothing sent at byte {fed}"
+                    );
+                }
+            }
+            parser.finish(&mut |_| {});
+            assert_eq!(deltas, input, "{format} at {size}");
+            assert!(lent > 0, "{format} at {size}: nothing lent");
         }
     }
 }

@@ -4,18 +4,20 @@
 //! (`formats/gemma4.rs`); those files show the layouts.
 //!
 //! The call starts when its name is read; its arguments stream as JSON
-//! built one member at a time, as each value completes (the deltas always
+//! built one member at a time: a string value as its text comes
+//! (`strings.rs`), any other as it completes (the deltas always
 //! concatenate to the final input). In a Python list each call is
 //! delivered when the next begins or the list ends.
 
 mod phases;
+mod strings;
 
 use super::{CallAutomaton, Failure, Outcome};
 use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
-use crate::scan::json::escape_json_into;
-use crate::scan::literal::{is_word, to_json_into, Syntax, GEMMA_QUOTE};
+use crate::scan::json::{escape_json_char_into, escape_json_into};
+use crate::scan::literal::{is_word, to_json_into, Invalid, Syntax, GEMMA_QUOTE};
 use crate::scan::partial::{Match, Partial, PartialSet, Seen, SetMatch};
 
 /// Llama 4's end of a call list.
@@ -141,9 +143,20 @@ struct InValue {
     depth: usize,
     quote: Option<u8>,
     escaped: bool,
+    /// Python: whether the string is triple-quoted; the quotes just read
+    /// at its start (deciding that) or, in a triple-quoted one, in a row.
+    long: bool,
+    quotes: u8,
     /// Gemma 4: how much of a string quote `<|"|>` the value's bytes
     /// last read.
     quote_mark: Partial,
+    /// Whether the value is a string streamed as it comes.
+    string: strings::Streaming,
+    /// The streamed string opened in the chunk being read.
+    opened_here: bool,
+    /// Why a streamed string is no literal (the call fails where the
+    /// value ends).
+    rejected: Option<Invalid>,
 }
 
 impl LiteralCall {
@@ -258,17 +271,13 @@ impl LiteralCall {
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Result<(), Failure> {
+        if self.in_value.string == strings::Streaming::Closed {
+            return self.end_streamed(at, cx);
+        }
         let bad = |m: &str| Failure::new(DiagnosticKind::InvalidArguments, at, m.to_owned());
         let key = std::str::from_utf8(&self.key).map_err(|_| bad("a key is not UTF-8"))?;
+        member_key(&mut self.piece, self.in_block.has_member, key.trim());
         let piece = &mut self.piece;
-        piece.clear();
-        piece.push_str(if self.in_block.has_member {
-            ", \""
-        } else {
-            "{\""
-        });
-        escape_json_into(piece, key.trim());
-        piece.push_str("\": ");
         match bare_string(self.rules.syntax, &self.word, cx.param_schema(key.trim())) {
             Some(text) => {
                 piece.push('"');
@@ -306,7 +315,7 @@ impl LiteralCall {
         // Tokens are short: below this a loop beats memchr's setup.
         let short = rest.len() < 16;
         let n = match (self.rules.syntax, self.in_value.quote) {
-            (Syntax::Python, Some(q)) if !self.in_value.escaped => {
+            (Syntax::Python, Some(q)) if !self.in_value.escaped && self.in_value.quotes == 0 => {
                 if short {
                     rest.iter().position(|&b| b == q || b == b'\\')
                 } else {
@@ -326,6 +335,59 @@ impl LiteralCall {
         (n > 0).then_some(n)
     }
 
+    /// Python: byte `b` of a value whose arguments `close` ends; `true`
+    /// when it ends the value (and is not consumed).
+    fn python_byte(&mut self, b: u8, close: u8) -> bool {
+        let v = &mut self.in_value;
+        let Some(q) = v.quote else {
+            match b {
+                b'\'' | b'"' => {
+                    v.quote = Some(b);
+                    v.quotes = 1;
+                }
+                b'[' | b'(' | b'{' => v.depth += 1,
+                b']' | b')' | b'}' if v.depth > 0 => v.depth -= 1,
+                b',' if v.depth == 0 => return true,
+                _ if b == close && v.depth == 0 => return true,
+                _ => {}
+            }
+            return false;
+        };
+        match (v.long, v.quotes) {
+            // The quotes a string opens with tell `'…'` from `''` and
+            // `'''…'''`.
+            (false, 1 | 2) if b == q => {
+                v.quotes += 1;
+                if v.quotes == 3 {
+                    (v.long, v.quotes) = (true, 0);
+                }
+                return false;
+            }
+            (false, 2) => {
+                // `''`, an empty string: `b` follows it.
+                (v.quote, v.quotes) = (None, 0);
+                return self.python_byte(b, close);
+            }
+            (false, 1) => v.quotes = 0,
+            _ => {}
+        }
+        if v.escaped {
+            v.escaped = false;
+        } else if b == b'\\' {
+            (v.escaped, v.quotes) = (true, 0);
+        } else if b != q {
+            v.quotes = 0;
+        } else if !v.long {
+            v.quote = None;
+        } else {
+            v.quotes += 1;
+            if v.quotes == 3 {
+                (v.quote, v.long, v.quotes) = (None, false, 0);
+            }
+        }
+        false
+    }
+
     /// Scans a value's bytes from `bytes[*i..]`; `true` when the byte at
     /// `*i` (not consumed) ends it.
     fn scan_value(&mut self, bytes: &[u8], i: &mut usize) -> bool {
@@ -339,20 +401,11 @@ impl LiteralCall {
                 continue;
             }
             match self.rules.syntax {
-                Syntax::Python => match self.in_value.quote {
-                    Some(_) if self.in_value.escaped => self.in_value.escaped = false,
-                    Some(_) if b == b'\\' => self.in_value.escaped = true,
-                    Some(q) if b == q => self.in_value.quote = None,
-                    Some(_) => {}
-                    None => match b {
-                        b'\'' | b'"' => self.in_value.quote = Some(b),
-                        b'[' | b'(' | b'{' => self.in_value.depth += 1,
-                        b']' | b')' | b'}' if self.in_value.depth > 0 => self.in_value.depth -= 1,
-                        b',' if self.in_value.depth == 0 => return true,
-                        _ if b == close && self.in_value.depth == 0 => return true,
-                        _ => {}
-                    },
-                },
+                Syntax::Python => {
+                    if self.python_byte(b, close) {
+                        return true;
+                    }
+                }
                 Syntax::Gemma4 => {
                     // `<|"|>` opens and closes strings.
                     match self.in_value.quote_mark.scan(GEMMA_QUOTE, b) {
@@ -380,6 +433,15 @@ impl LiteralCall {
         }
         false
     }
+}
+
+/// Starts `piece` with a member's key: the comma after an earlier member
+/// (`has_member`), the key as a JSON string, and the colon.
+fn member_key(piece: &mut String, has_member: bool, key: &str) {
+    piece.clear();
+    piece.push_str(if has_member { ", \"" } else { "{\"" });
+    escape_json_into(piece, key);
+    piece.push_str("\": ");
 }
 
 /// Gemma 4 writes a string argument now and then without its `<|"|>`

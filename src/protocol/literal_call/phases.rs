@@ -172,7 +172,7 @@ impl LiteralCall {
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Option<Outcome> {
-        if !self.scan_value(bytes, i) {
+        if !self.stream_string(bytes, i, cx) || !self.scan_value(bytes, i) {
             return Some(Outcome::More);
         }
         if let Err(f) = self.member(cx.offset(*i), cx) {

@@ -1,0 +1,375 @@
+//! A value that is one string, streamed as it comes: the member's key and
+//! the opening quote go out once the string has begun, its text as it
+//! arrives (runs of plain text lent from the chunk, escapes decoded), the
+//! closing quote when the value ends. Any other value is read whole, as
+//! the value ends ([`LiteralCall::member`]).
+//!
+//! What goes out is what reading the whole value would give, at any
+//! chunking: a run ends at the same bytes (quotes, backslashes and what
+//! JSON escapes) however the text is cut, and a string that turns out
+//! not to be a literal (`'a' 'b'`, a bad escape, invalid UTF-8) fails the
+//! call where the value ends, as a whole value does.
+
+use super::*;
+
+/// Where a value stands on being streamed as a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) enum Streaming {
+    /// Nothing but whitespace read.
+    #[default]
+    Undecided,
+    /// The value's first bytes (held in `word`) may open a string: a
+    /// Python quote (the next byte tells a one-quote string from `''` and
+    /// `'''`), or the start of Gemma 4's `<|"|>`.
+    Opening,
+    /// Inside the string: its text goes out as it comes. `word` holds a
+    /// Python escape begun (after its backslash) or the start of Gemma 4's
+    /// closing quote.
+    On,
+    /// The string closed; what follows up to the value's end must be
+    /// whitespace.
+    Closed,
+    /// Not a streamed string: read whole as the value ends.
+    Off,
+}
+
+/// The most bytes the opening of a streamed string holds (`<|"|>`).
+const OPENING_MAX: usize = GEMMA_QUOTE.len();
+
+impl LiteralCall {
+    /// Streams the value's string from `bytes[*i..]`; `false` when the
+    /// bytes ran out inside it or before it was told from other values,
+    /// `true` when the rest of the value is for [`scan_value`](Self::scan_value).
+    pub(super) fn stream_string<'c, S: Sink<'c>>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> bool {
+        loop {
+            match self.in_value.string {
+                Streaming::Undecided => {
+                    skip_ws(bytes, i);
+                    let Some(&b) = bytes.get(*i) else {
+                        return false;
+                    };
+                    let opens = match self.rules.syntax {
+                        Syntax::Python => b == b'\'' || b == b'"',
+                        Syntax::Gemma4 => b == GEMMA_QUOTE[0],
+                    };
+                    if !opens {
+                        self.in_value.string = Streaming::Off;
+                        return true;
+                    }
+                    self.word.push(b);
+                    *i += 1;
+                    self.in_value.string = Streaming::Opening;
+                }
+                Streaming::Opening => {
+                    let Some(&b) = bytes.get(*i) else {
+                        return false;
+                    };
+                    match self.rules.syntax {
+                        Syntax::Python if b != self.word[0] => self.open_string(cx),
+                        Syntax::Gemma4 if GEMMA_QUOTE.get(self.word.len()) == Some(&b) => {
+                            self.word.push(b);
+                            *i += 1;
+                            if self.word == GEMMA_QUOTE {
+                                self.open_string(cx);
+                            }
+                        }
+                        _ => {
+                            self.read_opening_whole();
+                            return true;
+                        }
+                    }
+                }
+                Streaming::On => {
+                    if !self.string_text(bytes, i, cx) {
+                        return false;
+                    }
+                }
+                Streaming::Closed | Streaming::Off => return true,
+            }
+        }
+    }
+
+    /// The opening read is no string's to stream: its bytes are scanned
+    /// as the start of a value read whole.
+    fn read_opening_whole(&mut self) {
+        let mut held = [0; OPENING_MAX];
+        let n = self.word.len().min(OPENING_MAX);
+        held[..n].copy_from_slice(&self.word[..n]);
+        self.word.clear();
+        self.in_value.string = Streaming::Off;
+        let mut j = 0;
+        // A quote or a part of `<|"|>` ends no value.
+        let ended = self.scan_value(&held[..n], &mut j);
+        debug_assert!(!ended && j == n);
+    }
+
+    /// The string opened: the member's key and the opening quote go out.
+    fn open_string<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        self.in_value.quote = Some(match self.rules.syntax {
+            Syntax::Python => self.word[0],
+            Syntax::Gemma4 => b'"',
+        });
+        self.word.clear();
+        self.in_value.string = Streaming::On;
+        self.in_value.opened_here = true;
+        // Keys are words and spaces: ASCII.
+        let key = std::str::from_utf8(self.key.trim_ascii()).unwrap_or_default();
+        member_key(&mut self.piece, self.in_block.has_member, key);
+        self.piece.push('"');
+        cx.delta_text(&self.piece);
+    }
+
+    /// The string's text from `bytes[*i..]`; `true` once it closed.
+    fn string_text<'c, S: Sink<'c>>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> bool {
+        let quote = self.in_value.quote.unwrap_or(b'"');
+        // A string that opens and closes in one chunk goes out with its
+        // key as one delta (a server sends each delta as a message); one
+        // that spans chunks lends its runs from them.
+        let whole =
+            std::mem::take(&mut self.in_value.opened_here) && self.closes_in(&bytes[*i..], quote);
+        while let Some(&b) = bytes.get(*i) {
+            if self.in_value.escaped {
+                self.escape(b, i, cx);
+                continue;
+            }
+            if !self.word.is_empty() {
+                // Gemma 4: a closing quote begun.
+                if self.closing_mark(b, i, cx) {
+                    return true;
+                }
+                continue;
+            }
+            let rest = &bytes[*i..];
+            let n = rest
+                .iter()
+                .position(|&b| self.ends_run(b, quote))
+                .unwrap_or(rest.len());
+            if n > 0 {
+                self.send(&rest[..n], whole, cx.offset(*i), cx);
+                *i += n;
+                continue;
+            }
+            *i += 1;
+            match (self.rules.syntax, b) {
+                (Syntax::Python, _) if b == quote => {
+                    self.close_string();
+                    return true;
+                }
+                (Syntax::Python, b'\\') => self.in_value.escaped = true,
+                (Syntax::Gemma4, b'<') => self.word.push(b),
+                _ => self.send_char(char::from(b), cx.offset(*i), cx),
+            }
+        }
+        false
+    }
+
+    /// Whether `b` ends a run of plain text: it may close the string or
+    /// start an escape, or JSON escapes it.
+    #[inline]
+    fn ends_run(&self, b: u8, quote: u8) -> bool {
+        match self.rules.syntax {
+            Syntax::Python => b == quote || b == b'\\' || b == b'"' || b < 0x20,
+            Syntax::Gemma4 => b == GEMMA_QUOTE[0] || b == b'\\' || b == b'"' || b < 0x20,
+        }
+    }
+
+    /// Gemma 4: byte `b` after the start of `<|"|>` held in `word`; `true`
+    /// when it completes the closing quote. Otherwise the held bytes were
+    /// text, and `b` is read again as text.
+    fn closing_mark<'c, S: Sink<'c>>(
+        &mut self,
+        b: u8,
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> bool {
+        if GEMMA_QUOTE.get(self.word.len()) == Some(&b) {
+            self.word.push(b);
+            *i += 1;
+            if self.word == GEMMA_QUOTE {
+                self.close_string();
+                return true;
+            }
+            return false;
+        }
+        let held = GEMMA_QUOTE.get(..self.word.len()).unwrap_or_default();
+        self.word.clear();
+        for &h in held {
+            self.send_char(char::from(h), cx.offset(*i), cx);
+        }
+        false
+    }
+
+    /// A Python escape: `b` follows its backslash, or the letter and the
+    /// hex digits held in `word`. An unknown escape is kept as written:
+    /// its backslash goes out, and `b` is read again as text.
+    fn escape<'c, S: Sink<'c>>(&mut self, b: u8, i: &mut usize, cx: &mut CallCx<'_, 'c, S>) {
+        let at = cx.offset(*i);
+        let Some(&letter) = self.word.first() else {
+            let c = match b {
+                b'x' | b'u' | b'U' => {
+                    self.word.push(b);
+                    *i += 1;
+                    return;
+                }
+                b'n' => Some('\n'),
+                b't' => Some('\t'),
+                b'r' => Some('\r'),
+                b'0' => Some('\0'),
+                b'a' => Some('\x07'),
+                b'b' => Some('\x08'),
+                b'f' => Some('\x0c'),
+                b'v' => Some('\x0b'),
+                b'\\' | b'\'' | b'"' => Some(char::from(b)),
+                b'\n' => None,
+                _ => {
+                    self.in_value.escaped = false;
+                    self.send_char('\\', at, cx);
+                    return;
+                }
+            };
+            *i += 1;
+            self.in_value.escaped = false;
+            if let Some(c) = c {
+                self.send_char(c, at, cx);
+            }
+            return;
+        };
+        let digits = match letter {
+            b'x' => 2,
+            b'u' => 4,
+            _ => 8,
+        };
+        if !b.is_ascii_hexdigit() {
+            // `b` is read again: it may close the string.
+            self.end_escape(None, at, cx);
+            return;
+        }
+        self.word.push(b);
+        *i += 1;
+        if self.word.len() > digits {
+            let c = std::str::from_utf8(&self.word[1..])
+                .ok()
+                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                .and_then(char::from_u32);
+            self.end_escape(c, at, cx);
+        }
+    }
+
+    /// A `\x`, `\u` or `\U` escape ends, as this character or as a bad
+    /// escape.
+    fn end_escape<'c, S: Sink<'c>>(
+        &mut self,
+        c: Option<char>,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        self.word.clear();
+        self.in_value.escaped = false;
+        match c {
+            Some(c) => self.send_char(c, at, cx),
+            None => self.reject("a bad escape"),
+        }
+    }
+
+    fn close_string(&mut self) {
+        self.word.clear();
+        self.in_value.quote = None;
+        self.in_value.escaped = false;
+        self.in_value.string = Streaming::Closed;
+    }
+
+    /// The value cannot be delivered: nothing more of it goes out, and
+    /// the call fails where it ends.
+    fn reject(&mut self, why: Invalid) {
+        self.in_value.rejected.get_or_insert(why);
+    }
+
+    /// Text of the string, as it stands in the stream at offset `at`:
+    /// lent, or copied to join the built text around it (`built`).
+    fn send<'c, S: Sink<'c>>(
+        &mut self,
+        text: &'c [u8],
+        built: bool,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) {
+        if self.in_value.rejected.is_some() {
+            return;
+        }
+        let sent = match built {
+            true => cx.delta_owned(text, at),
+            false => cx.delta(text, at),
+        };
+        if sent.is_err() {
+            self.reject("invalid UTF-8");
+        }
+    }
+
+    /// Whether the string closes in `rest`, read from where it stands.
+    fn closes_in(&self, rest: &[u8], quote: u8) -> bool {
+        match self.rules.syntax {
+            Syntax::Python => {
+                // Past a backslash, the byte it escapes (as `escape` reads:
+                // a hex digit never closes the string, and a byte that
+                // ends a hex escape is read again).
+                let mut j = usize::from(self.in_value.escaped && self.word.is_empty());
+                while let Some(n) = rest.get(j..).and_then(|r| memchr::memchr2(quote, b'\\', r)) {
+                    if rest[j + n] == quote {
+                        return true;
+                    }
+                    j += n + 2;
+                }
+                false
+            }
+            Syntax::Gemma4 => {
+                let held = self.word.len();
+                (held > 0 && rest.starts_with(&GEMMA_QUOTE[held..]))
+                    || memchr::memmem::find(rest, GEMMA_QUOTE).is_some()
+            }
+        }
+    }
+
+    /// One character of the string, JSON-escaped.
+    fn send_char<'c, S: Sink<'c>>(&mut self, c: char, at: u64, cx: &mut CallCx<'_, 'c, S>) {
+        if self.in_value.rejected.is_some() {
+            return;
+        }
+        self.piece.clear();
+        escape_json_char_into(&mut self.piece, c);
+        // After a character cut short: the text is not UTF-8.
+        if cx.delta_owned(self.piece.as_bytes(), at).is_err() {
+            self.reject("invalid UTF-8");
+        }
+    }
+
+    /// The value of a streamed string ends at stream offset `at`: its
+    /// closing quote goes out, unless it is no literal.
+    pub(super) fn end_streamed<'c, S: Sink<'c>>(
+        &mut self,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Result<(), Failure> {
+        if !self.word.trim_ascii().is_empty() {
+            self.reject("unexpected characters after the value");
+        }
+        if self.in_value.rejected.is_none() && cx.delta_owned(b"\"", at).is_err() {
+            self.reject("invalid UTF-8");
+        }
+        if let Some(why) = self.in_value.rejected {
+            let message = format!("an argument's value is not a literal: {why}");
+            return Err(Failure::new(DiagnosticKind::InvalidArguments, at, message));
+        }
+        self.in_block.has_member = true;
+        Ok(())
+    }
+}
