@@ -1030,7 +1030,7 @@ w("phi4-mini", "after_markdown_prose", MARKDOWN + 'functools[{"name": "get_weath
 
 # String values stream as they come: escapes decoded across any cut,
 # Gemma 4 quote lookalikes inside, and strings that prove no literal.
-w(P, "string_value_escapes_streamed", "[write(path='a.py', code=\"print(\\\"hi\\\")\\n\\tx = '\\x41' \\u00e9 \\U0001F600 \\q \\\\ end\\\nmore 東京\", note='it\\'s')]")
+w(P, "string_value_escapes_streamed", '[write(path=\'a.py\', code="print(\\"hi\\")\\n\\tx = \'\\x41\' \\u00e9 \\U0001F600 \\q \\\\ end\\\nmore 東京 \\/ \\b\\f", note=\'it\\\'s "so" \\"so\\"\')]')
 w(P, "string_value_invalid_utf8", b"[write(code='ok \xe6\x9d\xb1 \xff bad', n=1)] after")
 w(P, "string_value_cut_character_then_quote", b"[write(code='ok \xe6\x9d')] after")
 w(P, "string_value_bad_hex_escape", "[write(code='a \\x4g b')] after")

@@ -12,7 +12,7 @@
 mod phases;
 mod strings;
 
-use super::{CallAutomaton, Failure, Outcome};
+use super::{CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
@@ -478,6 +478,17 @@ fn skip_ws(bytes: &[u8], i: &mut usize) -> usize {
 
 /// The phases of [`LiteralCall::advance`], one method each.
 impl CallAutomaton for LiteralCall {
+    /// Plain text inside a streamed string: the chunk as it stands.
+    #[inline]
+    fn steady<'c>(&mut self, bytes: &'c [u8], _offset: u64, call: InCall) -> Steady<'c> {
+        self.steady_text(bytes, call)
+    }
+
+    /// A streamed string is not UTF-8: the call fails where its value ends.
+    fn reject_invalid_utf8(&mut self, _at: u64) {
+        self.in_value.rejected.get_or_insert("invalid UTF-8");
+    }
+
     /// Marker 0 opens a list (or Gemma 4's call), 1 Olmo 3's lines, 2 on
     /// a known tool's list.
     fn begin(&mut self, marker: usize) {

@@ -36,6 +36,53 @@ pub(super) enum Streaming {
 /// The most bytes the opening of a streamed string holds (`<|"|>`).
 const OPENING_MAX: usize = GEMMA_QUOTE.len();
 
+/// The bytes that end a run of a string's plain text, by class: a string
+/// says which classes close it or start an escape, and which JSON escapes
+/// ([`RunEnds`]).
+const CLASSES: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = CONTROL;
+        b += 1;
+    }
+    table[b'"' as usize] = DOUBLE_QUOTE;
+    table[b'\\' as usize] = BACKSLASH;
+    table[b'\'' as usize] = SINGLE_QUOTE;
+    table[b'<' as usize] = LESS_THAN;
+    table
+};
+const CONTROL: u8 = 1;
+const DOUBLE_QUOTE: u8 = 2;
+const BACKSLASH: u8 = 4;
+const SINGLE_QUOTE: u8 = 8;
+const LESS_THAN: u8 = 16;
+
+/// The classes of [`CLASSES`] that end the runs of the string being read:
+/// those that may close it or start an escape (`syntax`), and those JSON
+/// escapes (`escaped`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RunEnds {
+    syntax: u8,
+    escaped: u8,
+}
+
+impl RunEnds {
+    /// Whether `b` ends a run of plain text.
+    #[inline]
+    fn at(self, b: u8) -> bool {
+        CLASSES[usize::from(b)] & (self.syntax | self.escaped) != 0
+    }
+}
+
+/// What a steady chunk of a string's text is (see
+/// [`LiteralCall::chunk_kind`]).
+enum ChunkKind {
+    AsItStands,
+    Escaped,
+    Read,
+}
+
 impl LiteralCall {
     /// Streams the value's string from `bytes[*i..]`; `false` when the
     /// bytes ran out inside it or before it was told from other values,
@@ -150,10 +197,8 @@ impl LiteralCall {
                 continue;
             }
             let rest = &bytes[*i..];
-            let n = rest
-                .iter()
-                .position(|&b| self.ends_run(b, quote))
-                .unwrap_or(rest.len());
+            let ends = self.run_ends();
+            let n = rest.iter().position(|&b| ends.at(b)).unwrap_or(rest.len());
             if n > 0 {
                 self.send(&rest[..n], whole, cx.offset(*i), cx);
                 *i += n;
@@ -173,13 +218,86 @@ impl LiteralCall {
         false
     }
 
-    /// Whether `b` ends a run of plain text: it may close the string or
-    /// start an escape, or JSON escapes it.
+    /// What ends a run of the string's plain text.
     #[inline]
-    fn ends_run(&self, b: u8, quote: u8) -> bool {
-        match self.rules.syntax {
-            Syntax::Python => b == quote || b == b'\\' || b == b'"' || b < 0x20,
-            Syntax::Gemma4 => b == GEMMA_QUOTE[0] || b == b'\\' || b == b'"' || b < 0x20,
+    fn run_ends(&self) -> RunEnds {
+        let (syntax, escaped) = match (self.rules.syntax, self.in_value.quote) {
+            (Syntax::Python, Some(b'\'')) => (SINGLE_QUOTE | BACKSLASH, DOUBLE_QUOTE | CONTROL),
+            (Syntax::Python, _) => (DOUBLE_QUOTE | BACKSLASH, CONTROL),
+            (Syntax::Gemma4, _) => (LESS_THAN, DOUBLE_QUOTE | BACKSLASH | CONTROL),
+        };
+        RunEnds { syntax, escaped }
+    }
+
+    /// The common token-sized chunk inside a streamed string, with no
+    /// byte that may close it or start an escape: the chunk as it stands,
+    /// or JSON-escaped (see [`Automaton::steady`](crate::protocol::Automaton)).
+    #[inline]
+    pub(super) fn steady_text<'c>(&self, bytes: &'c [u8], call: InCall) -> Steady<'c> {
+        let v = &self.in_value;
+        let plain_state = v.string == Streaming::On
+            && !v.escaped
+            && self.word.is_empty()
+            && v.rejected.is_none()
+            && call.started
+            && self.in_block.phase == Phase::Value;
+        if !plain_state {
+            return Steady::No;
+        }
+        let ends = self.run_ends();
+        let classes = bytes
+            .iter()
+            .fold(0, |acc, &b| acc | CLASSES[usize::from(b)]);
+        if classes & (ends.syntax | ends.escaped) == 0 {
+            return Steady::Verbatim { in_string: false };
+        }
+        match self.chunk_kind(bytes, ends) {
+            ChunkKind::AsItStands => Steady::Verbatim { in_string: false },
+            // Escaped text must be whole characters.
+            ChunkKind::Escaped => match std::str::from_utf8(bytes) {
+                Ok(text) if !call.carried => Steady::Escaped(text),
+                _ => Steady::No,
+            },
+            ChunkKind::Read => Steady::No,
+        }
+    }
+
+    /// A chunk of the string's text holding bytes that may end its runs:
+    /// whether its JSON is the chunk as it stands (a Python escape that
+    /// JSON writes alike, `\"` or `\n`; Gemma 4's `<` before anything but
+    /// `|"|>`), the chunk JSON-escaped (only bytes JSON escapes, and no
+    /// Python escape), or for the automaton to read.
+    fn chunk_kind(&self, bytes: &[u8], ends: RunEnds) -> ChunkKind {
+        let (mut escaped, mut python_escapes) = (false, false);
+        let mut j = 0;
+        while let Some(k) = bytes[j..].iter().position(|&b| ends.at(b)) {
+            let at = j + k;
+            let b = bytes[at];
+            j = at + 1;
+            match (self.rules.syntax, b) {
+                (Syntax::Python, b'\\') => match bytes.get(at + 1) {
+                    Some(b'"' | b'\\' | b'n' | b't' | b'r' | b'b' | b'f') => {
+                        python_escapes = true;
+                        j += 1;
+                    }
+                    _ => return ChunkKind::Read,
+                },
+                (Syntax::Gemma4, b'<') => {
+                    // Text when a byte in the chunk tells it from `<|"|>`.
+                    let after = &bytes[at..];
+                    let n = after.len().min(GEMMA_QUOTE.len());
+                    if after[..n] == GEMMA_QUOTE[..n] {
+                        return ChunkKind::Read;
+                    }
+                }
+                _ if CLASSES[usize::from(b)] & ends.syntax != 0 => return ChunkKind::Read,
+                _ => escaped = true,
+            }
+        }
+        match (escaped, python_escapes) {
+            (false, _) => ChunkKind::AsItStands,
+            (true, false) => ChunkKind::Escaped,
+            (true, true) => ChunkKind::Read,
         }
     }
 
