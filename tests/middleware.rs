@@ -1201,3 +1201,80 @@ fn an_assistant_turn_with_several_calls_parses_back_as_those_calls() {
         assert_eq!(text(&events).trim(), "Checking.", "{format}: {rendered}");
     }
 }
+
+/// Kimi-K2 numbers a turn's calls (`functions.NAME:0`, `:1`) and names
+/// the call each result answers; an id the model wrote comes back as it
+/// was. Command numbers them in `tool_call_id`.
+#[test]
+fn formats_that_number_calls_number_a_turns_calls_and_their_results() {
+    let call = |id: &str, name: &str| Part::ToolCall {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        input: json!({}),
+    };
+    let result = |id: &str, name: &str| ToolResult {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        output: json!("ok"),
+        is_error: false,
+    };
+    let msgs = vec![
+        Message::Assistant {
+            content: vec![
+                call("c1", "get_weather"),
+                call("functions.get_time:7", "get_time"),
+            ],
+        },
+        // Answered out of order.
+        Message::Tool {
+            content: vec![
+                result("functions.get_time:7", "get_time"),
+                result("c1", "get_weather"),
+            ],
+        },
+    ];
+    let rendered = |format| {
+        let t = transform_params(
+            format,
+            &request(msgs.clone(), None),
+            &ParamsOptions::default(),
+        )
+        .unwrap();
+        let text_of = |m: &Message| match m {
+            Message::Assistant { content } | Message::User { content } => {
+                match content.as_slice() {
+                    [Part::Text { text }] => text.clone(),
+                    other => panic!("{other:?}"),
+                }
+            }
+            other => panic!("{other:?}"),
+        };
+        (
+            text_of(&t.request.messages[1]),
+            text_of(&t.request.messages[2]),
+        )
+    };
+    let (calls, results) = rendered(Format::KimiK2);
+    let at = |text: &str, needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle} in {text}"))
+    };
+    assert!(
+        at(&calls, "functions.get_weather:0") < at(&calls, "functions.get_time:7"),
+        "{calls}"
+    );
+    assert!(
+        at(&results, "## Return of functions.get_time:7")
+            < at(&results, "## Return of functions.get_weather:0"),
+        "{results}"
+    );
+    let (calls, results) = rendered(Format::Cohere);
+    assert!(
+        at(&calls, "\"tool_call_id\": \"0\"") < at(&calls, "\"tool_call_id\": \"1\""),
+        "{calls}"
+    );
+    assert!(
+        at(&results, "\"tool_call_id\": \"1\"") < at(&results, "\"tool_call_id\": \"0\""),
+        "{results}"
+    );
+}

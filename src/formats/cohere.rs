@@ -62,17 +62,19 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     Ok((markers, Automaton::WithMarkup(Box::new(automaton))))
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, call: CallRef<'_>) -> String {
     let name = json_string(name);
+    let id = call.index;
     format!(
-        "<|START_ACTION|>[\n    {{\"tool_call_id\": \"0\", \"tool_name\": {name}, \"parameters\": {args}}}\n]<|END_ACTION|>"
+        "<|START_ACTION|>[\n    {{\"tool_call_id\": \"{id}\", \"tool_name\": {name}, \"parameters\": {args}}}\n]<|END_ACTION|>"
     )
 }
 
 /// A result as Command's template writes a tool turn.
-fn render_result(_name: &str, result: &Value) -> String {
+fn render_result(_name: &str, result: &Value, call: CallRef<'_>) -> String {
+    let id = call.index;
     format!(
-        "<|START_TOOL_RESULT|>[\n    {{\"tool_call_id\": \"0\", \"results\": {{\"0\": {}}}, \"is_error\": null}}\n]<|END_TOOL_RESULT|>",
+        "<|START_TOOL_RESULT|>[\n    {{\"tool_call_id\": \"{id}\", \"results\": {{\"0\": {}}}, \"is_error\": null}}\n]<|END_TOOL_RESULT|>",
         serde_json::to_string(result).unwrap_or_default()
     )
 }

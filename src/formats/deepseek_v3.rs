@@ -61,7 +61,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     token_reading(&RULES, delimiters, limits)
 }
 
-pub(crate) fn render_call(name: &str, args: &Value) -> String {
+pub(crate) fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
     )
@@ -76,7 +76,7 @@ pub(crate) fn tool_entry(tool: &Tool) -> String {
 }
 
 /// A result in DeepSeek's output tokens.
-pub(crate) fn render_result(_name: &str, result: &Value) -> String {
+pub(crate) fn render_result(_name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<｜tool▁output▁begin｜>{}<｜tool▁output▁end｜>",
         value_text(result)

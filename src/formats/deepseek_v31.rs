@@ -40,10 +40,10 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     token_reading(&deepseek_v3::RULES, delimiters, limits)
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     // `function` names DeepSeek-V3's layout, where the name follows.
     if name == "function" {
-        return super::deepseek_v3::render_call(name, args);
+        return super::deepseek_v3::render_call(name, args, _call);
     }
     format!(
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"

@@ -98,7 +98,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     xml_reading(&DIALECT, delimiters, limits)
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let mut out = format!("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"{name}\">\n");
     for (k, v) in members(args) {
         out.push_str(&format!(
@@ -111,7 +111,7 @@ fn render_call(name: &str, args: &Value) -> String {
     out
 }
 
-fn render_result(_name: &str, result: &Value) -> String {
+fn render_result(_name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<function_results>\n<result>{}</result>\n</function_results>",
         value_text(result)

@@ -39,11 +39,11 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     json_reading(start, Boundary::Whitespace, automaton)
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let name = json_string(name);
     format!("```tool_call\n{{\"name\": {name}, \"arguments\": {args}}}\n```")
 }
 
-fn render_result(_name: &str, result: &Value) -> String {
+fn render_result(_name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!("```tool_output\n{}\n```", value_text(result))
 }

@@ -62,12 +62,12 @@ fn gemma_key(k: &str) -> String {
     }
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     format!("<|tool_call>call:{name}{}<tool_call|>", gemma(args))
 }
 
 /// A result as Gemma 4's template writes a tool response.
-fn render_result(name: &str, result: &Value) -> String {
+fn render_result(name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<|tool_response>response:{name}{}<tool_response|>",
         gemma(result)

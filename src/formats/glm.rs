@@ -60,7 +60,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     xml_reading(&DIALECT, delimiters, limits)
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let mut out = format!("<tool_call>{name}\n");
     for (k, v) in members(args) {
         out.push_str(&format!(

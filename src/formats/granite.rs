@@ -46,13 +46,13 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     ))
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let name = json_string(name);
     format!("<|tool_call|>[{{\"name\": {name}, \"arguments\": {args}}}]")
 }
 
 /// A result as Granite's template writes a `tool` turn.
-fn render_result(_name: &str, result: &Value) -> String {
+fn render_result(_name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<|start_of_role|>tool<|end_of_role|>{}<|end_of_text|>",
         value_text(result)

@@ -106,12 +106,12 @@ fn tool_entry(tool: &Tool) -> String {
     )
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     format!("<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>")
 }
 
 /// A result as gpt-oss's template writes the tool's message.
-fn render_result(name: &str, result: &Value) -> String {
+fn render_result(name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<|start|>functions.{name} to=assistant<|channel|>commentary<|message|>{}<|end|>",
         serde_json::to_string(result).unwrap_or_default()

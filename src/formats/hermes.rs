@@ -52,7 +52,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     json_reading(start, Boundary::None, automaton)
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let name = json_string(name);
     format!("<tool_call>\n{{\"name\": {name}, \"arguments\": {args}}}\n</tool_call>")
 }

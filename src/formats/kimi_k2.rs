@@ -46,12 +46,29 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     token_reading(&RULES, delimiters, limits)
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, call: CallRef<'_>) -> String {
+    let id = call_id(name, call);
     format!(
-        "<|tool_calls_section_begin|><|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
+        "<|tool_calls_section_begin|><|tool_call_begin|>{id}<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
     )
 }
 
-fn render_result(name: &str, result: &Value) -> String {
-    format!("## Return of functions.{name}:0\n{}", value_text(result))
+fn render_result(name: &str, result: &Value, call: CallRef<'_>) -> String {
+    format!("## Return of {}\n{}", call_id(name, call), value_text(result))
+}
+
+/// The call's id as Kimi-K2 writes it, `functions.NAME:N`: the history's
+/// own when it is one (the model's, handed back), else numbered by the
+/// call's place in its turn.
+fn call_id(name: &str, call: CallRef<'_>) -> String {
+    let own = call
+        .id
+        .strip_prefix("functions.")
+        .and_then(|rest| rest.strip_prefix(name))
+        .and_then(|rest| rest.strip_prefix(':'))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    match own {
+        true => call.id.to_owned(),
+        false => format!("functions.{name}:{}", call.index),
+    }
 }

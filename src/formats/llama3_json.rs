@@ -48,13 +48,13 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     json_reading(start, Boundary::None, automaton)
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let name = json_string(name);
     format!("<|python_tag|>{{\"name\": {name}, \"parameters\": {args}}}")
 }
 
 /// A result as Llama 3's template writes an `ipython` turn.
-fn render_result(_name: &str, result: &Value) -> String {
+fn render_result(_name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<|start_header_id|>ipython<|end_header_id|>\n\n{}<|eot_id|>",
         value_text(result)

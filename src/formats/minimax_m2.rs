@@ -63,7 +63,7 @@ fn tool_entry(tool: &Tool) -> String {
     format!("<tool>{}</tool>", plain_tool(tool))
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let mut out = format!("<minimax:tool_call>\n<invoke name=\"{name}\">\n");
     for (k, v) in members(args) {
         out.push_str(&format!(
@@ -75,7 +75,7 @@ fn render_call(name: &str, args: &Value) -> String {
     out
 }
 
-fn render_result(name: &str, result: &Value) -> String {
+fn render_result(name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<tool_response name=\"{name}\">\n{}\n</tool_response>",
         value_text(result)

@@ -63,10 +63,10 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     ))
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     format!("[TOOL_CALLS]{name}[ARGS]{args}")
 }
 
-fn render_result(_name: &str, result: &Value) -> String {
+fn render_result(_name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!("[TOOL_RESULTS]{}[/TOOL_RESULTS]", value_text(result))
 }

@@ -163,9 +163,9 @@ pub(crate) struct FormatSpec {
     /// An assistant's call as the format's models write it; `args` is a
     /// JSON object. What it writes, the format's parser reads back as the
     /// same call.
-    pub(crate) render_call: fn(&str, &Value) -> String,
+    pub(crate) render_call: fn(&str, &Value, CallRef<'_>) -> String,
     /// A tool's result as a user-turn block in the family's layout.
-    pub(crate) render_result: fn(&str, &Value) -> String,
+    pub(crate) render_result: fn(&str, &Value, CallRef<'_>) -> String,
     /// The model families that write the format (see
     /// [`Format::for_model`](crate::Format::for_model)).
     pub(crate) families: &'static [Family],
@@ -186,10 +186,21 @@ impl FormatSpec {
         template: "",
         tool_entry: plain_tool,
         tools_separator: "\n",
-        render_call: |_, _| String::new(),
-        render_result: |_, result| value_text(result),
+        render_call: |_, _, _| String::new(),
+        render_result: |_, result, _| value_text(result),
         families: &[],
     };
+}
+
+/// Which call of its turn a rendered call, or the call a rendered result
+/// answers, is: the formats that number calls (Kimi-K2's
+/// `functions.NAME:0`, Command's `tool_call_id`) write it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CallRef<'a> {
+    /// The call's id in the chat history (none for a lone call).
+    pub(crate) id: &'a str,
+    /// Its place among its turn's calls, from 0.
+    pub(crate) index: usize,
 }
 
 fn no_reader(_: Delimiters<'_>, _: &[Tool], _: &Limits) -> Reading {
@@ -468,6 +479,6 @@ pub(crate) fn plain_tool(tool: &Tool) -> String {
 }
 
 /// A result in Hermes' `<tool_response>` block.
-pub(crate) fn tool_response(_name: &str, result: &Value) -> String {
+pub(crate) fn tool_response(_name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!("<tool_response>\n{}\n</tool_response>", value_text(result))
 }

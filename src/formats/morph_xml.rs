@@ -78,7 +78,7 @@ fn tool_entry(tool: &Tool) -> String {
     f
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let members = members(args);
     if members.is_empty() {
         return format!("<{name}/>");
@@ -94,7 +94,7 @@ fn render_call(name: &str, args: &Value) -> String {
     out
 }
 
-fn render_result(name: &str, result: &Value) -> String {
+fn render_result(name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<tool_response>\n<tool_name>{}</tool_name>\n<result>{}</result>\n</tool_response>",
         xml_escape(name),

@@ -43,12 +43,12 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     )
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let name = json_string(name);
     format!("functools[{{\"name\": {name}, \"arguments\": {args}}}]")
 }
 
 /// A result as the chat template writes a `tool` turn.
-fn render_result(_name: &str, result: &Value) -> String {
+fn render_result(_name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!("<|tool|>{}<|end|>", value_text(result))
 }

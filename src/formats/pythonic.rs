@@ -81,7 +81,7 @@ fn python(v: &Value) -> String {
 
 /// Between Llama 4's tokens: a bare list is read only at the start of
 /// the output, and a call in history may follow text.
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let members: Vec<String> = members(args)
         .into_iter()
         .map(|(k, v)| format!("{k}={}", python(v)))
@@ -93,7 +93,7 @@ fn render_call(name: &str, args: &Value) -> String {
 }
 
 /// A result as Llama's template writes an `ipython` turn.
-fn render_result(_name: &str, result: &Value) -> String {
+fn render_result(_name: &str, result: &Value, _call: CallRef<'_>) -> String {
     format!(
         "<|start_header_id|>ipython<|end_header_id|>\n\n{}<|eot_id|>",
         value_text(result)

@@ -102,7 +102,7 @@ fn tool_entry(tool: &Tool) -> String {
     f
 }
 
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let mut out = format!("<tool_call>\n<function={name}>\n");
     for (k, v) in members(args) {
         out.push_str(&format!(

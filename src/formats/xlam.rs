@@ -58,7 +58,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
 
 /// In a fence: a bare list is read only at the start of the output, and a
 /// call in history may follow text.
-fn render_call(name: &str, args: &Value) -> String {
+fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let name = json_string(name);
     format!("```json\n[{{\"name\": {name}, \"arguments\": {args}}}]\n```")
 }

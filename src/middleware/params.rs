@@ -6,8 +6,9 @@ use serde_json::Value;
 
 use super::choice::{response_schema, validate, ToolChoice, ToolSpec};
 use super::prompt::format_tools;
-use super::render::{format_tool_call, format_tool_response};
+use super::render::{render_call_at, render_result_at};
 use crate::error::Error;
+use crate::formats::CallRef;
 use crate::tool::Tool;
 use crate::Format;
 
@@ -240,8 +241,8 @@ pub struct ParamsOptions {
 /// - renders the tool prompt into the system message (merged with an
 ///   existing one, first or last; nothing when there are no tools or with
 ///   `none`);
-/// - assistant tool calls become text via [`format_tool_call`]; `tool`
-///   results become one user message via [`format_tool_response`];
+/// - assistant tool calls become text via [`format_tool_call`](super::format_tool_call) (numbered in their turn where the format numbers calls); `tool`
+///   results become one user message via [`format_tool_response`](super::format_tool_response);
 ///   multi-part text is condensed and consecutive user messages merged;
 /// - provider-defined tools are dropped with a warning; the native `tools`
 ///   and `tool_choice` fields are cleared;
@@ -319,6 +320,9 @@ fn join_text(parts: &[String]) -> Vec<Part> {
     }
 }
 
+/// Each call id of the history so far, and its place in its turn.
+type CallPlaces = std::collections::HashMap<String, usize>;
+
 /// The history rules of [`transform_params`].
 fn rewrite_history(
     format: Format,
@@ -332,9 +336,10 @@ fn rewrite_history(
         });
     let reasoning_tags = options.reasoning_in_history.then_some(&tags);
     let mut out: Vec<Message> = Vec::new();
+    let mut places = CallPlaces::default();
     for (i, message) in messages.iter().enumerate() {
         check_call_inputs(i, message, options)?;
-        let rewritten = rewrite_message(format, message, reasoning_tags);
+        let rewritten = rewrite_message(format, message, reasoning_tags, &mut places);
         // Consecutive user messages merge into one.
         if let (Some(Message::User { content: prev }), Message::User { content: next }) =
             (out.last_mut(), &rewritten)
@@ -387,12 +392,14 @@ fn rewrite_message(
     format: Format,
     message: &Message,
     reasoning_tags: Option<&(String, String)>,
+    places: &mut CallPlaces,
 ) -> Message {
     match message {
         Message::System { content } => Message::System {
             content: content.clone(),
         },
         Message::User { content } | Message::Assistant { content } => {
+            let mut index = 0;
             let texts: Vec<String> = content
                 .iter()
                 .map(|part| match part {
@@ -401,8 +408,18 @@ fn rewrite_message(
                         .map(|(start, end)| format!("{start}{text}{end}"))
                         .unwrap_or_default(),
                     Part::ToolCall {
-                        tool_name, input, ..
-                    } => format_tool_call(format, tool_name, input),
+                        tool_call_id,
+                        tool_name,
+                        input,
+                    } => {
+                        let call = CallRef {
+                            id: tool_call_id,
+                            index,
+                        };
+                        places.insert(tool_call_id.clone(), index);
+                        index += 1;
+                        render_call_at(format, tool_name, input, call)
+                    }
                 })
                 .filter(|t| !t.is_empty())
                 .collect();
@@ -418,7 +435,16 @@ fn rewrite_message(
         Message::Tool { content } => {
             let texts: Vec<String> = content
                 .iter()
-                .map(|r| format_tool_response(format, &r.tool_name, &r.shown()))
+                .enumerate()
+                .map(|(position, r)| {
+                    // The place of the call it answers, else its own.
+                    let index = places.get(&r.tool_call_id).copied().unwrap_or(position);
+                    let call = CallRef {
+                        id: &r.tool_call_id,
+                        index,
+                    };
+                    render_result_at(format, &r.tool_name, &r.shown(), call)
+                })
                 .collect();
             Message::User {
                 content: join_text(&texts),

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::formats::CallRef;
 use crate::Format;
 
 /// Renders an assistant's call to `name` with `args` (a JSON object) the way
@@ -21,13 +22,34 @@ pub fn format_tool_call(format: Format, name: &str, args: &Value) -> String {
     // call of an earlier turn read tolerantly) is written as it stands:
     // the JSON formats write the value, the others one `arguments`
     // parameter holding it.
+    render_call_at(format, name, args, CallRef::default())
+}
+
+/// [`format_tool_call`] of the call at `call` in its turn.
+pub(crate) fn render_call_at(
+    format: Format,
+    name: &str,
+    args: &Value,
+    call: CallRef<'_>,
+) -> String {
     let empty = Value::Object(Default::default());
     let args = if args.is_null() { &empty } else { args };
-    (format.spec().render_call)(name, args)
+    (format.spec().render_call)(name, args, call)
 }
 
 /// Renders a tool's result for the model, as a user-turn block in the
 /// layout its family was trained on.
 pub fn format_tool_response(format: Format, name: &str, result: &Value) -> String {
-    (format.spec().render_result)(name, result)
+    render_result_at(format, name, result, CallRef::default())
+}
+
+/// [`format_tool_response`] of the result that answers the call at `call`
+/// in its turn.
+pub(crate) fn render_result_at(
+    format: Format,
+    name: &str,
+    result: &Value,
+    call: CallRef<'_>,
+) -> String {
+    (format.spec().render_result)(name, result, call)
 }
