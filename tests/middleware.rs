@@ -1278,3 +1278,43 @@ fn formats_that_number_calls_number_a_turns_calls_and_their_results() {
         "{results}"
     );
 }
+
+/// A turn's calls go in one block where the format's models write them
+/// so: one Python list, one section of special tokens, one JSON list.
+#[test]
+fn a_turns_calls_render_as_one_block() {
+    let msgs = vec![Message::Assistant {
+        content: vec![
+            Part::text("Checking."),
+            Part::ToolCall {
+                tool_call_id: "a".into(),
+                tool_name: "get_weather".into(),
+                input: json!({"city": "Paris"}),
+            },
+            Part::ToolCall {
+                tool_call_id: "b".into(),
+                tool_name: "get_time".into(),
+                input: json!({}),
+            },
+        ],
+    }];
+    let cases = [
+        (Format::Pythonic, "Checking.\n<|python_start|>[get_weather(city=\"Paris\"), get_time()]<|python_end|>"),
+        (Format::KimiK2, "Checking.\n<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\":\"Paris\"}<|tool_call_end|><|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>"),
+        (Format::Xlam, "Checking.\n```json\n[{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\"}}, {\"name\": \"get_time\", \"arguments\": {}}]\n```"),
+        // Formats that write a block per call keep doing so.
+        (Format::Hermes, "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>"),
+    ];
+    for (format, want) in cases {
+        let t = transform_params(
+            format,
+            &request(msgs.clone(), None),
+            &ParamsOptions::default(),
+        )
+        .unwrap();
+        let Message::Assistant { content } = &t.request.messages[1] else {
+            panic!("{format}")
+        };
+        assert_eq!(content, &vec![Part::text(want)], "{format}");
+    }
+}

@@ -37,6 +37,7 @@ Write your answer to the user between <|START_RESPONSE|> and <|END_RESPONSE|>.",
     tool_entry: plain_tool,
     tools_separator: ",\n",
     render_call,
+    call_block: CallBlock::new("<|START_ACTION|>[\n    ", ",\n    ", "\n]<|END_ACTION|>"),
     render_result,
     families: &[
         Family::new("Command-R/A", &["command-r", "command-a", "c4ai-command"], Think::Tagged("<|START_THINKING|>", "<|END_THINKING|>")),
@@ -66,7 +67,7 @@ fn render_call(name: &str, args: &Value, call: CallRef<'_>) -> String {
     let name = json_string(name);
     let id = call.index;
     format!(
-        "<|START_ACTION|>[\n    {{\"tool_call_id\": \"{id}\", \"tool_name\": {name}, \"parameters\": {args}}}\n]<|END_ACTION|>"
+        "{{\"tool_call_id\": \"{id}\", \"tool_name\": {name}, \"parameters\": {args}}}"
     )
 }
 

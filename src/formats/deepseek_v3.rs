@@ -49,6 +49,7 @@ Where:
     tool_entry,
     tools_separator: "\n\n",
     render_call,
+    call_block: CALL_BLOCK,
     render_result,
     families: &[
         Family::new("DeepSeek-R1", &["deepseek-r1"], Think::Open).fine_tune(),
@@ -61,9 +62,13 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     token_reading(&RULES, delimiters, limits)
 }
 
+/// DeepSeek's calls of one turn, in one section, a line apart.
+pub(crate) const CALL_BLOCK: CallBlock =
+    CallBlock::new("<｜tool▁calls▁begin｜>", "\n", "<｜tool▁calls▁end｜>");
+
 pub(crate) fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     format!(
-        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{args}\n```<｜tool▁call▁end｜>"
     )
 }
 

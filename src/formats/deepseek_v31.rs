@@ -29,6 +29,7 @@ Where:
     tool_entry: super::deepseek_v3::tool_entry,
     tools_separator: "\n\n",
     render_call,
+    call_block: CallBlock::new("<｜tool▁calls▁begin｜>", "", "<｜tool▁calls▁end｜>"),
     render_result: super::deepseek_v3::render_result,
     families: &[
         Family::new("DeepSeek-V3.1", &["deepseek-v3.1", "deepseek-v3-1", "deepseek-v31"], Think::Tags).switched(Think::Open),
@@ -46,6 +47,6 @@ fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
         return super::deepseek_v3::render_call(name, args, _call);
     }
     format!(
-        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        "<｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{args}<｜tool▁call▁end｜>"
     )
 }

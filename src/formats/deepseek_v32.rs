@@ -87,6 +87,7 @@ Here are the functions available in JSONSchema format:
     tool_entry: openai_tool,
     tools_separator: "\n",
     render_call,
+    call_block: CallBlock::new("<｜DSML｜function_calls>\n", "", "</｜DSML｜function_calls>"),
     render_result,
     families: &[
         Family::new("DeepSeek-V3.2", &["deepseek-v3.2", "deepseek-v3-2", "deepseek-v32", "deepseek-v4"], Think::Tags).switched(Think::Open),
@@ -99,7 +100,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
 }
 
 fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
-    let mut out = format!("<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"{name}\">\n");
+    let mut out = format!("<｜DSML｜invoke name=\"{name}\">\n");
     for (k, v) in members(args) {
         out.push_str(&format!(
             "<｜DSML｜parameter name=\"{k}\" string=\"{}\">{}</｜DSML｜parameter>\n",
@@ -107,7 +108,7 @@ fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
             padded(&value_text(v), false)
         ));
     }
-    out.push_str("</｜DSML｜invoke>\n</｜DSML｜function_calls>");
+    out.push_str("</｜DSML｜invoke>\n");
     out
 }
 

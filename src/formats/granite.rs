@@ -23,6 +23,7 @@ Available tools:
     tool_entry: openai_tool,
     tools_separator: "\n",
     render_call,
+    call_block: CallBlock::new("<|tool_call|>[", ", ", "]"),
     render_result,
     families: &[
         Family::new("Granite", &["granite"], Think::No),
@@ -48,7 +49,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
 
 fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let name = json_string(name);
-    format!("<|tool_call|>[{{\"name\": {name}, \"arguments\": {args}}}]")
+    format!("{{\"name\": {name}, \"arguments\": {args}}}")
 }
 
 /// A result as Granite's template writes a `tool` turn.

@@ -34,6 +34,7 @@ To call tools, write one section that holds each call, numbered from 0:
     tool_entry: openai_tool,
     tools_separator: "\n",
     render_call,
+    call_block: CallBlock::new("<|tool_calls_section_begin|>", "", "<|tool_calls_section_end|>"),
     render_result,
     families: &[
         Family::new("Kimi-K2 Thinking", &["kimi-k2-thinking"], Think::Tags),
@@ -49,7 +50,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
 fn render_call(name: &str, args: &Value, call: CallRef<'_>) -> String {
     let id = call_id(name, call);
     format!(
-        "<|tool_calls_section_begin|><|tool_call_begin|>{id}<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
+        "<|tool_call_begin|>{id}<|tool_call_argument_begin|>{args}<|tool_call_end|>"
     )
 }
 

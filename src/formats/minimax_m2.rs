@@ -48,6 +48,7 @@ When making tool calls, use XML format to invoke tools and pass parameters:
     tool_entry,
     tools_separator: "\n",
     render_call,
+    call_block: CallBlock::new("<minimax:tool_call>\n", "", "</minimax:tool_call>"),
     render_result,
     families: &[
         Family::new("MiniMax-M2", &["minimax-m2"], Think::Tags),
@@ -64,14 +65,14 @@ fn tool_entry(tool: &Tool) -> String {
 }
 
 fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
-    let mut out = format!("<minimax:tool_call>\n<invoke name=\"{name}\">\n");
+    let mut out = format!("<invoke name=\"{name}\">\n");
     for (k, v) in members(args) {
         out.push_str(&format!(
             "<parameter name=\"{k}\">{}</parameter>\n",
             padded(&value_text(v), false)
         ));
     }
-    out.push_str("</invoke>\n</minimax:tool_call>");
+    out.push_str("</invoke>\n");
     out
 }
 

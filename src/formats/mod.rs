@@ -164,6 +164,8 @@ pub(crate) struct FormatSpec {
     /// JSON object. What it writes, the format's parser reads back as the
     /// same call.
     pub(crate) render_call: fn(&str, &Value, CallRef<'_>) -> String,
+    /// What holds the calls of one turn (a lone call too).
+    pub(crate) call_block: CallBlock,
     /// A tool's result as a user-turn block in the family's layout.
     pub(crate) render_result: fn(&str, &Value, CallRef<'_>) -> String,
     /// The model families that write the format (see
@@ -187,6 +189,7 @@ impl FormatSpec {
         tool_entry: plain_tool,
         tools_separator: "\n",
         render_call: |_, _, _| String::new(),
+        call_block: CallBlock::new("", "\n", ""),
         render_result: |_, result, _| value_text(result),
         families: &[],
     };
@@ -201,6 +204,29 @@ pub(crate) struct CallRef<'a> {
     pub(crate) id: &'a str,
     /// Its place among its turn's calls, from 0.
     pub(crate) index: usize,
+}
+
+/// How a format writes the calls of one turn: one block, `begin`, the
+/// calls with `between` between two, `end`. A lone call is such a block.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallBlock {
+    pub(crate) begin: &'static str,
+    pub(crate) between: &'static str,
+    pub(crate) end: &'static str,
+}
+
+impl CallBlock {
+    pub(crate) const fn new(
+        begin: &'static str,
+        between: &'static str,
+        end: &'static str,
+    ) -> CallBlock {
+        CallBlock {
+            begin,
+            between,
+            end,
+        }
+    }
 }
 
 fn no_reader(_: Delimiters<'_>, _: &[Tool], _: &Limits) -> Reading {

@@ -24,6 +24,7 @@ If you decide to call functions:
     tool_entry: plain_tool,
     tools_separator: "\n",
     render_call,
+    call_block: CallBlock::new("functools[", ", ", "]"),
     render_result,
     families: &[
         Family::new("Phi-4-mini", &["phi-4-mini", "phi4-mini"], Think::No),
@@ -45,7 +46,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
 
 fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let name = json_string(name);
-    format!("functools[{{\"name\": {name}, \"arguments\": {args}}}]")
+    format!("{{\"name\": {name}, \"arguments\": {args}}}")
 }
 
 /// A result as the chat template writes a `tool` turn.

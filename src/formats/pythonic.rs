@@ -31,6 +31,7 @@ You SHOULD NOT include any other text in the response if you call a function.",
     tool_entry: plain_tool,
     tools_separator: "\n",
     render_call,
+    call_block: CallBlock::new("<|python_start|>[", ", ", "]<|python_end|>"),
     render_result,
     families: &[
         Family::new("ToolACE", &["toolace"], Think::No).fine_tune(),
@@ -86,10 +87,7 @@ fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
         .into_iter()
         .map(|(k, v)| format!("{k}={}", python(v)))
         .collect();
-    format!(
-        "<|python_start|>[{name}({})]<|python_end|>",
-        members.join(", ")
-    )
+    format!("{name}({})", members.join(", "))
 }
 
 /// A result as Llama's template writes an `ipython` turn.

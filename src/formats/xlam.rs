@@ -24,6 +24,7 @@ If you decide to invoke any of the function(s), answer with only a JSON list of 
     tool_entry: plain_tool,
     tools_separator: "\n",
     render_call,
+    call_block: CallBlock::new("```json\n[", ", ", "]\n```"),
     render_result: tool_response,
     families: &[
         Family::new("xLAM", &["xlam"], Think::No).fine_tune(),
@@ -60,5 +61,5 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
 /// call in history may follow text.
 fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let name = json_string(name);
-    format!("```json\n[{{\"name\": {name}, \"arguments\": {args}}}]\n```")
+    format!("{{\"name\": {name}, \"arguments\": {args}}}")
 }

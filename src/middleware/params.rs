@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::choice::{response_schema, validate, ToolChoice, ToolSpec};
 use super::prompt::format_tools;
-use super::render::{render_call_at, render_result_at};
+use super::render::{render_calls, render_result_at};
 use crate::error::Error;
 use crate::formats::CallRef;
 use crate::tool::Tool;
@@ -320,6 +320,54 @@ fn join_text(parts: &[String]) -> Vec<Part> {
     }
 }
 
+/// A turn's parts as texts: its calls in a row as one block of the
+/// format's, numbered in the turn; reasoning inside `reasoning_tags`
+/// (dropped without them).
+fn turn_texts(
+    format: Format,
+    content: &[Part],
+    reasoning_tags: Option<&(String, String)>,
+    places: &mut CallPlaces,
+) -> Vec<String> {
+    let mut texts = Vec::new();
+    let mut calls: Vec<(&str, &Value, CallRef<'_>)> = Vec::new();
+    let mut in_turn = 0;
+    for part in content {
+        let text = match part {
+            Part::Text { text } => text.clone(),
+            Part::Reasoning { text } => reasoning_tags
+                .map(|(start, end)| format!("{start}{text}{end}"))
+                .unwrap_or_default(),
+            Part::ToolCall {
+                tool_call_id,
+                tool_name,
+                input,
+            } => {
+                let call = CallRef {
+                    id: tool_call_id,
+                    index: in_turn,
+                };
+                in_turn += 1;
+                places.insert(tool_call_id.clone(), call.index);
+                calls.push((tool_name, input, call));
+                continue;
+            }
+        };
+        if text.is_empty() {
+            continue;
+        }
+        if !calls.is_empty() {
+            texts.push(render_calls(format, &calls));
+            calls.clear();
+        }
+        texts.push(text);
+    }
+    if !calls.is_empty() {
+        texts.push(render_calls(format, &calls));
+    }
+    texts
+}
+
 /// Each call id of the history so far, and its place in its turn.
 type CallPlaces = std::collections::HashMap<String, usize>;
 
@@ -399,30 +447,7 @@ fn rewrite_message(
             content: content.clone(),
         },
         Message::User { content } | Message::Assistant { content } => {
-            let mut index = 0;
-            let texts: Vec<String> = content
-                .iter()
-                .map(|part| match part {
-                    Part::Text { text } => text.clone(),
-                    Part::Reasoning { text } => reasoning_tags
-                        .map(|(start, end)| format!("{start}{text}{end}"))
-                        .unwrap_or_default(),
-                    Part::ToolCall {
-                        tool_call_id,
-                        tool_name,
-                        input,
-                    } => {
-                        let call = CallRef {
-                            id: tool_call_id,
-                            index,
-                        };
-                        places.insert(tool_call_id.clone(), index);
-                        index += 1;
-                        render_call_at(format, tool_name, input, call)
-                    }
-                })
-                .filter(|t| !t.is_empty())
-                .collect();
+            let texts = turn_texts(format, content, reasoning_tags, places);
             match message {
                 Message::User { .. } => Message::User {
                     content: join_text(&texts),

@@ -32,9 +32,25 @@ pub(crate) fn render_call_at(
     args: &Value,
     call: CallRef<'_>,
 ) -> String {
+    render_calls(format, &[(name, args, call)])
+}
+
+/// The calls of one turn, in one block where the format writes them so
+/// (`[f(), g()]`, one section of special tokens).
+pub(crate) fn render_calls(format: Format, calls: &[(&str, &Value, CallRef<'_>)]) -> String {
+    let spec = format.spec();
+    let block = spec.call_block;
     let empty = Value::Object(Default::default());
-    let args = if args.is_null() { &empty } else { args };
-    (format.spec().render_call)(name, args, call)
+    let mut out = String::from(block.begin);
+    for (i, &(name, args, call)) in calls.iter().enumerate() {
+        if i > 0 {
+            out.push_str(block.between);
+        }
+        let args = if args.is_null() { &empty } else { args };
+        out.push_str(&(spec.render_call)(name, args, call));
+    }
+    out.push_str(block.end);
+    out
 }
 
 /// Renders a tool's result for the model, as a user-turn block in the
