@@ -117,7 +117,7 @@ impl LiteralCall {
                         return false;
                     };
                     match self.rules.syntax {
-                        Syntax::Python if b != self.word[0] => self.open_string(cx),
+                        Syntax::Python if self.word.first() != Some(&b) => self.open_string(cx),
                         Syntax::Gemma4 if GEMMA_QUOTE.get(self.word.len()) == Some(&b) => {
                             self.word.push(b);
                             *i += 1;
@@ -158,7 +158,7 @@ impl LiteralCall {
     /// The string opened: the member's key and the opening quote go out.
     fn open_string<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         self.in_value.quote = Some(match self.rules.syntax {
-            Syntax::Python => self.word[0],
+            Syntax::Python => self.word.first().copied().unwrap_or(b'"'),
             Syntax::Gemma4 => b'"',
         });
         self.word.clear();
