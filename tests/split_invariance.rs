@@ -204,6 +204,52 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A turn of several calls, rendered into history as one block where
+    /// the format writes them so, parses back to those calls in order.
+    #[test]
+    fn a_turns_rendered_calls_parse_back(
+        format in prop::sample::select(Format::ALL.to_vec()),
+        made in prop::collection::vec(known_call(), 1..4),
+    ) {
+        use toolsieve::middleware::{transform_params, Message, ParamsOptions, Part, Request};
+        let content = made
+            .iter()
+            .enumerate()
+            .map(|(i, (name, input))| Part::ToolCall {
+                tool_call_id: format!("call_{i}"),
+                tool_name: name.clone(),
+                input: input.clone(),
+            })
+            .collect();
+        let request = Request {
+            messages: vec![Message::Assistant { content }],
+            tools: Vec::new(),
+            tool_choice: None,
+            response_format: None,
+            extra: Default::default(),
+        };
+        let rewritten = transform_params(format, &request, &ParamsOptions::default()).unwrap();
+        let [Message::Assistant { content }] = rewritten.request.messages.as_slice() else {
+            panic!("{format}: {:?}", rewritten.request.messages)
+        };
+        let [Part::Text { text }] = content.as_slice() else {
+            panic!("{format}: {content:?}")
+        };
+        let mut parser = Parser::builder(format).tools(sample_tools()).build().unwrap();
+        for size in [1, 7, text.len().max(1)] {
+            let events = run_chunked(&mut parser, text.as_bytes(), size);
+            let calls: Vec<(String, Value)> = events.iter().filter_map(|e| match e {
+                Event::ToolCall { tool_name, input, .. } => Some((tool_name.to_string(), serde_json::from_str(input).unwrap())),
+                _ => None,
+            }).collect();
+            prop_assert_eq!(&calls, &made, "{} at {}: {}", format, size, text);
+        }
+    }
+}
+
 #[test]
 fn sample_tools_cover_the_generated_calls() {
     let names: Vec<String> = sample_tools().into_iter().map(|t| t.name).collect();
