@@ -241,8 +241,11 @@ pub struct ParamsOptions {
 /// - renders the tool prompt into the system message (merged with an
 ///   existing one, first or last; nothing when there are no tools or with
 ///   `none`);
-/// - assistant tool calls become text via [`format_tool_call`](super::format_tool_call) (numbered in their turn where the format numbers calls); `tool`
-///   results become one user message via [`format_tool_response`](super::format_tool_response);
+/// - assistant tool calls become text as [`format_tool_call`](super::format_tool_call)
+///   writes them, a turn's calls in one block where the format writes them
+///   so, numbered where it numbers them; `tool` results become one user
+///   message as [`format_tool_response`](super::format_tool_response)
+///   writes them;
 ///   multi-part text is condensed and consecutive user messages merged;
 /// - provider-defined tools are dropped with a warning; the native `tools`
 ///   and `tool_choice` fields are cleared;

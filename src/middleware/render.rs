@@ -18,21 +18,7 @@ use crate::Format;
 /// assert_eq!(text, "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Paris\"}}\n</tool_call>");
 /// ```
 pub fn format_tool_call(format: Format, name: &str, args: &Value) -> String {
-    // `null` arguments are none. Anything else that is not an object (a
-    // call of an earlier turn read tolerantly) is written as it stands:
-    // the JSON formats write the value, the others one `arguments`
-    // parameter holding it.
-    render_call_at(format, name, args, CallRef::default())
-}
-
-/// [`format_tool_call`] of the call at `call` in its turn.
-pub(crate) fn render_call_at(
-    format: Format,
-    name: &str,
-    args: &Value,
-    call: CallRef<'_>,
-) -> String {
-    render_calls(format, &[(name, args, call)])
+    render_calls(format, &[(name, args, CallRef::default())])
 }
 
 /// The calls of one turn, in one block where the format writes them so
@@ -40,6 +26,10 @@ pub(crate) fn render_call_at(
 pub(crate) fn render_calls(format: Format, calls: &[(&str, &Value, CallRef<'_>)]) -> String {
     let spec = format.spec();
     let block = spec.call_block;
+    // `null` arguments are none. Anything else that is not an object (a
+    // call of an earlier turn read tolerantly) is written as it stands:
+    // the JSON formats write the value, the others one `arguments`
+    // parameter holding it.
     let empty = Value::Object(Default::default());
     let mut out = String::from(block.begin);
     for (i, &(name, args, call)) in calls.iter().enumerate() {
