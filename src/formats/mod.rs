@@ -209,6 +209,7 @@ pub(crate) struct CallRef<'a> {
 /// How a format writes the calls of one turn: one block, `begin`, the
 /// calls with `between` between two, `end`. A lone call is such a block.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "middleware"), allow(dead_code))]
 pub(crate) struct CallBlock {
     pub(crate) begin: &'static str,
     pub(crate) between: &'static str,
