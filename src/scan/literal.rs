@@ -67,6 +67,40 @@ struct Reader<'t, 'o> {
     out: &'o mut String,
 }
 
+/// What a Python escape stands for, by the byte after its backslash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PythonEscape {
+    /// One character: `\n`, `\'`, `\\` and the like.
+    Char(char),
+    /// A backslash at the end of a line: nothing.
+    LineContinuation,
+    /// `\x`, `\u`, `\U`: a code point in this many hex digits.
+    Hex(usize),
+    /// Not an escape: Python keeps the backslash and what follows.
+    Unknown,
+}
+
+/// The escape whose letter (the byte after the backslash) is `letter`.
+pub(crate) fn python_escape(letter: u8) -> PythonEscape {
+    let c = match letter {
+        b'n' => '\n',
+        b't' => '\t',
+        b'r' => '\r',
+        b'0' => '\0',
+        b'a' => '\x07',
+        b'b' => '\x08',
+        b'f' => '\x0c',
+        b'v' => '\x0b',
+        b'\\' | b'\'' | b'"' => char::from(letter),
+        b'\n' => return PythonEscape::LineContinuation,
+        b'x' => return PythonEscape::Hex(2),
+        b'u' => return PythonEscape::Hex(4),
+        b'U' => return PythonEscape::Hex(8),
+        _ => return PythonEscape::Unknown,
+    };
+    PythonEscape::Char(c)
+}
+
 /// Appends `text` as a JSON string.
 fn push_json_string(out: &mut String, text: &str) {
     out.push('"');
@@ -239,23 +273,13 @@ impl<'t> Reader<'t, '_> {
                 return Err("a string is not closed");
             };
             self.at += 1;
-            let c = match e {
-                b'n' => '\n',
-                b't' => '\t',
-                b'r' => '\r',
-                b'0' => '\0',
-                b'a' => '\x07',
-                b'b' => '\x08',
-                b'f' => '\x0c',
-                b'v' => '\x0b',
-                b'\n' => continue,
-                b'x' => self.code_point(2)?,
-                b'u' => self.code_point(4)?,
-                b'U' => self.code_point(8)?,
-                b'\\' | b'\'' | b'"' => char::from(e),
+            let c = match python_escape(e) {
+                PythonEscape::Char(c) => c,
+                PythonEscape::LineContinuation => continue,
+                PythonEscape::Hex(digits) => self.code_point(digits)?,
                 // Python keeps an unknown escape as written: the backslash
                 // here, what follows with the next run.
-                _ => {
+                PythonEscape::Unknown => {
                     self.at -= 1;
                     '\\'
                 }

@@ -17,7 +17,9 @@ use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::{escape_json_char_into, escape_json_into};
-use crate::scan::literal::{is_word, to_json_into, Invalid, Syntax, GEMMA_QUOTE};
+use crate::scan::literal::{
+    is_word, python_escape, to_json_into, Invalid, PythonEscape, Syntax, GEMMA_QUOTE,
+};
 use crate::scan::partial::{Match, Partial, PartialSet, Seen, SetMatch};
 
 /// Llama 4's end of a call list.

@@ -333,39 +333,31 @@ impl LiteralCall {
     fn escape<'c, S: Sink<'c>>(&mut self, b: u8, i: &mut usize, cx: &mut CallCx<'_, 'c, S>) {
         let at = cx.offset(*i);
         let Some(&letter) = self.word.first() else {
-            let c = match b {
-                b'x' | b'u' | b'U' => {
+            match python_escape(b) {
+                PythonEscape::Hex(_) => {
                     self.word.push(b);
                     *i += 1;
-                    return;
                 }
-                b'n' => Some('\n'),
-                b't' => Some('\t'),
-                b'r' => Some('\r'),
-                b'0' => Some('\0'),
-                b'a' => Some('\x07'),
-                b'b' => Some('\x08'),
-                b'f' => Some('\x0c'),
-                b'v' => Some('\x0b'),
-                b'\\' | b'\'' | b'"' => Some(char::from(b)),
-                b'\n' => None,
-                _ => {
+                PythonEscape::Char(c) => {
+                    *i += 1;
+                    self.in_value.escaped = false;
+                    self.send_char(c, at, cx);
+                }
+                PythonEscape::LineContinuation => {
+                    *i += 1;
+                    self.in_value.escaped = false;
+                }
+                PythonEscape::Unknown => {
                     self.in_value.escaped = false;
                     self.send_char('\\', at, cx);
-                    return;
                 }
-            };
-            *i += 1;
-            self.in_value.escaped = false;
-            if let Some(c) = c {
-                self.send_char(c, at, cx);
             }
             return;
         };
-        let digits = match letter {
-            b'x' => 2,
-            b'u' => 4,
-            _ => 8,
+        // `word` holds only a hex escape's letter and digits.
+        let PythonEscape::Hex(digits) = python_escape(letter) else {
+            self.end_escape(None, at, cx);
+            return;
         };
         if !b.is_ascii_hexdigit() {
             // `b` is read again: it may close the string.
