@@ -848,21 +848,72 @@ impl Parser {
     ) {
         let mut i = 0;
         while i < chunk.len() {
-            if !self.held.is_empty() {
-                i += self.resolve_held(&chunk[i..], self.offset + i as u64, sink);
-                continue;
-            }
             i = match self.state {
-                State::Open => {
-                    self.core.text.open(sink);
-                    self.state = State::Text;
-                    i
+                // Before held bytes: at the start, they are its own.
+                State::Open => self.open_reasoning(chunk, i, sink),
+                _ if !self.held.is_empty() => {
+                    i + self.resolve_held(&chunk[i..], self.offset + i as u64, sink)
                 }
                 State::Lead => self.lead(chunk, i, sink),
                 State::Text => self.scan_text(chunk, text, i, sink),
                 State::Call => self.advance_call(chunk, i, sink),
             };
         }
+    }
+
+    /// The first bytes of a stream that starts inside reasoning: its
+    /// reasoning part opens, and a start tag there is markup — the model
+    /// wrote the tag that the chat template was to open (a template that
+    /// does not, or a model that writes it again). Bytes that may still be
+    /// the tag are held; from the first that cannot, the stream is read as
+    /// reasoning, those held included. Returns where reading goes on.
+    #[cold]
+    #[inline(never)]
+    fn open_reasoning<'c, S: FnMut(Event<'c>)>(
+        &mut self,
+        chunk: &'c [u8],
+        i: usize,
+        sink: &mut S,
+    ) -> usize {
+        if self.core.text.open.is_none() {
+            self.core.text.open(sink);
+        }
+        let tag = self
+            .think
+            .as_deref()
+            .map_or(&b""[..], |t| t.reasoning.start.as_bytes());
+        let matched = self.held.len();
+        let rest = &chunk[i..];
+        let n = tag.len().saturating_sub(matched).min(rest.len());
+        if matched < tag.len() && rest[..n] == tag[matched..matched + n] {
+            if matched + n < tag.len() {
+                self.held.extend_from_slice(&rest[..n]);
+                return i + n;
+            }
+            let end = self.offset + (i + n) as u64;
+            self.held.clear();
+            sink(Event::Markup {
+                span: Span {
+                    start: end - tag.len() as u64,
+                    end,
+                },
+            });
+            self.state = State::Text;
+            return i + n;
+        }
+        self.state = State::Text;
+        if matched > 0 {
+            // A prefix of the tag, and then not the tag: reasoning (or the
+            // start of a marker), read again as any text is.
+            let back = std::mem::take(&mut self.held);
+            self.rescan_owned(&back, self.offset + i as u64, sink);
+            if self.held.is_empty() {
+                // Keep the buffer's room: a stream allocates nothing here.
+                self.held = back;
+                self.held.clear();
+            }
+        }
+        i
     }
 
     /// Scans `back` again — bytes a call attempt consumed and gave back —

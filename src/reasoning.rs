@@ -31,7 +31,9 @@ pub struct Reasoning {
     pub end: String,
     /// The output starts inside reasoning: the chat template opened the
     /// start tag in the prompt, so the model writes only the end tag
-    /// (DeepSeek-R1, Qwen3 thinking templates, GLM-4.5+, MiniMax-M2).
+    /// (DeepSeek-R1, Qwen3 thinking templates, GLM-4.5+, MiniMax-M2). A
+    /// start tag that begins the output all the same is markup
+    /// ([`Event::Markup`](crate::Event::Markup)), not reasoning.
     pub starts_open: bool,
     /// Calls written inside reasoning are delivered as calls. Off by
     /// default: what a model writes while it thinks was thought, not done,
