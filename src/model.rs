@@ -28,11 +28,12 @@ pub struct ModelSetup {
 impl ModelSetup {
     /// The setup for a request that turns the family's thinking on or off
     /// (the `thinking` / `enable_thinking` switch of its chat template, as
-    /// vLLM and SGLang take it in `chat_template_kwargs`). DeepSeek-V3.1
-    /// and V3.2 with thinking on end the prompt with `<think>`, so the
-    /// output starts inside reasoning; Qwen3, GLM-4.5+, Hermes 4 and
-    /// Gemma 4 write their tags themselves; off, none of them reasons in
-    /// text. Families without a switch are left as they are.
+    /// vLLM and SGLang take it in `chat_template_kwargs`). DeepSeek-V3.1,
+    /// V3.2, GLM-4.7 and GLM-5 with thinking on end the prompt with
+    /// `<think>`, so the output starts inside reasoning; Qwen3,
+    /// GLM-4.5/4.6, Hermes 4 and Gemma 4 write their tags themselves; off,
+    /// none of them reasons in text. Families without a switch are left
+    /// as they are.
     ///
     /// ```
     /// use toolsieve::Format;

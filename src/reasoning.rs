@@ -31,7 +31,7 @@ pub struct Reasoning {
     pub end: String,
     /// The output starts inside reasoning: the chat template opened the
     /// start tag in the prompt, so the model writes only the end tag
-    /// (DeepSeek-R1, Qwen3 thinking templates, GLM-4.5+, MiniMax-M2). A
+    /// (DeepSeek-R1, QwQ, Qwen3 thinking templates, GLM-4.7+, MiniMax-M2). A
     /// start tag that begins the output all the same is markup
     /// ([`Event::Markup`](crate::Event::Markup)), not reasoning.
     pub starts_open: bool,

@@ -51,7 +51,11 @@ For each function call, output the function name and arguments within the follow
     render_call,
     render_result: tool_response,
     families: &[
-        Family::new("GLM-4.5/4.6/4.7", &["glm-4.5", "glm-4.6", "glm-4.7", "glm4.5", "glm4.6", "glm4.7", "glm-5"], Think::Tags).switched(Think::Tags),
+        // GLM-4.7's and GLM-5's templates open `<think>` in the prompt
+        // (thinking on, their default); GLM-4.5's and 4.6's leave it to
+        // the model.
+        Family::new("GLM-4.7/5", &["glm-4.7", "glm4.7", "glm-5", "glm5"], Think::Open).switched(Think::Open),
+        Family::new("GLM-4.5/4.6", &["glm-4.5", "glm-4.6", "glm4.5", "glm4.6"], Think::Tags).switched(Think::Tags),
     ],
     ..FormatSpec::DEFAULT
 };

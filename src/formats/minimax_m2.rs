@@ -51,7 +51,8 @@ When making tool calls, use XML format to invoke tools and pass parameters:
     call_block: CallBlock::new("<minimax:tool_call>\n", "", "</minimax:tool_call>"),
     render_result,
     families: &[
-        Family::new("MiniMax-M2", &["minimax-m2"], Think::Tags),
+        // The template opens `<think>` in the prompt on every turn.
+        Family::new("MiniMax-M2", &["minimax-m2"], Think::Open),
     ],
     ..FormatSpec::DEFAULT
 };
