@@ -541,7 +541,7 @@ impl Think {
             bytes: Cow::Owned(t.as_bytes().to_vec()),
             boundary: Boundary::None,
         };
-        let mut inside = if reasoning.calls_inside {
+        let mut inside = if reasoning.calls_inside || reasoning.ends_at_calls {
             calls.clone()
         } else {
             Vec::new()
@@ -1169,6 +1169,7 @@ impl Parser {
                     debug_assert!(self.held.len() <= len);
                     let from_chunk = len.saturating_sub(self.held.len());
                     let at = tail_offset - self.held.len() as u64;
+                    self.end_reasoning_at_call(sink);
                     self.core.raw.begin(at, &self.held, &chunk[..from_chunk]);
                     self.held.clear();
                     self.begin_call(index, sink);
@@ -1235,6 +1236,7 @@ impl Parser {
             }
             Found::Marker { at, index } => {
                 emit(&mut self.core, at, sink);
+                self.end_reasoning_at_call(sink);
                 let len = self.markers.marker(index).bytes.len();
                 self.core
                     .raw
@@ -1249,6 +1251,20 @@ impl Parser {
     #[inline]
     fn is_reasoning_tag(&self, index: usize) -> bool {
         self.think.as_ref().is_some_and(|t| t.tag == index)
+    }
+
+    /// A call's marker was found: inside reasoning that calls end (see
+    /// [`Reasoning::ends_at_calls`]), the reasoning part ends there, and
+    /// the call and what follows it are read as in text. The call
+    /// markers keep their indices in the text set.
+    fn end_reasoning_at_call<'c, S: FnMut(Event<'c>)>(&mut self, sink: &mut S) {
+        let ends = self
+            .think
+            .as_ref()
+            .is_some_and(|t| t.reasoning.ends_at_calls);
+        if ends && self.core.text.reasoning {
+            self.switch_reasoning(sink);
+        }
     }
 
     /// A reasoning tag was consumed: the open part ends, the stream goes

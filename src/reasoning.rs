@@ -39,6 +39,13 @@ pub struct Reasoning {
     /// default: what a model writes while it thinks was thought, not done,
     /// and comes out as reasoning text.
     pub calls_inside: bool,
+    /// A call ends the reasoning, its end tag or not: the model may go
+    /// from thinking straight to its calls (Kimi-K2 writes
+    /// `…thought<|tool_calls_section_begin|>…` without `</think>`). The
+    /// part ends where the call's marker begins, and what follows the
+    /// calls is text. Takes the place of `calls_inside`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ends_at_calls: bool,
 }
 
 impl Reasoning {
@@ -54,6 +61,7 @@ impl Reasoning {
             end: end.into(),
             starts_open: false,
             calls_inside: false,
+            ends_at_calls: false,
         }
     }
 
@@ -61,6 +69,13 @@ impl Reasoning {
     #[must_use]
     pub fn starting_open(mut self, on: bool) -> Reasoning {
         self.starts_open = on;
+        self
+    }
+
+    /// Sets [`ends_at_calls`](Self::ends_at_calls).
+    #[must_use]
+    pub fn ending_at_calls(mut self, on: bool) -> Reasoning {
+        self.ends_at_calls = on;
         self
     }
 

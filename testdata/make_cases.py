@@ -930,9 +930,11 @@ w(G4, "known_tools", g4("city:" + Q + "Nice" + Q) + g4("", "get_time"), WEATHER_
 w(G4, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + g4("city:" + Q + "Paris" + Q).encode())
 w(G4, "large_argument_64k", g4("path:" + Q + "big.txt" + Q + ",content:" + Q + ("lorem ipsum, \"quoted\" {braces} [x] é 世界\n" * 1500)[:65536] + Q, "write_file"))
 
-def wr(fmt, name, text, open_=False, calls_inside=False):
+def wr(fmt, name, text, open_=False, calls_inside=False, ends_at_calls=False):
     w(fmt, name, text, WEATHER_TOOLS)
     cfg = {"start": "<think>", "end": "</think>", "startsOpen": open_, "callsInside": calls_inside}
+    if ends_at_calls:
+        cfg["endsAtCalls"] = True
     open(f"testdata/{fmt}/{name}.reasoning.json", "w").write(json.dumps(cfg) + "\n")
 
 PARIS = {
@@ -964,6 +966,8 @@ for fmt, call in PARIS.items():
     wr(fmt, "reasoning_open_then_call", "The template opened the reasoning; Paris it is.\n</think>\n\n" + call, open_=True)
     wr(fmt, "reasoning_open_unclosed", "Thinking without end, 天気", open_=True)
     wr(fmt, "reasoning_open_tag_written", "<think>\nThe template left the tag to the model.\n</think>\n\n" + call, open_=True)
+    wr(fmt, "reasoning_ended_by_call", "Paris, so the tool." + call + " Asked.", open_=True, ends_at_calls=True)
+    wr(fmt, "reasoning_ended_by_call_then_end_tag", "<think>Call first " + call + " then</think> text.", open_=True, ends_at_calls=True)
     wr(fmt, "reasoning_open_ends_at_once", "</think>" + call + " Done.", open_=True)
     wr(fmt, "reasoning_open_tag_lookalike", "<thinking> is reasoning here, as is <think> now.</think>" + call, open_=True)
     wr(fmt, "reasoning_call_inside_is_reasoning", "<think>I could write " + call + " but not yet.</think>\nNo call made.")

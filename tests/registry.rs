@@ -120,7 +120,8 @@ fn model_ids_resolve_to_their_family() {
         ("deepseek-ai/DeepSeek-V3.2-Exp", DeepSeekDsml, Some(false)),
         ("deepseek-ai/DeepSeek-V4", DeepSeekDsml, Some(false)),
         ("moonshotai/Kimi-K2-Instruct-0905", KimiK2, None),
-        ("moonshotai/Kimi-K2-Thinking", KimiK2, Some(false)),
+        ("moonshotai/Kimi-K2-Thinking", KimiK2, Some(true)),
+        ("moonshotai/Kimi-K2.5", KimiK2, Some(true)),
         ("zai-org/GLM-4.5-Air-FP8", Glm, Some(false)),
         ("zai-org/GLM-4.7", Glm, Some(true)),
         ("zai-org/GLM-5", Glm, Some(true)),
@@ -187,6 +188,7 @@ fn the_thinking_switch_sets_each_familys_reasoning() {
         ("Qwen/Qwen3.5-27B", true, "<think>"),
         ("zai-org/GLM-4.6", false, "<think>"),
         ("zai-org/GLM-4.7", true, "<think>"),
+        ("moonshotai/Kimi-K2.5", true, "<think>"),
         ("NousResearch/Hermes-4-70B", false, "<think>"),
         ("google/gemma-4-31b-it", false, "<|channel>thought"),
     ];
@@ -278,4 +280,17 @@ fn documented_tables_are_generated_from_the_registry() {
         }
     }
     assert_eq!(seen, 4, "a generated table went missing");
+}
+
+/// Kimi-K2's thinking models start inside reasoning and may end it by
+/// starting their calls; the instruct model reasons in no text.
+#[test]
+fn kimi_k2_thinking_models_end_reasoning_at_calls() {
+    for id in ["moonshotai/Kimi-K2-Thinking", "moonshotai/Kimi-K2.5"] {
+        let reasoning = Format::for_model(id).unwrap().reasoning.unwrap();
+        assert!(reasoning.starts_open && reasoning.ends_at_calls, "{id}");
+        assert!(!reasoning.calls_inside, "{id}");
+    }
+    let instruct = Format::for_model("moonshotai/Kimi-K2-Instruct-0905").unwrap();
+    assert!(instruct.reasoning.is_none());
 }

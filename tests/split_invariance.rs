@@ -50,12 +50,17 @@ fn fragment() -> impl Strategy<Value = Vec<u8>> {
 
 /// Every format's parser, alone and with `<think>` reasoning; the JSON
 /// formats' with `bare_call_at_start`; and a few with reasoning that
-/// starts open or holds calls.
+/// starts open, holds calls or ends at them.
 fn setups() -> Vec<Setup> {
     let setup = |format, bare_call_at_start, think| Setup {
         format,
         bare_call_at_start,
         think,
+        think_ends_at_calls: false,
+    };
+    let ended_by_calls = |format| Setup {
+        think_ends_at_calls: true,
+        ..setup(format, false, Some((true, false)))
     };
     let plain = Format::ALL.iter().map(|&f| setup(f, false, None));
     let think = Format::ALL
@@ -67,6 +72,9 @@ fn setups() -> Vec<Setup> {
         setup(Format::Qwen3Coder, false, Some((true, true))),
         setup(Format::DeepSeek, false, Some((false, true))),
         setup(Format::Gemma, true, Some((true, true))),
+        ended_by_calls(Format::KimiK2),
+        ended_by_calls(Format::Qwen3Coder),
+        ended_by_calls(Format::Hermes),
     ];
     plain.chain(think).chain(bare).chain(open).collect()
 }

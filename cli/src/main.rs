@@ -207,6 +207,10 @@ struct ParseArgs {
     /// Deliver calls written inside reasoning (by default they are reasoning text).
     #[arg(long)]
     calls_in_reasoning: bool,
+    /// A call ends the reasoning, its end tag or not (Kimi-K2 goes from
+    /// thinking straight to its calls).
+    #[arg(long)]
+    calls_end_reasoning: bool,
     /// JSON file with the tool list: [{"name", "description", "parameters"}].
     #[arg(long)]
     tools: Option<PathBuf>,
@@ -367,11 +371,16 @@ fn parse_setup(args: &ParseArgs) -> io::Result<(Format, Option<Reasoning>)> {
         let open = reasoning.as_ref().is_some_and(|r| r.starts_open);
         reasoning = Some(Reasoning::tags(start.as_str(), end.as_str()).starting_open(open));
     }
-    if args.reasoning_open || args.calls_in_reasoning {
+    if args.reasoning_open || args.calls_in_reasoning || args.calls_end_reasoning {
         let r = reasoning.take().unwrap_or_else(Reasoning::think);
         let open = r.starts_open || args.reasoning_open;
         let calls = r.calls_inside || args.calls_in_reasoning;
-        reasoning = Some(r.starting_open(open).with_calls_inside(calls));
+        let ending = r.ends_at_calls || args.calls_end_reasoning;
+        reasoning = Some(
+            r.starting_open(open)
+                .with_calls_inside(calls)
+                .ending_at_calls(ending),
+        );
     }
     Ok((format, reasoning))
 }

@@ -48,6 +48,10 @@ pub struct Setup {
     /// `<think>` reasoning (see [`Reasoning`](crate::Reasoning)), with
     /// its `starts_open` and `calls_inside`.
     pub think: Option<(bool, bool)>,
+    /// With `think`: calls end the reasoning
+    /// ([`Reasoning::ends_at_calls`](crate::Reasoning::ends_at_calls)).
+    /// No header bit asks for it: the property tests do.
+    pub think_ends_at_calls: bool,
 }
 
 #[doc(hidden)]
@@ -81,6 +85,7 @@ impl Setup {
             format: crate::Format::from_fuzz_id(format_id)?,
             bare_call_at_start: options & OPT_BARE_CALL != 0,
             think,
+            think_ends_at_calls: false,
         })
     }
 
@@ -102,7 +107,8 @@ impl Setup {
         if let Some((open, calls)) = self.think {
             let reasoning = crate::Reasoning::think()
                 .starting_open(open)
-                .with_calls_inside(calls);
+                .with_calls_inside(calls)
+                .ending_at_calls(self.think_ends_at_calls);
             builder = builder.reasoning(reasoning);
         }
         builder.build().unwrap_or_else(|e| panic!("{self}: {e}"))
@@ -117,6 +123,9 @@ impl std::fmt::Display for Setup {
         }
         if let Some((open, calls)) = self.think {
             write!(f, " (reasoning, open: {open}, calls inside: {calls})")?;
+            if self.think_ends_at_calls {
+                f.write_str(" (calls end reasoning)")?;
+            }
         }
         Ok(())
     }

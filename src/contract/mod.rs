@@ -201,14 +201,26 @@ impl<'e> Checker<'e, '_> {
                     previous,
                     Some(Event::Diagnostic(d)) if d.kind == crate::DiagnosticKind::UnclosedReasoning
                 );
-                if !unclosed {
-                    self.rebuilt
-                        .push_str(self.reasoning.map_or("", |t| t.end.as_str()));
+                let end = self.reasoning.map_or("", |t| t.end.as_str());
+                // Reasoning that a call ends has no end tag there.
+                let ended_by_call = self.reasoning.is_some_and(|t| t.ends_at_calls)
+                    && !self.input_goes_on_with(end);
+                if !unclosed && !ended_by_call {
+                    self.rebuilt.push_str(end);
                 }
             }
             _ => {}
         }
         Ok(())
+    }
+
+    /// Whether the input, after what the events so far rebuilt, goes on
+    /// with `text`.
+    fn input_goes_on_with(&self, text: &str) -> bool {
+        // The rebuilt text is the input's lossy decoding so far.
+        let input = String::from_utf8_lossy(self.input);
+        let rest = input.get(self.rebuilt.len()..).unwrap_or_default();
+        rest.starts_with(text)
     }
 
     fn text_event(&mut self, event: &Event<'_>) -> Result<(), String> {

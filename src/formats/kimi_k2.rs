@@ -37,8 +37,12 @@ To call tools, write one section that holds each call, numbered from 0:
     call_block: CallBlock::new("<|tool_calls_section_begin|>", "", "<|tool_calls_section_end|>"),
     render_result,
     families: &[
-        Family::new("Kimi-K2 Thinking", &["kimi-k2-thinking"], Think::Tags),
-        Family::new("Kimi-K2", &["kimi-k2", "kimi-k2.5"], Think::No),
+        // Their templates open `<think>` in the prompt (K2.5 and K2.6 with
+        // thinking on, their default), and the model may go from thinking
+        // straight to its calls.
+        Family::new("Kimi-K2 Thinking", &["kimi-k2-thinking"], Think::OpenUntilCalls),
+        Family::new("Kimi-K2.5", &["kimi-k2.5", "kimi-k2.6", "kimi-k2-5", "kimi-k2-6"], Think::OpenUntilCalls).switched(Think::OpenUntilCalls),
+        Family::new("Kimi-K2", &["kimi-k2"], Think::No),
     ],
     ..FormatSpec::DEFAULT
 };

@@ -243,6 +243,9 @@ pub(crate) enum Think {
     /// The template opens `<think>` in the prompt: the output starts
     /// inside reasoning.
     Open,
+    /// As `Open`, and the model may end its reasoning by starting its
+    /// calls, without the end tag (Kimi-K2).
+    OpenUntilCalls,
     /// The family's own tags.
     Tagged(&'static str, &'static str),
 }
@@ -253,6 +256,11 @@ impl Think {
             Think::No => None,
             Think::Tags => Some(crate::Reasoning::think()),
             Think::Open => Some(crate::Reasoning::think().starting_open(true)),
+            Think::OpenUntilCalls => Some(
+                crate::Reasoning::think()
+                    .starting_open(true)
+                    .ending_at_calls(true),
+            ),
             Think::Tagged(start, end) => Some(crate::Reasoning::tags(start, end)),
         }
     }

@@ -51,6 +51,7 @@ fn reasoning(think: Think) -> String {
         Think::No => "—".into(),
         Think::Tags => "`<think>`".into(),
         Think::Open => "`<think>`, opened by the template".into(),
+        Think::OpenUntilCalls => "`<think>`, opened by the template; calls end it".into(),
         Think::Tagged(start, end) => format!("{} … {}", code(start), code(end)),
     }
 }

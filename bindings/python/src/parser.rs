@@ -295,7 +295,7 @@ fn with_reasoning(
     Ok(builder.reasoning(reasoning_from(dict)?))
 }
 
-/// `{"start", "end", "starts_open", "calls_inside"}` (the camelCase keys of
+/// `{"start", "end", "starts_open", "calls_inside", "ends_at_calls"}` (the camelCase keys of
 /// the Rust type's JSON too).
 fn reasoning_from(dict: &Bound<'_, PyDict>) -> PyResult<Reasoning> {
     let text = |key: &str| -> PyResult<String> {
@@ -311,5 +311,6 @@ fn reasoning_from(dict: &Bound<'_, PyDict>) -> PyResult<Reasoning> {
     };
     Ok(Reasoning::tags(text("start")?, text("end")?)
         .starting_open(flag("starts_open", "startsOpen")?)
-        .with_calls_inside(flag("calls_inside", "callsInside")?))
+        .with_calls_inside(flag("calls_inside", "callsInside")?)
+        .ending_at_calls(flag("ends_at_calls", "endsAtCalls")?))
 }
