@@ -103,6 +103,10 @@ struct Think {
     /// The index of the tag in the set in use, and in the other.
     tag: usize,
     other_tag: usize,
+    /// Calls are not read ([`ParserBuilder::read_calls`]), but the
+    /// reasoning set holds the format's call markers: they end reasoning
+    /// that calls end, and are then text.
+    calls_as_text: bool,
 }
 
 /// Sends `text`, a steady chunk `chunk` of a string value, JSON-escaped:
@@ -225,6 +229,9 @@ pub struct ParserBuilder {
     reasoning: Option<Reasoning>,
     /// Off: no call marker is recognised (text and reasoning only).
     calls: bool,
+    /// With `calls` off: the format asked for, whose call markers still
+    /// end reasoning that calls end ([`Reasoning::ends_at_calls`]).
+    calls_format: Option<crate::Format>,
     #[cfg(feature = "validate")]
     validate: bool,
 }
@@ -287,8 +294,13 @@ impl ParserBuilder {
     /// ```
     pub fn read_calls(mut self, on: bool) -> Self {
         self.calls = on;
-        if !on {
+        if on {
+            if let Some(format) = self.calls_format.take() {
+                self.format = format;
+            }
+        } else {
             self.bare_call_at_start = false;
+            self.calls_format.get_or_insert(self.format);
             // An automaton that needs no tool list; it is never entered.
             self.format = crate::Format::Hermes;
         }
@@ -431,6 +443,24 @@ impl ParserBuilder {
         self
     }
 
+    /// Without calls read, the call markers of the format asked for, if
+    /// they end `reasoning` (as text); none for a format whose markers
+    /// are its tools' names and no tool list.
+    fn markers_ending_reasoning(&self, reasoning: &Reasoning) -> Vec<crate::scan::marker::Marker> {
+        match self.calls_format {
+            Some(format) if !self.calls && reasoning.ends_at_calls => {
+                let delimiters = self
+                    .delimiters
+                    .as_ref()
+                    .map(|(s, e)| (s.as_str(), e.as_str()));
+                format
+                    .automaton(delimiters, &self.tools, &self.limits)
+                    .map_or_else(|_| Vec::new(), |(markers, _)| markers)
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Builds the parser.
     ///
     /// # Errors
@@ -448,9 +478,14 @@ impl ParserBuilder {
             &self.limits,
         )?;
         let markers = if self.calls { markers } else { Vec::new() };
+        let ending = self
+            .reasoning
+            .as_ref()
+            .map(|r| self.markers_ending_reasoning(r))
+            .unwrap_or_default();
         let (markers, think) = match self.reasoning {
             Some(reasoning) => {
-                let (markers, think) = Think::new(markers, reasoning)?;
+                let (markers, think) = Think::new(markers, ending, reasoning)?;
                 (markers, Some(Box::new(think)))
             }
             None => (
@@ -528,9 +563,11 @@ fn with_refs_inlined(tools: Arc<[Tool]>) -> Arc<[Tool]> {
 
 impl Think {
     /// The set in use at the start (text) and the reasoning setup, from
-    /// the format's call markers.
+    /// the format's call markers (`calls`), or with calls not read, the
+    /// markers that only end reasoning (`ending`, kept as text).
     fn new(
         calls: Vec<crate::scan::marker::Marker>,
+        ending: Vec<crate::scan::marker::Marker>,
         reasoning: Reasoning,
     ) -> Result<(MarkerSet, Think), crate::Error> {
         use crate::scan::marker::{Boundary, Marker};
@@ -541,11 +578,13 @@ impl Think {
             bytes: Cow::Owned(t.as_bytes().to_vec()),
             boundary: Boundary::None,
         };
+        let calls_as_text = !ending.is_empty();
         let mut inside = if reasoning.calls_inside || reasoning.ends_at_calls {
             calls.clone()
         } else {
             Vec::new()
         };
+        inside.extend(ending);
         inside.push(tag(&reasoning.end));
         let mut outside = calls;
         outside.push(tag(&reasoning.start));
@@ -563,6 +602,7 @@ impl Think {
             other_misses: Misses::default(),
             tag,
             other_tag,
+            calls_as_text,
         };
         Ok((text_set, think))
     }
@@ -593,6 +633,7 @@ impl Parser {
             bare_call_at_start: format.spec().bare_calls_at_start,
             reasoning: format.default_reasoning(),
             calls: true,
+            calls_format: None,
             #[cfg(feature = "validate")]
             validate: false,
         }
@@ -1169,7 +1210,14 @@ impl Parser {
                     debug_assert!(self.held.len() <= len);
                     let from_chunk = len.saturating_sub(self.held.len());
                     let at = tail_offset - self.held.len() as u64;
-                    self.end_reasoning_at_call(sink);
+                    if self.end_reasoning_at_call(sink) {
+                        let held = std::mem::take(&mut self.held);
+                        self.core.text.push_owned(&held, at, sink);
+                        self.core.text.push(&chunk[..from_chunk], tail_offset, sink);
+                        self.held = held;
+                        self.held.clear();
+                        return from_chunk;
+                    }
                     self.core.raw.begin(at, &self.held, &chunk[..from_chunk]);
                     self.held.clear();
                     self.begin_call(index, sink);
@@ -1236,8 +1284,13 @@ impl Parser {
             }
             Found::Marker { at, index } => {
                 emit(&mut self.core, at, sink);
-                self.end_reasoning_at_call(sink);
+                // Before the sets may swap: `index` is of the set in use.
                 let len = self.markers.marker(index).bytes.len();
+                if self.end_reasoning_at_call(sink) {
+                    let marker = &rest[at..at + len];
+                    self.core.text.push(marker, base + at as u64, sink);
+                    return i + at + len;
+                }
                 self.core
                     .raw
                     .begin(base + at as u64, &[], &rest[at..at + len]);
@@ -1255,16 +1308,18 @@ impl Parser {
 
     /// A call's marker was found: inside reasoning that calls end (see
     /// [`Reasoning::ends_at_calls`]), the reasoning part ends there, and
-    /// the call and what follows it are read as in text. The call
-    /// markers keep their indices in the text set.
-    fn end_reasoning_at_call<'c, S: FnMut(Event<'c>)>(&mut self, sink: &mut S) {
-        let ends = self
-            .think
-            .as_ref()
-            .is_some_and(|t| t.reasoning.ends_at_calls);
-        if ends && self.core.text.reasoning {
+    /// the call and what follows it are read as in text (the call
+    /// markers keep their indices in the text set). `true` when calls are
+    /// not read: the marker is then text.
+    fn end_reasoning_at_call<'c, S: FnMut(Event<'c>)>(&mut self, sink: &mut S) -> bool {
+        let Some(think) = self.think.as_deref() else {
+            return false;
+        };
+        let as_text = think.calls_as_text;
+        if think.reasoning.ends_at_calls && self.core.text.reasoning {
             self.switch_reasoning(sink);
         }
+        as_text
     }
 
     /// A reasoning tag was consumed: the open part ends, the stream goes

@@ -108,3 +108,54 @@ fn golden_cases_fed_as_str_match_bytes() {
     }
     assert!(checked >= 100, "only {checked} UTF-8 golden cases");
 }
+
+/// A parser that reads reasoning alone (`read_calls(false)`, as the vLLM
+/// and SGLang reasoning plugins build it) finds the same reasoning as the
+/// full parser in every case with `<think>` tags whose calls inside
+/// reasoning stay reasoning; all else is text, no call is read, and the
+/// contract holds at 1- to 8-byte chunks. With `ends_at_calls`, a call's
+/// marker still ends the reasoning, as text.
+#[test]
+fn reasoning_only_parsers_find_the_same_reasoning() {
+    let reasoning_of = |events: &Events| -> String {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                toolsieve::Event::ReasoningDelta { delta, .. } => Some(delta.to_string()),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut checked = 0;
+    for case in cases() {
+        let Some(reasoning) = case.reasoning.clone().filter(|r| !r.calls_inside) else {
+            continue;
+        };
+        let full = run_whole(&mut case.parser(), &case.input);
+        let mut builder = toolsieve::Parser::builder(case.format)
+            .read_calls(false)
+            .reasoning(reasoning);
+        if let Some(tools) = &case.tools {
+            builder = builder.tools(tools.clone());
+        }
+        let mut parser = builder.build().expect("reasoning-only parser");
+        let whole = run_whole(&mut parser, &case.input);
+        let name = format!("{}/{}", case.format, case.name);
+        assert_eq!(reasoning_of(&whole), reasoning_of(&full), "{name}");
+        assert!(tool_calls(&whole).is_empty(), "{name}");
+        if let Err(e) =
+            toolsieve::contract::check_with(&case.input, &whole, true, parser.reasoning())
+        {
+            panic!("{name}: {e}");
+        }
+        for size in 1..=8 {
+            assert_eq!(
+                run_chunked(&mut parser, &case.input, size),
+                whole,
+                "{name} at {size}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 100, "reasoning cases went missing: {checked}");
+}

@@ -38,6 +38,13 @@ def reads_reasoning(case: Case) -> bool:
     return case.reasoning is not None or format_reasoning(case.format) is not None
 
 
+def reasoning_ends_at_tool_names(case: Case) -> bool:
+    """Whether the case's reasoning ends at a call whose marker is a tool's
+    name (morph-xml's `<get_weather>`): a server's reasoning parser, which
+    gets no tool list, cannot see such a marker."""
+    return case.format == "morph-xml" and bool((case.reasoning or {}).get("endsAtCalls"))
+
+
 # ---------------------------------------------------------------- vLLM
 
 

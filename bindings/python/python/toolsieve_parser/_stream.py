@@ -42,11 +42,23 @@ def plugin_parser(format: str, tools: Optional[Iterable[Any]]) -> Parser:
         return Parser(format, reasoning=False, read_calls=False)
 
 
+# Formats whose models may go from thinking straight to their calls, without
+# the end tag (Kimi-K2's `…<|tool_calls_section_begin|>`): a call's marker
+# ends the reasoning, as vLLM's own Kimi-K2 reasoning parser reads it.
+CALLS_END_REASONING = frozenset({"kimi-k2"})
+
+
 def reasoning_tags(format: str, reasoning: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The reasoning a plugin's reasoning parser reads: `reasoning` if given
-    (`{"start", "end", "starts_open"}`), else the format's own tags, else
-    `<think>` / `</think>`."""
+    (`{"start", "end", "starts_open", "ends_at_calls"}`), else the format's
+    own tags, else `<think>` / `</think>`."""
     if reasoning is not None:
         return dict(reasoning)
     tags = format_reasoning(format) or ("<think>", "</think>")
-    return {"start": tags[0], "end": tags[1], "starts_open": False, "calls_inside": False}
+    return {
+        "start": tags[0],
+        "end": tags[1],
+        "starts_open": False,
+        "calls_inside": False,
+        "ends_at_calls": format in CALLS_END_REASONING,
+    }
