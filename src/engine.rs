@@ -889,12 +889,13 @@ impl Parser {
     ) {
         let mut i = 0;
         while i < chunk.len() {
+            // At the start of open reasoning the held bytes are its own.
+            if !self.held.is_empty() && self.state != State::Open {
+                i += self.resolve_held(&chunk[i..], self.offset + i as u64, sink);
+                continue;
+            }
             i = match self.state {
-                // Before held bytes: at the start, they are its own.
                 State::Open => self.open_reasoning(chunk, i, sink),
-                _ if !self.held.is_empty() => {
-                    i + self.resolve_held(&chunk[i..], self.offset + i as u64, sink)
-                }
                 State::Lead => self.lead(chunk, i, sink),
                 State::Text => self.scan_text(chunk, text, i, sink),
                 State::Call => self.advance_call(chunk, i, sink),
