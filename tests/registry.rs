@@ -154,6 +154,8 @@ fn model_ids_resolve_to_their_family() {
         ("meta-llama/Llama-4-Scout-17B-16E-Instruct", Pythonic, None),
         ("meta-llama/Llama-3.2-3B-Instruct", Pythonic, None),
         ("allenai/Olmo-3-7B-Instruct", Pythonic, None),
+        ("allenai/Olmo-3-7B-Think", Pythonic, Some(true)),
+        ("allenai/Olmo-3-32B-Think-DPO", Pythonic, Some(true)),
         ("google/gemma-4-31b-it", Gemma4, Some(false)),
         (
             "mistralai/Ministral-3-14B-Reasoning-2512",

@@ -37,6 +37,9 @@ You SHOULD NOT include any other text in the response if you call a function.",
         Family::new("ToolACE", &["toolace"], Think::No).fine_tune(),
         Family::new("Llama 4", &["llama-4", "llama4"], Think::No),
         Family::new("Llama 3.2", &["llama-3.2", "llama3.2"], Think::No),
+        // Olmo 3's Think models reason in `<think>` tags, the first one
+        // opened by the template or written by the model.
+        Family::new("Olmo 3 Think", &["olmo-3-7b-think", "olmo-3-32b-think", "olmo-3.1-32b-think", "olmo3-7b-think", "olmo3-32b-think"], Think::Open),
         Family::new("Olmo 3", &["olmo-3", "olmo3"], Think::No),
     ],
     ..FormatSpec::DEFAULT
