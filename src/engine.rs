@@ -443,20 +443,27 @@ impl ParserBuilder {
         self
     }
 
+    /// `format`'s start markers and automaton, with this builder's
+    /// delimiters, tools and limits.
+    fn automaton_of(
+        &self,
+        format: crate::Format,
+    ) -> Result<(Vec<crate::scan::marker::Marker>, Automaton), crate::Error> {
+        let delimiters = self
+            .delimiters
+            .as_ref()
+            .map(|(s, e)| (s.as_str(), e.as_str()));
+        format.automaton(delimiters, &self.tools, &self.limits)
+    }
+
     /// Without calls read, the call markers of the format asked for, if
     /// they end `reasoning` (as text); none for a format whose markers
     /// are its tools' names and no tool list.
     fn markers_ending_reasoning(&self, reasoning: &Reasoning) -> Vec<crate::scan::marker::Marker> {
         match self.calls_format {
-            Some(format) if !self.calls && reasoning.ends_at_calls => {
-                let delimiters = self
-                    .delimiters
-                    .as_ref()
-                    .map(|(s, e)| (s.as_str(), e.as_str()));
-                format
-                    .automaton(delimiters, &self.tools, &self.limits)
-                    .map_or_else(|_| Vec::new(), |(markers, _)| markers)
-            }
+            Some(format) if !self.calls && reasoning.ends_at_calls => self
+                .automaton_of(format)
+                .map_or_else(|_| Vec::new(), |(markers, _)| markers),
             _ => Vec::new(),
         }
     }
@@ -470,13 +477,7 @@ impl ParserBuilder {
     /// for formats that need the tool list.
     pub fn build(mut self) -> Result<Parser, crate::Error> {
         self.tools = with_refs_inlined(self.tools);
-        let (markers, automaton) = self.format.automaton(
-            self.delimiters
-                .as_ref()
-                .map(|(s, e)| (s.as_str(), e.as_str())),
-            &self.tools,
-            &self.limits,
-        )?;
+        let (markers, automaton) = self.automaton_of(self.format)?;
         let markers = if self.calls { markers } else { Vec::new() };
         let ending = self
             .reasoning
