@@ -12,7 +12,7 @@ use crate::limits::Limits;
 use crate::protocol::{Automaton, CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::reasoning::Reasoning;
 use crate::scan::marker::{Found, MarkerError, MarkerSet, Misses, Small};
-use crate::scan::xml::CutText;
+use crate::scan::xml::{AfterBreak, CutText};
 use crate::tool::Tool;
 
 /// Chunks up to this long take [`Parser::feed`]'s plain-text fast path;
@@ -140,6 +140,22 @@ fn send_escaped_long<'c, S: FnMut(Event<'c>)>(
     let mut escaped = String::with_capacity(text.len() + text.len() / 8);
     crate::scan::json::escape_json_into(&mut escaped, text);
     core.send_built(Delta::from(escaped), chunk, sink);
+}
+
+/// A [`Steady::AfterLineBreak`] chunk of a value: the line break held
+/// before it, then its text.
+fn send_after_break<'c, S: FnMut(Event<'c>)>(
+    core: &mut Core,
+    after: AfterBreak<'c>,
+    (chunk, offset): (&'c [u8], u64),
+    sink: &mut S,
+) {
+    core.send_built(Delta::borrowed(after.line_break), (chunk, offset), sink);
+    match after.escaped {
+        true => send_escaped(core, after.text, (chunk, offset), sink),
+        false if after.text.is_empty() => {}
+        false => core.send_verbatim(Delta::borrowed(after.text), offset, (chunk, offset), sink),
+    }
 }
 
 /// A [`Steady::Cut`] chunk of a value: the character it completes, then
@@ -862,6 +878,10 @@ impl Parser {
             Steady::Cut(cut) => {
                 debug_assert!(core.out.call.is_some());
                 send_cut(core, cut, (chunk, self.offset), sink);
+            }
+            Steady::AfterLineBreak(after) => {
+                debug_assert!(core.out.call.is_some());
+                send_after_break(core, after, (chunk, self.offset), sink);
             }
             Steady::AfterComma { comma, at, text } => {
                 debug_assert!(core.out.call.is_some());

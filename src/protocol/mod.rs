@@ -111,6 +111,11 @@ pub(crate) enum Steady<'c> {
     /// character: the character it completes (a built delta), then its
     /// whole characters, as they stand or JSON-escaped.
     Cut(crate::scan::xml::CutText<'c>),
+    /// Consumed; a string value's line break held back from before the
+    /// chunk (it might have been the one stripped before the close) is
+    /// part of the value: it is the next delta, and the chunk's text the
+    /// one after it.
+    AfterLineBreak(crate::scan::xml::AfterBreak<'c>),
     /// Consumed; a comma held back from before the chunk (`comma`, at
     /// stream offset `at`) was not a trailing one: it is the next delta,
     /// and the chunk, `text` as it stands, the one after it.

@@ -40,7 +40,7 @@ impl Body {
 
     /// Appends the slice that starts at stream offset `offset`; returns the
     /// length before.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn append(&mut self, bytes: &[u8], offset: u64) -> usize {
         self.anchor(offset);
         let before = self.bytes.len();

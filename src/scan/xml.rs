@@ -280,9 +280,12 @@ pub(crate) enum ValueText<'c> {
     /// Bytes that begin or end inside a character, or are not UTF-8, but
     /// hold no `<` or line break: see [`value_text_cut`].
     Cut,
-    /// A `<` (a tag may begin) or a line break (it may be the one stripped
-    /// before the close): the automaton decides.
+    /// A `<` (a tag may begin), or a line break in a chunk longer than a
+    /// token: the automaton decides.
     Other,
+    /// Line breaks (one may be the one stripped before the close) and no
+    /// `<`, in a token-sized chunk: see [`text_before_break`].
+    Breaks,
 }
 
 /// The next chunk of a streamed value that [`value_text`] found
@@ -303,6 +306,19 @@ pub(crate) struct CutText<'c> {
     /// How many bytes at the end begin a character the chunk cuts off
     /// (`held` among them if the chunk did not complete it): at most three.
     pub(crate) tail: u8,
+}
+
+/// A string value's line break, held back before a chunk, that the
+/// chunk's text shows to be the value's own (see
+/// [`text_before_break`]). Small, as it travels in every steady answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AfterBreak<'c> {
+    /// The line break, JSON-escaped.
+    pub(crate) line_break: &'static str,
+    /// The chunk's text after it, up to a line break held back in turn.
+    pub(crate) text: &'c str,
+    /// Whether `text` has bytes that JSON escapes.
+    pub(crate) escaped: bool,
 }
 
 /// [`value_text`] of the next chunk of a streamed value when it begins or
@@ -332,15 +348,18 @@ pub(crate) fn value_text_cut<'c>(held: &[u8], bytes: &'c [u8]) -> Option<CutText
 const ESCAPED: u8 = 1;
 const NON_ASCII: u8 = 2;
 const STOP: u8 = 4;
+const TAG: u8 = 8;
 
 /// Each byte's class in a streamed value: [`STOP`] for `<`, `\n` and
-/// `\r`; [`ESCAPED`] for the bytes a JSON string escapes; [`NON_ASCII`]
-/// from 0x80 up.
+/// `\r`, and [`TAG`] too for `<`; [`ESCAPED`] for the bytes a JSON string
+/// escapes; [`NON_ASCII`] from 0x80 up.
 static VALUE_TEXT_CLASS: [u8; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
     while b < 256 {
-        table[b] = if b == b'<' as usize || b == b'\n' as usize || b == b'\r' as usize {
+        table[b] = if b == b'<' as usize {
+            STOP | TAG
+        } else if b == b'\n' as usize || b == b'\r' as usize {
             STOP
         } else if b < 0x20 || b == b'"' as usize || b == b'\\' as usize {
             ESCAPED
@@ -394,11 +413,16 @@ fn chunk_class(bytes: &[u8]) -> u8 {
 /// Classifies `bytes`, the next chunk of a value being streamed: one
 /// table pass, then a UTF-8 check only if a byte is not ASCII.
 #[allow(unsafe_code)]
-#[inline]
+#[inline(always)]
 pub(crate) fn value_text(bytes: &[u8]) -> ValueText<'_> {
     let class = chunk_class(bytes);
     if class & STOP != 0 {
-        return ValueText::Other;
+        // A long chunk's class stops at the first block with a stop byte:
+        // only a token's tells that it holds no `<`.
+        return match class & TAG == 0 && bytes.len() <= VALUE_TEXT_BLOCK {
+            true => ValueText::Breaks,
+            false => ValueText::Other,
+        };
     }
     let text = if class & NON_ASCII == 0 {
         // SAFETY: `VALUE_TEXT_CLASS` gives every byte from 0x80 up
@@ -420,6 +444,24 @@ pub(crate) fn value_text(bytes: &[u8]) -> ValueText<'_> {
     } else {
         ValueText::Escaped(text)
     }
+}
+
+/// The next chunk of a streamed value after a line break, or one that
+/// holds line breaks (see [`ValueText::Breaks`]): its text up to a line
+/// break that ends it (`\n`, `\r\n`, or a `\r` that a `\n` may follow,
+/// which may be the one stripped before the close), and that break's
+/// length. `None` if it holds a `<`, or begins or ends inside a character.
+pub(crate) fn text_before_break(bytes: &[u8]) -> Option<(&str, usize)> {
+    if bytes.contains(&b'<') {
+        return None;
+    }
+    let n = match bytes {
+        [.., b'\r', b'\n'] => 2,
+        [.., b'\n' | b'\r'] => 1,
+        _ => 0,
+    };
+    let text = std::str::from_utf8(&bytes[..bytes.len() - n]).ok()?;
+    Some((text, n))
 }
 
 /// [`need_until`] with no byte of the tag in hand yet (after a close,
@@ -734,7 +776,8 @@ mod tests {
     use super::*;
 
     /// The one-pass classifier gives what the byte-by-byte rules say: a
-    /// `<` or a line break stops the steady path, invalid or cut-off
+    /// `<` stops the steady path, and so does a line break in a chunk
+    /// longer than a token (in a token it is `Breaks`), invalid or cut-off
     /// UTF-8 too, and text is escaped when JSON escapes one of its bytes.
     #[test]
     fn value_text_classifies_as_the_rules_say() {
@@ -756,8 +799,11 @@ mod tests {
         }
         cases.push(long.into_bytes());
         for bytes in cases {
+            let breaks = bytes.iter().any(|&b| matches!(b, b'\n' | b'\r'));
             let expected = match std::str::from_utf8(&bytes) {
-                _ if bytes.iter().any(|&b| matches!(b, b'<' | b'\n' | b'\r')) => ValueText::Other,
+                _ if bytes.contains(&b'<') => ValueText::Other,
+                _ if breaks && bytes.len() <= VALUE_TEXT_BLOCK => ValueText::Breaks,
+                _ if breaks => ValueText::Other,
                 Ok(text) if text.contains(|c: char| c < ' ' || c == '"' || c == '\\') => {
                     ValueText::Escaped(text)
                 }
@@ -765,6 +811,29 @@ mod tests {
                 Err(_) => ValueText::Cut,
             };
             assert_eq!(value_text(&bytes), expected, "{bytes:x?}");
+        }
+    }
+
+    /// `text_before_break` holds back exactly the line break that ends a
+    /// chunk (the one a close may strip), and refuses tags and cut
+    /// characters.
+    #[test]
+    fn text_before_break_holds_back_the_last_line_break() {
+        type TextAndBreak = Option<(&'static str, usize)>;
+        let cases: [(&[u8], TextAndBreak); 10] = [
+            (b"ab\n", Some(("ab", 1))),
+            (b"ab\r\n", Some(("ab", 2))),
+            (b"ab\r", Some(("ab", 1))),
+            (b"a\nb", Some(("a\nb", 0))),
+            (b"\n\n", Some(("\n", 1))),
+            (b"a\n\r", Some(("a\n", 1))),
+            (b"\n", Some(("", 1))),
+            (b"a\n<", None),
+            (b"\xE4\xB8\n", None),
+            (b"\xE4\xB8\x96\n", Some(("\u{4e16}", 1))),
+        ];
+        for (bytes, expected) in cases {
+            assert_eq!(text_before_break(bytes), expected, "{bytes:x?}");
         }
     }
 

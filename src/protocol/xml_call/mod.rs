@@ -31,8 +31,8 @@ use crate::protocol::{CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::utf8::validate;
 use crate::scan::xml::{
-    attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
-    tag_at, value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG,
+    attr_text_into, attr_value, find_tag, need_until, newline_at_start, skip_ws, still_in_play,
+    strip_one_newline, tag_at, value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -797,26 +797,36 @@ impl CallAutomaton for XmlCall {
             self.body.append(bytes, offset);
             return Steady::Quiet;
         }
-        let streaming = matches!(self.phase, Phase::Value { .. }) && self.rejected.is_none();
-        let Some(sent) = self.in_value.streamed.filter(|_| streaming) else {
+        let Phase::Value { start } = self.phase else {
+            return Steady::No;
+        };
+        let Some(sent) = self.in_value.streamed.filter(|_| self.rejected.is_none()) else {
             return Steady::No;
         };
         // Bytes held after `sent`: the start of a character the last
         // chunk cut off (from a lead byte, 0xC0 up), or a line break that
-        // may be the one stripped before the close (the automaton's).
+        // may be the one stripped before the close (see
+        // `steady_line_breaks`; the value's first one is stripped whatever
+        // follows, and a tag's `<` may follow: the automaton's).
         let Some(held) = self.body.get(sent..) else {
             return Steady::No;
         };
         let whole = match held {
             [] => value_text(bytes),
             [0xC0..=0xFF, ..] => ValueText::Cut,
+            b"\n" | b"\r\n" | b"\r" if sent > start && bytes.first() != Some(&b'<') => {
+                return self.steady_line_breaks(sent, bytes, offset)
+            }
             _ => return Steady::No,
         };
         let (steady, tail) = match whole {
             ValueText::Plain(text) => (Steady::Delta(text), 0),
             ValueText::Escaped(text) => (Steady::Escaped(text), 0),
-            // A tag or a line break: the automaton holds them back.
-            ValueText::Other => return Steady::No,
+            ValueText::Breaks if sent > start || newline_at_start(bytes) == 0 => {
+                return self.steady_line_breaks(sent, bytes, offset)
+            }
+            // A tag, or the value's first line break.
+            ValueText::Breaks | ValueText::Other => return Steady::No,
             // Characters cut by a chunk boundary.
             ValueText::Cut => match value_text_cut(held, bytes) {
                 Some(cut) => (Steady::Cut(cut), usize::from(cut.tail)),

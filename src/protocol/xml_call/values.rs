@@ -4,8 +4,11 @@
 
 use super::*;
 use crate::cx::Sink;
+use crate::scan::json::needs_json_escape;
 use crate::scan::utf8::valid_prefix;
-use crate::scan::xml::{lend_static, newline_at_end, newline_at_start};
+use crate::scan::xml::{
+    lend_static, newline_at_end, newline_at_start, text_before_break, AfterBreak,
+};
 
 impl XmlCall {
     /// Inside a value.
@@ -80,6 +83,53 @@ impl XmlCall {
             _ => return self.value_at_eof(start, cx),
         }
         None
+    }
+
+    /// The steady path's chunk of a string value that holds line breaks
+    /// but no tag, or follows a line break that the chunks before it ended
+    /// with (from body index `sent`; not the value's first). A break is
+    /// held back while it may be the one stripped before the close; text
+    /// after it shows that it was the value's own. So the held break and
+    /// the chunk's text go out, and a break that ends the chunk is held in
+    /// turn (see [`steady`](CallAutomaton::steady)). `No` where the
+    /// automaton decides: a tag may have ended the value before the chunk,
+    /// the chunk holds a tag or cuts a character, or it continues a `\r`
+    /// held with a `\n`.
+    #[inline(never)]
+    pub(super) fn steady_line_breaks<'c>(
+        &mut self,
+        sent: usize,
+        bytes: &'c [u8],
+        offset: u64,
+    ) -> Steady<'c> {
+        let line_break = match &self.body[sent..] {
+            [] => None,
+            b"\n" => Some("\\n"),
+            b"\r\n" => Some("\\r\\n"),
+            b"\r" if bytes.first() != Some(&b'\n') => Some("\\r"),
+            _ => return Steady::No,
+        };
+        if self.in_value.may_end_at.is_some() {
+            return Steady::No;
+        }
+        let Some((text, tail)) = text_before_break(bytes) else {
+            return Steady::No;
+        };
+        let escaped = needs_json_escape(text.as_bytes());
+        let steady = match line_break {
+            Some(line_break) => Steady::AfterLineBreak(AfterBreak {
+                line_break,
+                text,
+                escaped,
+            }),
+            None if text.is_empty() => Steady::Quiet,
+            None if escaped => Steady::Escaped(text),
+            None => Steady::Delta(text),
+        };
+        self.body.append(bytes, offset);
+        self.scan_from = self.body.len();
+        self.in_value.streamed = Some(self.body.len() - tail);
+        steady
     }
 
     /// The stream ended inside a value: it closes where it may have ended
