@@ -374,7 +374,7 @@ static VALUE_TEXT_CLASS: [u8; 256] = {
 };
 
 /// Bytes classified in one branch-free pass by [`value_text`].
-const VALUE_TEXT_BLOCK: usize = 32;
+pub(crate) const VALUE_TEXT_BLOCK: usize = 32;
 
 /// The union of the classes of `bytes`.
 #[inline(always)]

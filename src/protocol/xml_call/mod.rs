@@ -33,6 +33,7 @@ use crate::scan::utf8::validate;
 use crate::scan::xml::{
     attr_text_into, attr_value, find_tag, need_until, newline_at_start, skip_ws, still_in_play,
     strip_one_newline, tag_at, value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG,
+    VALUE_TEXT_BLOCK,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -824,6 +825,10 @@ impl CallAutomaton for XmlCall {
             ValueText::Escaped(text) => (Steady::Escaped(text), 0),
             ValueText::Breaks if sent > start || newline_at_start(bytes) == 0 => {
                 return self.steady_line_breaks(sent, bytes, offset)
+            }
+            // A `<`: text if no tag can begin with it.
+            ValueText::Other if bytes.len() <= VALUE_TEXT_BLOCK => {
+                return self.steady_text_with_lt(bytes, offset)
             }
             // A tag, or the value's first line break.
             ValueText::Breaks | ValueText::Other => return Steady::No,

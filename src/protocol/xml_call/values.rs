@@ -132,6 +132,41 @@ impl XmlCall {
         steady
     }
 
+    /// The steady path's chunk of a string value, with nothing held before
+    /// it, that holds a `<` no tag can begin with: the byte after each one
+    /// is in the chunk and is none of the value's tags' second byte
+    /// (`a < b`, `Vec<u8>`, `<=`). Such a `<` is text whatever follows,
+    /// as the automaton would find; `No` for anything else (a tag may
+    /// begin, a line break, a cut character).
+    #[inline(never)]
+    pub(super) fn steady_text_with_lt<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Steady<'c> {
+        let pats = self.value_patterns();
+        let begins_tag = |b: u8| {
+            pats.iter()
+                .any(|&(Pat::Lit(lit) | Pat::Open(lit))| lit.get(1) == Some(&b))
+        };
+        for (i, &b) in bytes.iter().enumerate() {
+            let text = match b {
+                b'<' => bytes.get(i + 1).is_some_and(|&next| !begins_tag(next)),
+                b'\n' | b'\r' => false,
+                _ => true,
+            };
+            if !text {
+                return Steady::No;
+            }
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return Steady::No;
+        };
+        self.body.append(bytes, offset);
+        self.scan_from = self.body.len();
+        self.in_value.streamed = Some(self.body.len());
+        match needs_json_escape(bytes) {
+            true => Steady::Escaped(text),
+            false => Steady::Delta(text),
+        }
+    }
+
     /// The stream ended inside a value: it closes where it may have ended
     /// without its close, if anywhere.
     fn value_at_eof<'c, S: Sink<'c>>(

@@ -1,8 +1,9 @@
-//! Line breaks in the XML formats' string values: one right after the open
-//! tag and one right before the close are stripped, every other one is the
-//! value's own. A break at the end of a chunk may be the stripped one, so
-//! it is held back until what follows shows which it is; at any chunking
-//! the value comes back the same, and as the rule says.
+//! Line breaks and `<` in the XML formats' string values. One line break
+//! right after the open tag and one right before the close are stripped,
+//! every other one is the value's own: a break at the end of a chunk may
+//! be the stripped one, so it is held back until what follows shows which
+//! it is. A `<` is text unless a tag may begin with it. At any chunking
+//! the value comes back the same, and as the rules say.
 
 mod common;
 
@@ -20,7 +21,8 @@ const XML: [Format; 4] = [
 ];
 
 /// Value text as written between the tags: text, line breaks of every
-/// kind, characters a JSON string escapes, a `<` that begins no tag.
+/// kind, characters a JSON string escapes, `<` that begins no tag and
+/// `<` that may.
 fn raw_value() -> impl Strategy<Value = String> {
     let piece = prop::sample::select(vec![
         "a",
@@ -105,11 +107,12 @@ proptest! {
 }
 
 /// Token-sized chunks at every alignment, over a value whose line breaks
-/// fall at chunk ends, inside chunks and across them (`\r` | `\n`): each
+/// fall at chunk ends, inside chunks and across them (`\r` | `\n`), with
+/// `<` before text, before a tag's second byte and at a chunk's end: each
 /// token takes the steady path or the automaton's, and both agree.
 #[test]
 fn token_chunks_at_every_alignment() {
-    let raw = "\nfn main() {\r\n    a < b;\n\n\"x\"\r}\n\r\n\n";
+    let raw = "\nfn main() {\r\n    a < b;\n\n\"x\"\r}\n<p>Vec<u8> x<=y</p>\r\n\n";
     for format in XML {
         let input = format!("Go.\n{}\nDone.", call_with_raw_value(format, raw));
         let mut parser = Parser::builder(format).tools(tools()).build().unwrap();
