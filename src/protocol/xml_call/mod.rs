@@ -31,9 +31,8 @@ use crate::protocol::{CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::utf8::validate;
 use crate::scan::xml::{
-    attr_text_into, attr_value, find_tag, need_until, newline_at_start, skip_ws, still_in_play,
-    strip_one_newline, tag_at, value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG,
-    VALUE_TEXT_BLOCK,
+    attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
+    tag_at, value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG, VALUE_TEXT_BLOCK,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -815,23 +814,20 @@ impl CallAutomaton for XmlCall {
         let whole = match held {
             [] => value_text(bytes),
             [0xC0..=0xFF, ..] => ValueText::Cut,
-            b"\n" | b"\r\n" | b"\r" if sent > start && bytes.first() != Some(&b'<') => {
-                return self.steady_line_breaks(sent, bytes, offset)
+            b"\n" | b"\r\n" | b"\r" if sent > start => {
+                return self.steady_with_stops(start, sent, bytes, offset)
             }
             _ => return Steady::No,
         };
         let (steady, tail) = match whole {
             ValueText::Plain(text) => (Steady::Delta(text), 0),
             ValueText::Escaped(text) => (Steady::Escaped(text), 0),
-            ValueText::Breaks if sent > start || newline_at_start(bytes) == 0 => {
-                return self.steady_line_breaks(sent, bytes, offset)
-            }
-            // A `<`: text if no tag can begin with it.
+            // A line break, or a `<` in a token.
+            ValueText::Breaks => return self.steady_with_stops(start, sent, bytes, offset),
             ValueText::Other if bytes.len() <= VALUE_TEXT_BLOCK => {
-                return self.steady_text_with_lt(bytes, offset)
+                return self.steady_with_stops(start, sent, bytes, offset)
             }
-            // A tag, or the value's first line break.
-            ValueText::Breaks | ValueText::Other => return Steady::No,
+            ValueText::Other => return Steady::No,
             // Characters cut by a chunk boundary.
             ValueText::Cut => match value_text_cut(held, bytes) {
                 Some(cut) => (Steady::Cut(cut), usize::from(cut.tail)),

@@ -86,18 +86,22 @@ impl XmlCall {
     }
 
     /// The steady path's chunk of a string value that holds line breaks
-    /// but no tag, or follows a line break that the chunks before it ended
-    /// with (from body index `sent`; not the value's first). A break is
-    /// held back while it may be the one stripped before the close; text
-    /// after it shows that it was the value's own. So the held break and
-    /// the chunk's text go out, and a break that ends the chunk is held in
-    /// turn (see [`steady`](CallAutomaton::steady)). `No` where the
-    /// automaton decides: a tag may have ended the value before the chunk,
-    /// the chunk holds a tag or cuts a character, or it continues a `\r`
-    /// held with a `\n`.
+    /// or a `<`, or follows a line break that the chunks before it ended
+    /// with (from body index `sent`; `start` is where the value began). A
+    /// break is held back while it may be the one stripped before the
+    /// close, and text after it shows that it was the value's own; text
+    /// stops at a tag that the chunk's end cuts off, which waits for the
+    /// rest (see [`need_until`]). So the held break and the chunk's text
+    /// go out, up to a break that ends it, or that ends the text before
+    /// the tag, held in turn (see [`steady`](CallAutomaton::steady)): what
+    /// the automaton would send and hold. `No` where the automaton decides:
+    /// the value's first break (stripped whatever follows), a tag that may
+    /// have ended the value before the chunk, a whole tag or a `<` before
+    /// the tag, a cut character, a held `\r` that the chunk's `\n` goes on.
     #[inline(never)]
-    pub(super) fn steady_line_breaks<'c>(
+    pub(super) fn steady_with_stops<'c>(
         &mut self,
+        start: usize,
         sent: usize,
         bytes: &'c [u8],
         offset: u64,
@@ -109,14 +113,27 @@ impl XmlCall {
             b"\r" if bytes.first() != Some(&b'\n') => Some("\\r"),
             _ => return Steady::No,
         };
-        if self.in_value.may_end_at.is_some() {
+        let opens = sent == start && (line_break.is_some() || newline_at_start(bytes) > 0);
+        if opens || self.in_value.may_end_at.is_some() || self.scan_from != self.body.len() {
             return Steady::No;
         }
-        let Some((text, tail)) = text_before_break(bytes) else {
+        // The chunk's text, up to the tag it may end with.
+        let pats = self.value_patterns();
+        let lt = memchr::memchr(b'<', bytes);
+        let text_end = match lt {
+            None => bytes.len(),
+            Some(lt) if tag_at(bytes, lt, &pats) == (Tag::Need { at: lt }) => lt,
+            // A `<` that may be text, with nothing held before it.
+            Some(_) if line_break.is_none() => return self.steady_text_with_lt(bytes, offset),
+            Some(_) => return Steady::No,
+        };
+        let Some((text, tail)) = text_before_break(&bytes[..text_end]) else {
             return Steady::No;
         };
         let escaped = needs_json_escape(text.as_bytes());
         let steady = match line_break {
+            // Only a tag follows the break: it may still be the stripped one.
+            Some(_) if text_end == 0 => Steady::Quiet,
             Some(line_break) => Steady::AfterLineBreak(AfterBreak {
                 line_break,
                 text,
@@ -126,9 +143,18 @@ impl XmlCall {
             None if escaped => Steady::Escaped(text),
             None => Steady::Delta(text),
         };
-        self.body.append(bytes, offset);
-        self.scan_from = self.body.len();
-        self.in_value.streamed = Some(self.body.len() - tail);
+        let before = self.body.append(bytes, offset);
+        if line_break.is_none() || text_end > 0 {
+            self.in_value.streamed = Some(before + text_end - tail);
+        }
+        self.scan_from = before + text_end;
+        if lt.is_some() {
+            let at = before + text_end;
+            self.wait = Wait {
+                in_value: Some(at),
+                ..need_until(&self.body, at, &pats)
+            };
+        }
         steady
     }
 
