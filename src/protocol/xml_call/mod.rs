@@ -817,6 +817,10 @@ impl CallAutomaton for XmlCall {
             b"\n" | b"\r\n" | b"\r" if sent > start => {
                 return self.steady_with_stops(start, sent, bytes, offset)
             }
+            // A tag the value waited for (see `steady_close`).
+            _ if self.wait.in_value == Some(self.scan_from) => {
+                return self.steady_close(start, sent, bytes, offset)
+            }
             _ => return Steady::No,
         };
         let (steady, tail) = match whole {

@@ -309,6 +309,72 @@ impl XmlCall {
         None
     }
 
+    /// What a parameter close counts before (see
+    /// [`value_end`](Self::value_end)): the next parameter, the function's
+    /// close, the end marker; and the same close once more.
+    fn after_close_patterns(&self) -> [Pat; 4] {
+        let t = self.tags;
+        [
+            t.param_open,
+            Pat::Lit(t.func_close.unwrap_or(t.end)),
+            Pat::Lit(t.end),
+            Pat::Lit(t.param_close),
+        ]
+    }
+
+    /// The steady path's chunk that completes the parameter close a value
+    /// waits for at `scan_from` (see [`value`](Self::value)), with nothing
+    /// after it but whitespace and the start of a tag the chunk's end cuts
+    /// off, and nothing held before it but a line break (from body index
+    /// `sent`; `start` is where the value began): the value may have ended
+    /// there, and what follows decides. So the close waits for the next
+    /// tag as [`value_end`](Self::value_end) makes it wait, without a run
+    /// of the automaton; `No` for anything else (another tag, text after
+    /// the close, a call the value holds).
+    #[inline(never)]
+    pub(super) fn steady_close<'c>(
+        &mut self,
+        start: usize,
+        sent: usize,
+        bytes: &'c [u8],
+        offset: u64,
+    ) -> Steady<'c> {
+        use crate::scan::{same_bytes, skip_ws};
+        let (at, len, close) = (self.scan_from, self.body.len(), self.tags.param_close);
+        // The close's bytes still to come; whitespace; then nothing, or
+        // the start of a tag that may follow a close, cut off by the
+        // chunk's end.
+        let Some(rest) = close.get(len.saturating_sub(at)..) else {
+            return Steady::No;
+        };
+        let Some(after) = bytes.get(rest.len()..) else {
+            return Steady::No;
+        };
+        let next = rest.len() + skip_ws(after);
+        let pats = self.after_close_patterns();
+        let follows =
+            next == bytes.len() || tag_at(bytes, next, &pats[..3]) == (Tag::Need { at: next });
+        let completes = same_bytes(&bytes[..rest.len()], rest)
+            && same_bytes(&self.body[at..], &close[..close.len() - rest.len()]);
+        let in_value = &self.in_value;
+        let waits_in_value = self.wait.in_value == Some(at)
+            && in_value.may_end_at.is_none()
+            && in_value.nested_functions == 0
+            && in_value.nested_blocks == 0;
+        let only_a_break = matches!(self.body.get(sent..at), Some(b"" | b"\n" | b"\r\n" | b"\r"));
+        if !(follows && completes && waits_in_value && only_a_break) {
+            return Steady::No;
+        }
+        let next = self.body.append(bytes, offset) + next;
+        self.phase = Phase::ValueEnd {
+            start,
+            close_at: at,
+            ws_to: next,
+        };
+        self.wait = need_until(&self.body, next, &pats);
+        Steady::Quiet
+    }
+
     /// After a parameter close: does it count?
     pub(super) fn value_end<'c, S: Sink<'c>>(
         &mut self,
@@ -329,15 +395,12 @@ impl XmlCall {
             close_at,
             ws_to: next,
         };
-        let follow = [
-            t.param_open,
-            Pat::Lit(t.func_close.unwrap_or(t.end)),
-            Pat::Lit(t.end),
-        ];
+        let [open, func_close, end, close] = self.after_close_patterns();
+        let follow = [open, func_close, end];
         let verdict = self.what_follows(next, eof, &follow);
         // The same close once more counts too: models double
         // it now and then (the second is then skipped as stray).
-        let again = [Pat::Lit(t.param_close)];
+        let again = [close];
         let verdict = match verdict {
             Tag::Miss => match tag_at(&self.body, next, &again) {
                 Tag::Found { at, end, attr, .. } => Tag::Found {
@@ -372,8 +435,7 @@ impl XmlCall {
             }
             Tag::Found { .. } => self.close_value(start, close_at, cx),
             Tag::Need { .. } if !eof => {
-                let all = [follow[0], follow[1], follow[2], again[0]];
-                self.wait = need_until(&self.body, next, &all);
+                self.wait = need_until(&self.body, next, &self.after_close_patterns());
                 return Some(Outcome::More);
             }
             _ => self.close_is_content(start, close_at),
