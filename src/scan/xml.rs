@@ -449,8 +449,9 @@ pub(crate) fn value_text(bytes: &[u8]) -> ValueText<'_> {
 /// The next chunk of a streamed value after a line break, or one that
 /// holds line breaks (see [`ValueText::Breaks`]): its text up to a line
 /// break that ends it (`\n`, `\r\n`, or a `\r` that a `\n` may follow,
-/// which may be the one stripped before the close), and that break's
-/// length. `None` if it holds a `<`, or begins or ends inside a character.
+/// which may be the one stripped before the close) or up to a character
+/// its end cuts off, and how many bytes that leaves. `None` if it holds a
+/// `<`, is not UTF-8 or begins inside a character.
 pub(crate) fn text_before_break(bytes: &[u8]) -> Option<(&str, usize)> {
     if bytes.contains(&b'<') {
         return None;
@@ -460,8 +461,15 @@ pub(crate) fn text_before_break(bytes: &[u8]) -> Option<(&str, usize)> {
         [.., b'\n' | b'\r'] => 1,
         _ => 0,
     };
-    let text = std::str::from_utf8(&bytes[..bytes.len() - n]).ok()?;
-    Some((text, n))
+    match std::str::from_utf8(&bytes[..bytes.len() - n]) {
+        Ok(text) => Some((text, n)),
+        // A character the chunk's end cuts off is held back too.
+        Err(e) if n == 0 && e.error_len().is_none() => {
+            let (text, _) = bytes.split_at(e.valid_up_to());
+            Some((std::str::from_utf8(text).ok()?, bytes.len() - text.len()))
+        }
+        Err(_) => None,
+    }
 }
 
 /// [`need_until`] with no byte of the tag in hand yet (after a close,
@@ -820,7 +828,7 @@ mod tests {
     #[test]
     fn text_before_break_holds_back_the_last_line_break() {
         type TextAndBreak = Option<(&'static str, usize)>;
-        let cases: [(&[u8], TextAndBreak); 10] = [
+        let cases: [(&[u8], TextAndBreak); 12] = [
             (b"ab\n", Some(("ab", 1))),
             (b"ab\r\n", Some(("ab", 2))),
             (b"ab\r", Some(("ab", 1))),
@@ -831,6 +839,8 @@ mod tests {
             (b"a\n<", None),
             (b"\xE4\xB8\n", None),
             (b"\xE4\xB8\x96\n", Some(("\u{4e16}", 1))),
+            (b"\na\xE4\xB8", Some(("\na", 2))),
+            (b"\xB8\x96a", None),
         ];
         for (bytes, expected) in cases {
             assert_eq!(text_before_break(bytes), expected, "{bytes:x?}");

@@ -804,19 +804,16 @@ impl CallAutomaton for XmlCall {
             return Steady::No;
         };
         // Bytes held after `sent`: the start of a character the last
-        // chunk cut off (from a lead byte, 0xC0 up), or a line break that
-        // may be the one stripped before the close (see
-        // `steady_line_breaks`; the value's first one is stripped whatever
-        // follows, and a tag's `<` may follow: the automaton's).
+        // chunk cut off (from a lead byte, 0xC0 up), a line break that may
+        // be one of those stripped (see `steady_with_stops`), or a tag the
+        // value waits for (see `steady_close`).
         let Some(held) = self.body.get(sent..) else {
             return Steady::No;
         };
         let whole = match held {
             [] => value_text(bytes),
             [0xC0..=0xFF, ..] => ValueText::Cut,
-            b"\n" | b"\r\n" | b"\r" if sent > start => {
-                return self.steady_with_stops(start, sent, bytes, offset)
-            }
+            b"\n" | b"\r\n" | b"\r" => return self.steady_with_stops(start, sent, bytes, offset),
             // A tag the value waited for (see `steady_close`).
             _ if self.wait.in_value == Some(self.scan_from) => {
                 return self.steady_close(start, sent, bytes, offset)

@@ -94,10 +94,11 @@ impl XmlCall {
     /// rest (see [`need_until`]). So the held break and the chunk's text
     /// go out, up to a break that ends it, or that ends the text before
     /// the tag, held in turn (see [`steady`](CallAutomaton::steady)): what
-    /// the automaton would send and hold. `No` where the automaton decides:
-    /// the value's first break (stripped whatever follows), a tag that may
-    /// have ended the value before the chunk, a whole tag or a `<` before
-    /// the tag, a cut character, a held `\r` that the chunk's `\n` goes on.
+    /// the automaton would send and hold; the value's first break is
+    /// stripped whatever follows. `No` where the automaton decides: a
+    /// chunk that begins with the value's first break, a tag that may have
+    /// ended the value before the chunk, a whole tag or a `<` before the
+    /// tag, a cut character, a held `\r` that the chunk's `\n` goes on.
     #[inline(never)]
     pub(super) fn steady_with_stops<'c>(
         &mut self,
@@ -106,14 +107,17 @@ impl XmlCall {
         bytes: &'c [u8],
         offset: u64,
     ) -> Steady<'c> {
-        let line_break = match &self.body[sent..] {
-            [] => None,
-            b"\n" => Some("\\n"),
-            b"\r\n" => Some("\\r\\n"),
-            b"\r" if bytes.first() != Some(&b'\n') => Some("\\r"),
+        let first = sent == start;
+        let (line_break, held) = match &self.body[sent..] {
+            [] => (None, false),
+            // The value's first line break: stripped whatever follows.
+            b"\n" | b"\r\n" if first => (None, true),
+            b"\n" => (Some("\\n"), true),
+            b"\r\n" => (Some("\\r\\n"), true),
+            b"\r" if !first && bytes.first() != Some(&b'\n') => (Some("\\r"), true),
             _ => return Steady::No,
         };
-        let opens = sent == start && (line_break.is_some() || newline_at_start(bytes) > 0);
+        let opens = first && !held && newline_at_start(bytes) > 0;
         if opens || self.in_value.may_end_at.is_some() || self.scan_from != self.body.len() {
             return Steady::No;
         }
@@ -144,7 +148,7 @@ impl XmlCall {
             None => Steady::Delta(text),
         };
         let before = self.body.append(bytes, offset);
-        if line_break.is_none() || text_end > 0 {
+        if !held || text_end > 0 {
             self.in_value.streamed = Some(before + text_end - tail);
         }
         self.scan_from = before + text_end;
