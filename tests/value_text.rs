@@ -133,3 +133,50 @@ fn token_chunks_at_every_alignment() {
         }
     }
 }
+
+/// Values typed by the schema are held whole until their close, which
+/// waits and completes on the steady path as a string value's does: every
+/// alignment of token-sized chunks gives the one-shot calls.
+#[test]
+fn typed_values_at_every_alignment() {
+    let tool = Tool::new("set").with_parameters(json!({"type": "object", "properties": {
+        "count": {"type": "integer"},
+        "ratio": {"type": "number"},
+        "on": {"type": "boolean"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "unit": {"type": "string", "enum": ["metric", "imperial"]},
+    }}));
+    let args =
+        json!({"count": 42, "ratio": -0.5, "on": true, "tags": ["a<b", "c"], "unit": "metric"});
+    for format in XML {
+        let input = format!(
+            "Set.\n{}\n{}\nDone.",
+            format_tool_call(format, "set", &args),
+            format_tool_call(format, "set", &json!({"count": 7, "on": false}))
+        );
+        let mut parser = Parser::builder(format)
+            .tools(vec![tool.clone()])
+            .build()
+            .unwrap();
+        let whole = run_whole(&mut parser, input.as_bytes());
+        let calls: Vec<Value> = tool_calls(&whole)
+            .iter()
+            .map(|(_, input)| serde_json::from_str(input).unwrap())
+            .collect();
+        assert_eq!(
+            calls,
+            vec![args.clone(), json!({"count": 7, "on": false})],
+            "{format:?}"
+        );
+        for size in 1..=6 {
+            for first in 1..=size {
+                let cuts: Vec<usize> = (first..input.len()).step_by(size).collect();
+                assert_eq!(
+                    run_cuts(&mut parser, input.as_bytes(), &cuts),
+                    whole,
+                    "{format:?}, chunks of {size} from {first}"
+                );
+            }
+        }
+    }
+}

@@ -800,8 +800,11 @@ impl CallAutomaton for XmlCall {
         let Phase::Value { start } = self.phase else {
             return Steady::No;
         };
-        let Some(sent) = self.in_value.streamed.filter(|_| self.rejected.is_none()) else {
+        if self.rejected.is_some() {
             return Steady::No;
+        }
+        let Some(sent) = self.in_value.streamed else {
+            return self.steady_held_value(start, bytes, offset);
         };
         // Bytes held after `sent`: the start of a character the last
         // chunk cut off (from a lead byte, 0xC0 up), a line break that may
@@ -816,7 +819,7 @@ impl CallAutomaton for XmlCall {
             b"\n" | b"\r\n" | b"\r" => return self.steady_with_stops(start, sent, bytes, offset),
             // A tag the value waited for (see `steady_close`).
             _ if self.wait.in_value == Some(self.scan_from) => {
-                return self.steady_close(start, sent, bytes, offset)
+                return self.steady_close(start, Some(sent), bytes, offset)
             }
             _ => return Steady::No,
         };

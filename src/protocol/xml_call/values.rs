@@ -326,11 +326,50 @@ impl XmlCall {
         ]
     }
 
+    /// The steady path's chunk of a value that does not stream (typed by
+    /// its schema, or JSON), held whole until its close: text goes into
+    /// the body as a run would put it there, and a tag the chunk's end
+    /// cuts off waits for the rest as [`value`](Self::value) makes it
+    /// wait, without a run of the automaton. `No` for anything else (a
+    /// whole tag, a `<` that may be text, a tag that may have ended the
+    /// value before).
+    #[inline(never)]
+    pub(super) fn steady_held_value<'c>(
+        &mut self,
+        start: usize,
+        bytes: &'c [u8],
+        offset: u64,
+    ) -> Steady<'c> {
+        if self.wait.in_value == Some(self.scan_from) {
+            return self.steady_close(start, None, bytes, offset);
+        }
+        if self.in_value.may_end_at.is_some() || self.scan_from != self.body.len() {
+            return Steady::No;
+        }
+        let pats = self.value_patterns();
+        let lt = memchr::memchr(b'<', bytes);
+        if lt.is_some_and(|lt| tag_at(bytes, lt, &pats) != (Tag::Need { at: lt })) {
+            return Steady::No;
+        }
+        let before = self.body.append(bytes, offset);
+        self.scan_from = self.body.len();
+        if let Some(lt) = lt {
+            let at = before + lt;
+            self.scan_from = at;
+            self.wait = Wait {
+                in_value: Some(at),
+                ..need_until(&self.body, at, &pats)
+            };
+        }
+        Steady::Quiet
+    }
+
     /// The steady path's chunk that completes the parameter close a value
     /// waits for at `scan_from` (see [`value`](Self::value)), with nothing
     /// after it but whitespace and the start of a tag the chunk's end cuts
     /// off, and nothing held before it but a line break (from body index
-    /// `sent`; `start` is where the value began): the value may have ended
+    /// `sent`, for a value that streams; `start` is where the value
+    /// began): the value may have ended
     /// there, and what follows decides. So the close waits for the next
     /// tag as [`value_end`](Self::value_end) makes it wait, without a run
     /// of the automaton; `No` for anything else (another tag, text after
@@ -339,7 +378,7 @@ impl XmlCall {
     pub(super) fn steady_close<'c>(
         &mut self,
         start: usize,
-        sent: usize,
+        sent: Option<usize>,
         bytes: &'c [u8],
         offset: u64,
     ) -> Steady<'c> {
@@ -365,7 +404,10 @@ impl XmlCall {
             && in_value.may_end_at.is_none()
             && in_value.nested_functions == 0
             && in_value.nested_blocks == 0;
-        let only_a_break = matches!(self.body.get(sent..at), Some(b"" | b"\n" | b"\r\n" | b"\r"));
+        // A typed value is held whole until its close: nothing to check.
+        let only_a_break = sent.is_none_or(|sent| {
+            matches!(self.body.get(sent..at), Some(b"" | b"\n" | b"\r\n" | b"\r"))
+        });
         if !(follows && completes && waits_in_value && only_a_break) {
             return Steady::No;
         }
