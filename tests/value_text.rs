@@ -106,6 +106,20 @@ proptest! {
     }
 }
 
+/// Chunks of 1 to 6 bytes at every alignment give `whole`.
+fn assert_every_alignment(parser: &mut Parser, input: &str, whole: &Events, format: Format) {
+    for size in 1..=6 {
+        for first in 1..=size {
+            let cuts: Vec<usize> = (first..input.len()).step_by(size).collect();
+            assert_eq!(
+                &run_cuts(parser, input.as_bytes(), &cuts),
+                whole,
+                "{format:?}, chunks of {size} from {first}"
+            );
+        }
+    }
+}
+
 /// Token-sized chunks at every alignment, over a value whose line breaks
 /// fall at chunk ends, inside chunks and across them (`\r` | `\n`), with
 /// `<` before text, before a tag's second byte and at a chunk's end: each
@@ -121,16 +135,7 @@ fn token_chunks_at_every_alignment() {
         assert_eq!(calls.len(), 1, "{format:?}: {whole:?}");
         let args: Value = serde_json::from_str(&calls[0].1).unwrap();
         assert_eq!(args, json!({"content": stripped(raw)}), "{format:?}");
-        for size in 1..=6 {
-            for first in 1..=size {
-                let cuts: Vec<usize> = (first..input.len()).step_by(size).collect();
-                assert_eq!(
-                    run_cuts(&mut parser, input.as_bytes(), &cuts),
-                    whole,
-                    "{format:?}, chunks of {size} from {first}"
-                );
-            }
-        }
+        assert_every_alignment(&mut parser, &input, &whole, format);
     }
 }
 
@@ -168,15 +173,6 @@ fn typed_values_at_every_alignment() {
             vec![args.clone(), json!({"count": 7, "on": false})],
             "{format:?}"
         );
-        for size in 1..=6 {
-            for first in 1..=size {
-                let cuts: Vec<usize> = (first..input.len()).step_by(size).collect();
-                assert_eq!(
-                    run_cuts(&mut parser, input.as_bytes(), &cuts),
-                    whole,
-                    "{format:?}, chunks of {size} from {first}"
-                );
-            }
-        }
+        assert_every_alignment(&mut parser, &input, &whole, format);
     }
 }
