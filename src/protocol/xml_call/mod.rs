@@ -29,11 +29,15 @@ use crate::event::DiagnosticKind;
 use crate::protocol::xml::{ArgsWriter, Body};
 use crate::protocol::{CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::scan::json::{JsonScanner, Signal};
+use crate::scan::same_bytes;
 use crate::scan::utf8::validate;
 use crate::scan::xml::{
     attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
     tag_at, value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG, VALUE_TEXT_BLOCK,
 };
+
+/// GLM's key close.
+const ARG_KEY_CLOSE: &[u8] = b"</arg_key>";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -501,15 +505,59 @@ impl XmlCall {
         None
     }
 
+    /// GLM: a token of a key, or of the tool name, that decides nothing
+    /// (see [`key`](Self::key), [`glm_name`](Self::glm_name)): it goes
+    /// into the body as a run would put it there, a `</arg_key>` the
+    /// token's end cuts off waiting for the rest, without a run of the
+    /// automaton. `No` for a token that may end the key or the name.
+    #[inline(never)]
+    fn steady_glm<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Steady<'c> {
+        let len = self.body.len();
+        match self.phase {
+            // Inside the name, past its first byte, with no byte that ends
+            // it in hand (nor a backslash waiting for the next).
+            Phase::Lead if self.pos < len && len + bytes.len() < self.pos + MAX_TAG => {
+                // Names are short: a byte loop, not a memchr set-up.
+                let ends = |b: &[u8]| b.iter().any(|&c| matches!(c, b'\n' | b'<' | b'\\'));
+                if ends(&self.body[self.pos..]) || ends(bytes) {
+                    return Steady::No;
+                }
+            }
+            Phase::Key { start } if len + bytes.len() <= start + MAX_TAG + ARG_KEY_CLOSE.len() => {
+                // A close partly received at `scan_from` goes on, or the
+                // token's first `<` begins one.
+                let pending = &self.body[self.scan_from.min(len)..];
+                let (close_at, tail) = match (pending, bytes.iter().position(|&b| b == b'<')) {
+                    ([], None) => (len + bytes.len(), &b""[..]),
+                    ([], Some(lt)) => (len + lt, &bytes[lt..]),
+                    _ => (self.scan_from, bytes),
+                };
+                let partial = pending.len() + tail.len() < ARG_KEY_CLOSE.len()
+                    && same_bytes(pending, &ARG_KEY_CLOSE[..pending.len()])
+                    && same_bytes(tail, &ARG_KEY_CLOSE[pending.len()..][..tail.len()]);
+                if !tail.is_empty() && !partial {
+                    return Steady::No;
+                }
+                self.scan_from = close_at;
+            }
+            _ => return Steady::No,
+        }
+        self.body.append(bytes, offset);
+        Steady::Quiet
+    }
+
     /// GLM: inside `<arg_key>`.
     fn key(&mut self, eof: bool, start: usize) -> Option<Outcome> {
         let len = self.body.len();
 
         // A key is short: look no further than MAX_TAG bytes, so
         // the verdict does not depend on how much has arrived.
-        const CLOSE: &[u8] = b"</arg_key>";
-        let horizon = len.min(start + MAX_TAG + CLOSE.len());
-        match find_tag(&self.body[..horizon], self.scan_from, &[Pat::Lit(CLOSE)]) {
+        let horizon = len.min(start + MAX_TAG + ARG_KEY_CLOSE.len());
+        match find_tag(
+            &self.body[..horizon],
+            self.scan_from,
+            &[Pat::Lit(ARG_KEY_CLOSE)],
+        ) {
             Tag::Found { at, end, .. } => {
                 attr_text_into(&self.body[start..at], &mut self.key);
                 self.pos = end;
@@ -798,7 +846,10 @@ impl CallAutomaton for XmlCall {
             return Steady::Quiet;
         }
         let Phase::Value { start } = self.phase else {
-            return Steady::No;
+            return match self.tags.func_open {
+                None if self.rejected.is_none() => self.steady_glm(bytes, offset),
+                _ => Steady::No,
+            };
         };
         if self.rejected.is_some() {
             return Steady::No;

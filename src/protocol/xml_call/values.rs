@@ -123,7 +123,7 @@ impl XmlCall {
         }
         // The chunk's text, up to the tag it may end with.
         let pats = self.value_patterns();
-        let lt = memchr::memchr(b'<', bytes);
+        let lt = bytes.iter().position(|&b| b == b'<');
         let text_end = match lt {
             None => bytes.len(),
             Some(lt) if tag_at(bytes, lt, &pats) == (Tag::Need { at: lt }) => lt,
@@ -347,7 +347,7 @@ impl XmlCall {
             return Steady::No;
         }
         let pats = self.value_patterns();
-        let lt = memchr::memchr(b'<', bytes);
+        let lt = bytes.iter().position(|&b| b == b'<');
         if lt.is_some_and(|lt| tag_at(bytes, lt, &pats) != (Tag::Need { at: lt })) {
             return Steady::No;
         }
