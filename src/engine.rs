@@ -151,10 +151,31 @@ fn send_after_break<'c, S: FnMut(Event<'c>)>(
     sink: &mut S,
 ) {
     core.send_built(Delta::borrowed(after.line_break), (chunk, offset), sink);
-    match after.escaped {
-        true => send_escaped(core, after.text, (chunk, offset), sink),
-        false if after.text.is_empty() => {}
-        false => core.send_verbatim(Delta::borrowed(after.text), offset, (chunk, offset), sink),
+    send_value_text(
+        core,
+        after.text,
+        offset,
+        after.escaped,
+        (chunk, offset),
+        sink,
+    );
+}
+
+/// A value's `text`, at stream offset `at` in the chunk (at stream offset
+/// `offset`), as it stands or JSON-escaped; nothing if it is empty.
+#[inline(always)]
+fn send_value_text<'c, S: FnMut(Event<'c>)>(
+    core: &mut Core,
+    text: &'c str,
+    at: u64,
+    escaped: bool,
+    (chunk, offset): (&'c [u8], u64),
+    sink: &mut S,
+) {
+    match escaped {
+        true => send_escaped(core, text, (chunk, offset), sink),
+        false if text.is_empty() => {}
+        false => core.send_verbatim(Delta::borrowed(text), at, (chunk, offset), sink),
     }
 }
 
@@ -170,14 +191,8 @@ fn send_cut<'c, S: FnMut(Event<'c>)>(
     if let Some(c) = cut.completed {
         core.send_built(Delta::from(c), (chunk, offset), sink);
     }
-    match cut.escaped {
-        false if !cut.text.is_empty() => {
-            let at = offset + u64::from(cut.text_at);
-            core.send_verbatim(Delta::borrowed(cut.text), at, (chunk, offset), sink);
-        }
-        false => {}
-        true => send_escaped(core, cut.text, (chunk, offset), sink),
-    }
+    let at = offset + u64::from(cut.text_at);
+    send_value_text(core, cut.text, at, cut.escaped, (chunk, offset), sink);
 }
 
 /// String text that is not all ASCII, or continues a code point the last

@@ -352,13 +352,11 @@ impl XmlCall {
             return Steady::No;
         }
         let before = self.body.append(bytes, offset);
-        self.scan_from = self.body.len();
-        if let Some(lt) = lt {
-            let at = before + lt;
-            self.scan_from = at;
+        self.scan_from = before + lt.unwrap_or(bytes.len());
+        if lt.is_some() {
             self.wait = Wait {
-                in_value: Some(at),
-                ..need_until(&self.body, at, &pats)
+                in_value: Some(self.scan_from),
+                ..need_until(&self.body, self.scan_from, &pats)
             };
         }
         Steady::Quiet
@@ -382,7 +380,6 @@ impl XmlCall {
         bytes: &'c [u8],
         offset: u64,
     ) -> Steady<'c> {
-        use crate::scan::{same_bytes, skip_ws};
         let (at, len, close) = (self.scan_from, self.body.len(), self.tags.param_close);
         // The close's bytes still to come; whitespace; then nothing, or
         // the start of a tag that may follow a close, cut off by the
@@ -390,10 +387,10 @@ impl XmlCall {
         let Some(rest) = close.get(len.saturating_sub(at)..) else {
             return Steady::No;
         };
-        let Some(after) = bytes.get(rest.len()..) else {
+        if bytes.len() < rest.len() {
             return Steady::No;
-        };
-        let next = rest.len() + skip_ws(after);
+        }
+        let next = skip_ws(bytes, rest.len());
         let pats = self.after_close_patterns();
         let follows =
             next == bytes.len() || tag_at(bytes, next, &pats[..3]) == (Tag::Need { at: next });
