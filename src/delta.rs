@@ -68,7 +68,7 @@ enum Repr<'a> {
 
 /// The most bytes a [`Repr::Inline`] holds: what fits beside its length in
 /// the room a `String` takes.
-const INLINE: usize = 15;
+pub(crate) const INLINE: usize = 15;
 
 impl<'a> Delta<'a> {
     /// Text that lives as long as `'a`.
@@ -115,10 +115,57 @@ impl<'a> Delta<'a> {
         })
     }
 
+    /// `c` and then `text` as one delta held inline, when they fit (a code
+    /// point that a chunk boundary split, and the whole ones after it in a
+    /// token-sized chunk): one event where there would be two.
+    #[inline]
+    pub(crate) fn char_then(c: char, text: &str) -> Option<Delta<'static>> {
+        let mut utf8 = [0; INLINE];
+        let first = c.encode_utf8(&mut utf8).len();
+        let len = first + text.len();
+        utf8.get_mut(first..len)?.copy_from_slice(text.as_bytes());
+        Some(Delta(Repr::Inline {
+            utf8,
+            len: len as u8,
+        }))
+    }
+
+    /// The first `len` bytes of `utf8` held inline.
+    ///
+    /// # Safety
+    ///
+    /// `utf8[..len]` is UTF-8 (the delta reads it as `str` unchecked).
+    #[allow(unsafe_code)]
+    #[inline]
+    pub(crate) unsafe fn inline_prefix(utf8: [u8; INLINE], len: usize) -> Delta<'static> {
+        debug_assert!(std::str::from_utf8(&utf8[..len]).is_ok());
+        Delta(Repr::Inline {
+            utf8,
+            len: len as u8,
+        })
+    }
+
     /// A delta that `text` starts and more built text may join: inline
     /// when it is short, otherwise owned with room to grow.
     pub(crate) fn building(text: &str) -> Delta<'static> {
         Delta(Self::inline(text).unwrap_or_else(|| Repr::Owned(grown(text, ""))))
+    }
+
+    /// The text's length in bytes, as `str::len`, without reading the
+    /// text.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Borrowed(text) => text.len(),
+            Repr::Owned(text) => text.len(),
+            Repr::Char { len, .. } | Repr::Inline { len, .. } => usize::from(*len),
+        }
+    }
+
+    /// Whether the text is empty, as `str::is_empty`.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Whether the text is borrowed (from the chunk, or a static string):
@@ -193,17 +240,20 @@ fn grown(text: &str, more: &str) -> String {
 }
 
 /// The text of a [`Repr::Char`].
+#[allow(unsafe_code)]
 fn char_str(utf8: &[u8; 4], len: u8) -> &str {
-    // Only `From<char>` makes that variant: the bytes are the UTF-8 of one
-    // char, so this never falls back.
-    std::str::from_utf8(&utf8[..usize::from(len)]).unwrap_or_default()
+    // SAFETY: only `From<char>` makes that variant: the bytes are the
+    // UTF-8 of one char.
+    unsafe { crate::scan::utf8::utf8_str_unchecked(&utf8[..usize::from(len)]) }
 }
 
-/// The text of a [`Repr::Inline`].
+/// The text of a [`Repr::Inline`]. Read on every built delta that goes
+/// out (the call's input joins it), so not validated again.
+#[allow(unsafe_code)]
 fn inline_str(utf8: &[u8; INLINE], len: u8) -> &str {
-    // Made from `&str` and joined with `&str` only: whole code points, so
-    // this never falls back.
-    std::str::from_utf8(&utf8[..usize::from(len)]).unwrap_or_default()
+    // SAFETY: the variant is made from `&str`, joined with `&str` (whole
+    // code points), or by `inline_prefix`, whose callers guarantee UTF-8.
+    unsafe { crate::scan::utf8::utf8_str_unchecked(&utf8[..usize::from(len)]) }
 }
 
 impl Default for Delta<'_> {

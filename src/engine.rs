@@ -12,6 +12,7 @@ use crate::limits::Limits;
 use crate::protocol::{Automaton, CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::reasoning::Reasoning;
 use crate::scan::marker::{Found, MarkerError, MarkerSet, Misses, Small};
+use crate::scan::utf8::SHORT_JOIN;
 use crate::scan::xml::{AfterBreak, CutText};
 use crate::tool::Tool;
 
@@ -189,6 +190,14 @@ fn send_cut<'c, S: FnMut(Event<'c>)>(
     sink: &mut S,
 ) {
     if let Some(c) = cut.completed {
+        // The character and plain text after it: one delta.
+        let joined = match cut.escaped || cut.text.is_empty() {
+            true => None,
+            false => Delta::char_then(c, cut.text),
+        };
+        if let Some(joined) = joined {
+            return core.send_built(joined, (chunk, offset), sink);
+        }
         core.send_built(Delta::from(c), (chunk, offset), sink);
     }
     let at = offset + u64::from(cut.text_at);
@@ -205,8 +214,9 @@ fn send_string_text<'c, S: FnMut(Event<'c>)>(
     offset: u64,
     sink: &mut S,
 ) -> bool {
-    // Whole characters, the common case, are validated where they lie.
-    if core.out.delta_carry.is_empty() {
+    // Whole characters, the common case, are validated where they lie
+    // (a token in the same pass that finds a code point it cuts off).
+    if core.out.delta_carry.is_empty() && chunk.len() > SHORT_JOIN {
         if let Ok(text) = crate::scan::utf8::validate(chunk) {
             core.send_verbatim(Delta::borrowed(text), offset, (chunk, offset), sink);
             return true;

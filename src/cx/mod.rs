@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::error::OnInvalid;
 use crate::event::{CallId, Delta, Diagnostic, DiagnosticKind, Event, Span};
 use crate::limits::Limits;
-use crate::scan::utf8::{validate, Utf8Carry, Utf8Piece};
+use crate::scan::utf8::{validate, Utf8Carry, Utf8Piece, SHORT_JOIN};
 use crate::tool::Tool;
 
 mod raw;
@@ -140,11 +140,26 @@ impl Core {
         offset: u64,
         sink: &mut impl Sink<'c>,
     ) -> bool {
-        let (Some(next), Some(_)) = (self.out.delta_carry.continue_with(chunk), self.out.call)
-        else {
+        if self.out.call.is_none() {
+            return false;
+        }
+        let at = self.out.delta_carry.pending_offset().unwrap_or(offset);
+        if chunk.len() <= SHORT_JOIN {
+            // A token: the code point it completes and the whole ones
+            // after it go out as one delta.
+            let end = offset + chunk.len() as u64;
+            return match self.out.delta_carry.continue_short(chunk, end) {
+                Ok(Some(delta)) => {
+                    self.send_verbatim(delta, at, (chunk, offset), sink);
+                    true
+                }
+                Ok(None) => true,
+                Err(()) => false,
+            };
+        }
+        let Some(next) = self.out.delta_carry.continue_with(chunk) else {
             return false;
         };
-        let at = self.out.delta_carry.pending_offset().unwrap_or(offset);
         self.out.delta_carry = next.carry(offset + chunk.len() as u64);
         if let Some(c) = next.completed() {
             self.send_verbatim(Delta::from(c), at, (chunk, offset), sink);
@@ -252,8 +267,10 @@ impl Core {
 
     /// Records a delta that is the stream's own bytes at `offset` (see
     /// `raw_input`). `chunk` (at stream offset `base`) is the chunk in hand.
-    #[inline]
-    pub(crate) fn note_verbatim(&mut self, text: &str, offset: u64, chunk: (&[u8], u64)) {
+    #[inline(always)]
+    pub(crate) fn note_verbatim(&mut self, text: &Delta, offset: u64, chunk: (&[u8], u64)) {
+        // The length alone, while the arguments stay verbatim: a delta
+        // held inline is not read.
         let end = offset + text.len() as u64;
         match &mut self.out.raw_input {
             Some((_, to)) if *to == offset => *to = end,

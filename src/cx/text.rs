@@ -3,7 +3,7 @@
 
 use crate::cx::Sink;
 use crate::event::{Delta, Diagnostic, DiagnosticKind, Event, ReasoningId, TextId};
-use crate::scan::utf8::{Utf8Carry, Utf8Piece};
+use crate::scan::utf8::{Utf8Carry, Utf8Piece, SHORT_JOIN};
 
 /// Where text goes: text parts, or reasoning parts while the stream is
 /// inside reasoning (see [`Reasoning`](crate::Reasoning)).
@@ -113,8 +113,17 @@ impl TextOut {
         if bytes.is_empty() {
             return;
         }
-        // The common case: whole code points, valid, borrowed as they are.
-        if self.carry.is_empty() {
+        if bytes.len() <= SHORT_JOIN {
+            // A token: one pass over it and the carried bytes, one delta.
+            let end = base + bytes.len() as u64;
+            if let Ok(delta) = self.carry.continue_short(bytes, end) {
+                if let Some(delta) = delta {
+                    self.delta(delta, sink);
+                }
+                return;
+            }
+        } else if self.carry.is_empty() {
+            // The common case: whole code points, valid, borrowed as they are.
             if let Ok(text) = crate::scan::utf8::validate(bytes) {
                 return self.delta(Delta::borrowed(text), sink);
             }
@@ -130,11 +139,18 @@ impl TextOut {
         // inline, the whole ones after it borrowed, the cut one carried.
         if let Some(next) = self.carry.continue_with(bytes) {
             self.carry = next.carry(base + bytes.len() as u64);
-            if let Some(c) = next.completed() {
-                self.delta(Delta::from(c), sink);
-            }
-            if !next.text().is_empty() {
-                self.delta(Delta::borrowed(next.text()), sink);
+            let text = next.text();
+            match next.completed() {
+                None if text.is_empty() => {}
+                None => self.delta(Delta::borrowed(text), sink),
+                Some(c) if text.is_empty() => self.delta(Delta::from(c), sink),
+                Some(c) => match Delta::char_then(c, text) {
+                    Some(joined) => self.delta(joined, sink),
+                    None => {
+                        self.delta(Delta::from(c), sink);
+                        self.delta(Delta::borrowed(text), sink);
+                    }
+                },
             }
             return;
         }

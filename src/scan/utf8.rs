@@ -8,7 +8,11 @@
 //! delimited exactly as [`String::from_utf8_lossy`] does, whatever the
 //! chunking, so replacement is split-invariant.
 
-use crate::delta::Delta;
+use crate::delta::{Delta, INLINE};
+
+/// The longest chunk [`Utf8Carry::continue_short`] takes: with three
+/// carried bytes, it fits in a [`Delta`] held inline.
+pub(crate) const SHORT_JOIN: usize = INLINE - 3;
 
 /// `std::str::from_utf8`, with SIMD validation for longer inputs (the
 /// result, including `Err`, is the same; only speed differs).
@@ -22,7 +26,72 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<&str, ()> {
         // SAFETY: `bytes.is_ascii()` just held.
         Ok(unsafe { ascii_str_unchecked(bytes) })
     } else {
-        std::str::from_utf8(bytes).map_err(|_| ())
+        validate_non_ascii(bytes)
+    }
+}
+
+/// [`validate`] of fewer than 32 bytes, not all ASCII: a token by one
+/// pass of [`whole_prefix`], anything longer by the standard library.
+#[allow(unsafe_code)]
+#[inline(never)]
+fn validate_non_ascii(bytes: &[u8]) -> Result<&str, ()> {
+    if bytes.len() > SHORT_JOIN {
+        return std::str::from_utf8(bytes).map_err(|_| ());
+    }
+    match whole_prefix(bytes) == Some(bytes.len()) {
+        // SAFETY: `whole_prefix` found every byte of `bytes` in a whole,
+        // valid code point.
+        true => Ok(unsafe { utf8_str_unchecked(bytes) }),
+        false => Err(()),
+    }
+}
+
+/// For a short slice: `Some(cut)` when `bytes[..cut]` is UTF-8 and the
+/// bytes after it (at most three) begin a code point that the end of
+/// `bytes` cut off; `None` when `bytes` hold an invalid sequence. One
+/// pass and no call, where `std::str::from_utf8` on a token costs more
+/// than the rest of its feed; [`validate`] uses it below 32 bytes.
+///
+/// # Complexity
+///
+/// Linear in `bytes`: each byte is read once.
+#[inline]
+pub(crate) fn whole_prefix(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while let Some(&lead) = bytes.get(at) {
+        if lead < 0x80 {
+            at += 1;
+            continue;
+        }
+        let len = sequence_len(lead);
+        let rest = &bytes[at..];
+        if len == 0 {
+            return None;
+        }
+        if rest.len() < len {
+            return starts_sequence(rest).then_some(at);
+        }
+        let valid =
+            second_byte_fits(lead, rest[1]) && rest[2..len].iter().all(|&b| b & 0xC0 == 0x80);
+        if !valid {
+            return None;
+        }
+        at += len;
+    }
+    Some(at)
+}
+
+/// Whether `second` may follow `lead` in a code point: a continuation
+/// byte, in the narrower range some leads allow (which rules out overlong
+/// forms, surrogates and code points past U+10FFFF).
+#[inline(always)]
+fn second_byte_fits(lead: u8, second: u8) -> bool {
+    match lead {
+        0xE0 => (0xA0..=0xBF).contains(&second),
+        0xED => (0x80..=0x9F).contains(&second),
+        0xF0 => (0x90..=0xBF).contains(&second),
+        0xF4 => (0x80..=0x8F).contains(&second),
+        _ => second & 0xC0 == 0x80,
     }
 }
 
@@ -64,9 +133,25 @@ pub(crate) fn validate_token(bytes: &[u8]) -> Result<&str, ()> {
     }
 }
 
+/// `bytes`, which [`whole_prefix`] found to be whole, valid code points,
+/// as `&str`: the second of the crate's two `unsafe` functions, for the
+/// same reason as [`ascii_str_unchecked`] (short non-ASCII text, CJK
+/// prose above all, fed a token at a time).
+///
+/// # Safety
+///
+/// `bytes` is UTF-8. Debug builds check it.
+#[allow(unsafe_code)]
+#[inline]
+pub(crate) unsafe fn utf8_str_unchecked(bytes: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(bytes).is_ok());
+    // SAFETY: the caller guarantees UTF-8.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
 /// `bytes`, known to be ASCII, as `&str`.
 ///
-/// The crate's one `unsafe` function: `std::str::from_utf8` on the short
+/// The first of the crate's two `unsafe` functions: `std::str::from_utf8` on the short
 /// slices of token-sized chunks costs more than the rest of a text feed
 /// (see the README's benchmark notes), and the pass that found the bytes
 /// ASCII is all the validation they need. Its callers are the checks
@@ -181,15 +266,8 @@ fn starts_sequence(bytes: &[u8]) -> bool {
     let Some((&lead, rest)) = bytes.split_first() else {
         return false;
     };
-    let second = match lead {
-        0xE0 => 0xA0..=0xBF,
-        0xED => 0x80..=0x9F,
-        0xF0 => 0x90..=0xBF,
-        0xF4 => 0x80..=0x8F,
-        _ => 0x80..=0xBF,
-    };
     sequence_len(lead) > bytes.len().max(1)
-        && rest.first().is_none_or(|b| second.contains(b))
+        && rest.first().is_none_or(|&b| second_byte_fits(lead, b))
         && rest.iter().skip(1).all(|&b| b & 0xC0 == 0x80)
 }
 
@@ -252,6 +330,56 @@ impl Utf8Carry {
         Some(carry)
     }
 
+    /// [`continue_with`](Self::continue_with) for a short chunk (at most
+    /// [`SHORT_JOIN`] bytes), which ends at stream offset `end`, with what
+    /// it decodes to as one delta: the code point the carried bytes began
+    /// and the whole ones after it joined inline, or the chunk's whole code
+    /// points borrowed when nothing was carried (`None`: none yet). The
+    /// carry is updated. `Err` (nothing done) when the bytes hold an
+    /// invalid sequence.
+    ///
+    /// # Complexity
+    ///
+    /// One pass over at most 15 bytes, no call.
+    #[allow(unsafe_code)]
+    #[inline]
+    pub(crate) fn continue_short<'c>(
+        &mut self,
+        bytes: &'c [u8],
+        end: u64,
+    ) -> Result<Option<Delta<'c>>, ()> {
+        debug_assert!(bytes.len() <= SHORT_JOIN);
+        if self.len == 0 {
+            let cut = whole_prefix(bytes).ok_or(())?;
+            self.keep(&bytes[cut..], end);
+            // SAFETY: `whole_prefix` found `bytes[..cut]` whole code points.
+            let text = unsafe { utf8_str_unchecked(&bytes[..cut]) };
+            return Ok((cut > 0).then_some(Delta::borrowed(text)));
+        }
+        let held = usize::from(self.len);
+        let mut joined = [0; INLINE];
+        joined[..4].copy_from_slice(&self.bytes);
+        for (slot, &b) in joined[held..].iter_mut().zip(bytes) {
+            *slot = b;
+        }
+        let len = held + bytes.len();
+        let cut = whole_prefix(&joined[..len]).ok_or(())?;
+        self.keep(&joined[cut..len], end);
+        // SAFETY: `whole_prefix` found `joined[..cut]` whole code points.
+        Ok((cut > 0).then(|| unsafe { Delta::inline_prefix(joined, cut) }))
+    }
+
+    /// Carries `tail`, the at most three bytes that begin a code point
+    /// and end at stream offset `end` (none: nothing is carried).
+    #[inline(always)]
+    fn keep(&mut self, tail: &[u8], end: u64) {
+        self.len = tail.len() as u8;
+        self.offset = end - tail.len() as u64;
+        for (slot, &b) in self.bytes.iter_mut().zip(tail) {
+            *slot = b;
+        }
+    }
+
     /// Stream offset of the incomplete sequence kept, if any.
     pub(crate) fn pending_offset(&self) -> Option<u64> {
         (self.len > 0).then_some(self.offset)
@@ -308,6 +436,7 @@ impl Utf8Carry {
     /// # Complexity
     ///
     /// One validation of `bytes`, plus at most four bytes looked at twice.
+    #[allow(unsafe_code)]
     #[inline]
     pub(crate) fn continue_with<'c>(&self, bytes: &'c [u8]) -> Option<Continued<'c>> {
         let mut completed = None;
@@ -332,9 +461,16 @@ impl Utf8Carry {
             completed = Some(decode_char(&window[..whole])?);
             rest = &rest[need..];
         }
-        // The tail first, so that the bytes are validated once.
-        let cut = incomplete_tail(rest).unwrap_or(rest.len());
-        let text = validate(&rest[..cut]).ok()?;
+        let (cut, text) = if rest.len() <= SHORT_JOIN {
+            // One pass finds the tail and checks the rest.
+            let cut = whole_prefix(rest)?;
+            // SAFETY: `whole_prefix` found `rest[..cut]` whole code points.
+            (cut, unsafe { utf8_str_unchecked(&rest[..cut]) })
+        } else {
+            // The tail first, so that the bytes are validated once.
+            let cut = incomplete_tail(rest).unwrap_or(rest.len());
+            (cut, validate(&rest[..cut]).ok()?)
+        };
         let mut tail = [0; 3];
         put_small(&mut tail[..rest.len() - cut], &rest[cut..]);
         Some(Continued {
@@ -527,6 +663,105 @@ mod tests {
         }
         assert!(!starts_sequence(&[]));
         assert!(!starts_sequence(b"a"));
+    }
+
+    /// Bytes at every boundary of UTF-8's byte classes: ASCII, each
+    /// continuation range, the leads with narrow second bytes, bytes that
+    /// never appear.
+    const BOUNDARY_BYTES: [u8; 24] = [
+        0x00, 0x3C, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+        0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xFF,
+    ];
+
+    /// Every string of up to five of those bytes, and the same after a
+    /// few ASCII bytes: the inputs `whole_prefix` and `validate` decide.
+    fn boundary_strings() -> Vec<Vec<u8>> {
+        let mut all: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut last: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|s| {
+                    BOUNDARY_BYTES.iter().map(move |&b| {
+                        let mut longer = s.clone();
+                        longer.push(b);
+                        longer
+                    })
+                })
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        let prefixed: Vec<Vec<u8>> = all.iter().map(|s| [b"ab".as_slice(), s].concat()).collect();
+        all.extend(prefixed);
+        all
+    }
+
+    /// `whole_prefix` agrees with `std::str::from_utf8`: the valid prefix
+    /// when the rest is a cut-off start of a code point (or nothing), and
+    /// `None` when the bytes hold an invalid sequence; `validate` accepts
+    /// exactly what std does.
+    #[test]
+    fn whole_prefix_agrees_with_std() {
+        for bytes in boundary_strings() {
+            let expected = match std::str::from_utf8(&bytes) {
+                Ok(text) => Some(text.len()),
+                Err(e) if e.error_len().is_none() => Some(e.valid_up_to()),
+                Err(_) => None,
+            };
+            assert_eq!(whole_prefix(&bytes), expected, "{bytes:x?}");
+            let std = std::str::from_utf8(&bytes).ok();
+            assert_eq!(validate(&bytes).ok(), std, "{bytes:x?}");
+            assert_eq!(validate_token(&bytes).ok(), std, "{bytes:x?}");
+        }
+    }
+
+    /// `continue_short` decodes every carry and token as `continue_with`
+    /// does, as one delta, and refuses exactly what it refuses.
+    #[test]
+    fn short_continuation_agrees_with_the_general_one() {
+        let text = "aé世😀\"z東".as_bytes();
+        let mut carries = vec![Utf8Carry::default()];
+        for lead in [
+            &text[1..2],
+            &text[3..5],
+            &text[6..7],
+            &text[6..9],
+            &b"\xE0"[..],
+        ] {
+            carries.push(Utf8Carry::holding(lead).unwrap());
+        }
+        let mut tokens: Vec<Vec<u8>> = Vec::new();
+        for from in 0..text.len() {
+            for to in from..=(from + SHORT_JOIN).min(text.len()) {
+                tokens.push(text[from..to].to_vec());
+            }
+        }
+        tokens.extend(boundary_strings().into_iter().filter(|s| s.len() <= 3));
+        for carry in carries {
+            for token in &tokens {
+                let end = 100 + token.len() as u64;
+                let general = carry.continue_with(token);
+                let mut short = carry;
+                match (general, short.continue_short(token, end)) {
+                    (None, Err(())) => assert_eq!(short, carry, "{carry:?} {token:x?}"),
+                    (Some(next), Ok(delta)) => {
+                        let expected: String = next.completed().into_iter().collect();
+                        let expected = expected + next.text();
+                        let delta = delta.map_or(String::new(), |d| d.to_string());
+                        assert_eq!(delta, expected, "{carry:?} {token:x?}");
+                        // Alike in what they hold (bytes past `len` are
+                        // stale, the offset of nothing is any).
+                        let held = |c: Utf8Carry| {
+                            (c.pending_offset(), c.bytes[..usize::from(c.len)].to_vec())
+                        };
+                        assert_eq!(held(short), held(next.carry(end)), "{carry:?} {token:x?}");
+                    }
+                    (general, short) => {
+                        panic!("{carry:?} {token:x?}: {general:?} against {short:?}")
+                    }
+                }
+            }
+        }
     }
 
     fn decode_chunked(input: &[u8], size: usize) -> String {
