@@ -8,7 +8,7 @@
 //!     target/release/examples/chunked_feed mixed 4 hermes 50
 //! ```
 //!
-//! Arguments: corpus (`mixed`, `prose`, `big_arg`, `small_arg`, `cjk_arg`, or a path
+//! Arguments: corpus (`mixed`, `prose`, `cjk_prose`, `big_arg`, `small_arg`, `cjk_arg`, or a path
 //! to any file), chunk size
 //! in bytes (`0` for whole), format, and about how many 64 KiB of input to
 //! feed in all (default 50): whole copies of the corpus, as many as fit.
@@ -55,7 +55,7 @@ fn run() -> Result<(), String> {
     };
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/bench");
     let file = match corpus {
-        "prose" => format!("{dir}/prose.txt"),
+        "prose" | "cjk_prose" => format!("{dir}/{corpus}.txt"),
         path if path.contains('/') => path.to_string(),
         other => format!("{dir}/{other}_{format}.txt"),
     };

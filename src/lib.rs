@@ -128,9 +128,9 @@
 //! times per call (its name, its delivered input): a delta is a [`Delta`],
 //! borrowed from the chunk or a static string, or short text held inline
 //! (a code point that a chunk boundary split, an XML parameter's
-//! `, "city": "`, a `<` that began no marker). The crate's two `unsafe`
+//! `, "city": "`, a `<` that began no marker). The crate's `unsafe`
 //! functions turn bytes that the pass which read them found ASCII, or
-//! whole UTF-8 code points, into `&str`.
+//! whole UTF-8 code points, into `&str` or an inline [`Delta`].
 //!
 //! ## Features
 //!

@@ -134,7 +134,7 @@ pub(crate) fn validate_token(bytes: &[u8]) -> Result<&str, ()> {
 }
 
 /// `bytes`, which [`whole_prefix`] found to be whole, valid code points,
-/// as `&str`: the second of the crate's two `unsafe` functions, for the
+/// as `&str`: the second of the crate's `unsafe` functions, for the
 /// same reason as [`ascii_str_unchecked`] (short non-ASCII text, CJK
 /// prose above all, fed a token at a time).
 ///
@@ -151,10 +151,10 @@ pub(crate) unsafe fn utf8_str_unchecked(bytes: &[u8]) -> &str {
 
 /// `bytes`, known to be ASCII, as `&str`.
 ///
-/// The first of the crate's two `unsafe` functions: `std::str::from_utf8` on the short
-/// slices of token-sized chunks costs more than the rest of a text feed
-/// (see the README's benchmark notes), and the pass that found the bytes
-/// ASCII is all the validation they need. Its callers are the checks
+/// The first of the crate's `unsafe` functions: `std::str::from_utf8`
+/// on the short slices of token-sized chunks costs more than the rest of
+/// a text feed (see the README's benchmark notes), and the pass that found
+/// the bytes ASCII is all the validation they need. Its callers are the checks
 /// themselves: [`validate`], [`validate_token`], the marker table's
 /// `classify_small` and the XML value classifier `value_text`.
 ///

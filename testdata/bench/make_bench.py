@@ -3,7 +3,7 @@
 for every format, ~4 KB of prose with calls (mixed_*), one call with a 64 KB
 argument (big_arg_*) and the same with 1 KB (small_arg_*), one with 16 KB of
 CJK text (cjk_arg_*); 64 KB of prose
-(prose.txt); and documents of dense calls with large nested arguments, as
+(prose.txt) and 16 KB of CJK prose (cjk_prose.txt); and documents of dense calls with large nested arguments, as
 agent workloads write them, for the JSON layouts the peers' own benchmarks
 cover (dense_*: hermes blocks, Mistral's `[TOOL_CALLS]` array, Llama's
 `<|python_tag|>` with arguments as a JSON-encoded string)."""
@@ -111,6 +111,12 @@ for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3
         "Writing it.\n" + call(fmt, "write_file", {"path": "notes.md", "content": cjk}) + "\n")
 random.seed(3)
 open("testdata/bench/prose.txt", "w").write(prose(65536))
+# Prose in Chinese, Japanese and Korean, with some Latin, which byte-level
+# tokens and network chunks cut inside characters: 16 KB.
+cjk_prose = ("今天的天气很好，我们去公园散步吧。東京の天気は晴れです。明日は雨の予報なので、傘を持っていきましょう。"
+             "서울은 오늘 맑고 따뜻합니다. The model answered in 中文 and 日本語 (see below). "
+             "这是一个测试句子，包含“中文标点符号”！\n")
+open("testdata/bench/cjk_prose.txt", "w").write((cjk_prose * 200).encode()[:16384].decode("utf-8", "ignore"))
 tools = [
     {"name": "get_weather", "description": "Weather for a city", "parameters": {"type": "object", "properties": {
         "city": {"type": "string"}, "days": {"type": "integer"}, "units": {"type": "string"}, "note": {"type": "string"}}}},
