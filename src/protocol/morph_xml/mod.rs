@@ -23,7 +23,7 @@ use crate::coerce::xml_content::{array_items, is_type, value_json};
 use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::xml::{ArgsWriter, Body};
-use crate::protocol::{CallAutomaton, Failure, Outcome};
+use crate::protocol::{CallAutomaton, Failure, InCall, Outcome, Steady};
 use crate::scan::xml::{closes, is_name, opens, skip_ws, tag_end, MAX_TAG};
 use crate::tool::Tool;
 
@@ -508,5 +508,26 @@ impl CallAutomaton for MorphXml {
     fn finish<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) -> Outcome {
         self.body.anchor(cx.offset(0));
         self.run(cx, true)
+    }
+
+    /// A chunk of a child's content without a `<`, with no tag partly
+    /// read before it: the content goes on, and is sent whole at its
+    /// close, so the chunk is only kept (as `child` would keep it, having
+    /// found no `<`).
+    ///
+    /// # Complexity
+    ///
+    /// One `memchr` pass over `bytes`, and their copy.
+    #[inline]
+    fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, _call: InCall) -> Steady<'c> {
+        let in_content = matches!(self.phase, Phase::Child { .. })
+            && self.scan_from == self.body.len()
+            && self.rejected.is_none();
+        if !in_content || memchr::memchr(b'<', bytes).is_some() {
+            return Steady::No;
+        }
+        self.body.append(bytes, offset);
+        self.scan_from = self.body.len();
+        Steady::Quiet
     }
 }
