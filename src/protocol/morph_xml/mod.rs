@@ -510,24 +510,67 @@ impl CallAutomaton for MorphXml {
         self.run(cx, true)
     }
 
-    /// A chunk of a child's content without a `<`, with no tag partly
-    /// read before it: the content goes on, and is sent whole at its
-    /// close, so the chunk is only kept (as `child` would keep it, having
-    /// found no `<`).
+    /// A chunk that leaves every verdict as a run would leave it, and
+    /// sends nothing: kept on the steady path. That is a chunk of a
+    /// child's content without a `<`, with no tag partly read before it
+    /// (the value goes out whole at its close; `child` would only keep
+    /// it), or one that goes on with the root's open tag or the tag between
+    /// children without ending it (see [`tag_goes_on`](Self::tag_goes_on)).
     ///
     /// # Complexity
     ///
-    /// One `memchr` pass over `bytes`, and their copy.
+    /// One pass over `bytes`, and their copy.
     #[inline]
     fn steady<'c>(&mut self, bytes: &'c [u8], offset: u64, _call: InCall) -> Steady<'c> {
-        let in_content = matches!(self.phase, Phase::Child { .. })
-            && self.scan_from == self.body.len()
-            && self.rejected.is_none();
-        if !in_content || memchr::memchr(b'<', bytes).is_some() {
+        if self.rejected.is_some() {
             return Steady::No;
         }
+        if let Phase::Child { .. } = self.phase {
+            if self.scan_from != self.body.len() || memchr::memchr(b'<', bytes).is_some() {
+                return Steady::No;
+            }
+            self.body.append(bytes, offset);
+            self.scan_from = self.body.len();
+            return Steady::Quiet;
+        }
+        let Some(pos) = self.tag_goes_on(bytes) else {
+            return Steady::No;
+        };
         self.body.append(bytes, offset);
-        self.scan_from = self.body.len();
+        self.pos = pos;
         Steady::Quiet
+    }
+}
+
+impl MorphXml {
+    /// Whether `bytes` leave the root's open tag, or the whitespace and
+    /// tag between children, incomplete and shorter than [`MAX_TAG`]:
+    /// then [`open_tag`](Self::open_tag) and
+    /// [`children`](Self::children) would wait for more. With no `>` among
+    /// them no tag can end, so no verdict changes. Where reading between
+    /// children goes on after them (the position `children` skips to).
+    fn tag_goes_on(&self, bytes: &[u8]) -> Option<usize> {
+        if memchr::memchr(b'>', bytes).is_some() {
+            return None;
+        }
+        let len = self.body.len() + bytes.len();
+        if self.phase == Phase::Open {
+            return (len < MAX_TAG).then_some(self.pos);
+        }
+        // The first byte that is not whitespace, in the body or the chunk.
+        let at = skip_ws(&self.body, self.pos);
+        let (at, first) = match self.body.get(at) {
+            Some(&b) => (at, Some(b)),
+            None => {
+                let k = crate::scan::skip_ws(bytes);
+                (at + k, bytes.get(k).copied())
+            }
+        };
+        match first {
+            // Whitespace only: `children` would skip it.
+            None => Some(len),
+            Some(b'<') => (len - (at + 1) < MAX_TAG).then_some(at),
+            Some(_) => None,
+        }
     }
 }
