@@ -132,8 +132,10 @@ impl Core {
 
     /// Argument bytes in `chunk` (at stream offset `offset`) that go on
     /// from a code point the last ones left unfinished: the delta they
-    /// complete goes out. `false` when they do not continue it.
-    #[inline]
+    /// complete goes out. `false` when they do not continue it. Inlined
+    /// into its two callers, both out of line: a token of CJK text in an
+    /// argument comes here on every chunk.
+    #[inline(always)]
     pub(crate) fn continue_carried_delta<'c>(
         &mut self,
         chunk: &'c [u8],

@@ -342,7 +342,7 @@ impl Utf8Carry {
     ///
     /// One pass over at most 15 bytes, no call.
     #[allow(unsafe_code)]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn continue_short<'c>(
         &mut self,
         bytes: &'c [u8],
