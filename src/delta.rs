@@ -242,18 +242,22 @@ fn grown(text: &str, more: &str) -> String {
 /// The text of a [`Repr::Char`].
 #[allow(unsafe_code)]
 fn char_str(utf8: &[u8; 4], len: u8) -> &str {
+    let bytes = &utf8[..usize::from(len)];
+    debug_assert!(std::str::from_utf8(bytes).is_ok());
     // SAFETY: only `From<char>` makes that variant: the bytes are the
     // UTF-8 of one char.
-    unsafe { crate::scan::utf8::utf8_str_unchecked(&utf8[..usize::from(len)]) }
+    unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
 /// The text of a [`Repr::Inline`]. Read on every built delta that goes
 /// out (the call's input joins it), so not validated again.
 #[allow(unsafe_code)]
 fn inline_str(utf8: &[u8; INLINE], len: u8) -> &str {
+    let bytes = &utf8[..usize::from(len)];
+    debug_assert!(std::str::from_utf8(bytes).is_ok());
     // SAFETY: the variant is made from `&str`, joined with `&str` (whole
     // code points), or by `inline_prefix`, whose callers guarantee UTF-8.
-    unsafe { crate::scan::utf8::utf8_str_unchecked(&utf8[..usize::from(len)]) }
+    unsafe { std::str::from_utf8_unchecked(bytes) }
 }
 
 impl Default for Delta<'_> {
