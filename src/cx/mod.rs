@@ -131,8 +131,10 @@ impl Core {
     }
 
     /// Argument bytes in `chunk` (at stream offset `offset`) that go on
-    /// from a code point the last ones left unfinished: the delta they
-    /// complete goes out. `false` when they do not continue it. Inlined
+    /// from a code point the last ones left unfinished, or a token that is
+    /// not all ASCII: the delta they complete goes out, and a code point
+    /// their end cuts off is carried. `false` (nothing sent) when they are
+    /// not UTF-8 after what was carried. Inlined
     /// into its two callers, both out of line: a token of CJK text in an
     /// argument comes here on every chunk.
     #[inline(always)]
