@@ -50,7 +50,9 @@ fn validate_non_ascii(bytes: &[u8]) -> Result<&str, ()> {
 /// bytes after it (at most three) begin a code point that the end of
 /// `bytes` cut off; `None` when `bytes` hold an invalid sequence. One
 /// pass and no call, where `std::str::from_utf8` on a token costs more
-/// than the rest of its feed; [`validate`] uses it below 32 bytes.
+/// than the rest of its feed; [`validate`] uses it for up to
+/// [`SHORT_JOIN`] bytes, [`Utf8Carry::continue_short`] and
+/// [`Utf8Carry::continue_with`] for a token's whole code points.
 ///
 /// # Complexity
 ///
