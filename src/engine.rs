@@ -952,9 +952,10 @@ impl Parser {
     /// The first bytes of a stream that starts inside reasoning: its
     /// reasoning part opens, and a start tag there is markup — the model
     /// wrote the tag that the chat template was to open (a template that
-    /// does not, or a model that writes it again). Bytes that may still be
-    /// the tag are held; from the first that cannot, the stream is read as
-    /// reasoning, those held included. Returns where reading goes on.
+    /// does not, or a model that writes it again), after whitespace too.
+    /// Bytes that may still be the tag are held; from the first that
+    /// cannot, the stream is read as reasoning, those held included.
+    /// Returns where reading goes on.
     #[cold]
     #[inline(never)]
     fn open_reasoning<'c, S: FnMut(Event<'c>)>(
@@ -972,6 +973,15 @@ impl Parser {
             .map_or(&b""[..], |t| t.reasoning.start.as_bytes());
         let matched = self.held.len();
         let rest = &chunk[i..];
+        // Whitespace before the tag (`\n<think>`, as some models write it)
+        // is reasoning and leaves the tag still to come: sent at once.
+        let blank = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if matched == 0 && blank > 0 {
+            self.core
+                .text
+                .push(&rest[..blank], self.offset + i as u64, sink);
+            return i + blank;
+        }
         let n = tag.len().saturating_sub(matched).min(rest.len());
         if matched < tag.len() && rest[..n] == tag[matched..matched + n] {
             if matched + n < tag.len() {

@@ -966,6 +966,7 @@ for fmt, call in PARIS.items():
     wr(fmt, "reasoning_open_then_call", "The template opened the reasoning; Paris it is.\n</think>\n\n" + call, open_=True)
     wr(fmt, "reasoning_open_unclosed", "Thinking without end, 天気", open_=True)
     wr(fmt, "reasoning_open_tag_written", "<think>\nThe template left the tag to the model.\n</think>\n\n" + call, open_=True)
+    wr(fmt, "reasoning_open_tag_after_blank_line", "\n\n<think>\nThe model wrote the tag after a blank line.\n</think>\n\n" + call, open_=True)
     wr(fmt, "reasoning_ended_by_call", "Paris, so the tool." + call + " Asked.", open_=True, ends_at_calls=True)
     wr(fmt, "reasoning_ended_by_call_then_end_tag", "<think>Call first " + call + " then</think> text.", open_=True, ends_at_calls=True)
     wr(fmt, "reasoning_open_ends_at_once", "</think>" + call + " Done.", open_=True)
