@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use toolsieve::event::push_merged;
-use toolsieve::{Event, Format, Parser};
+use toolsieve::{Event, Parser};
 
 /// The events of `input` fed cut at `cuts`, without `finish`.
 fn fed_so_far(mut parser: Parser, input: &[u8], cuts: &[usize]) -> Events {
@@ -23,23 +23,11 @@ fn fed_so_far(mut parser: Parser, input: &[u8], cuts: &[usize]) -> Events {
     events
 }
 
-/// The XML call formats wait for a partly received tag by its length
-/// (`need_until`): after a close-tag lookalike, a bare `<function=…>` or a
-/// call inside an unclosed one, they may decide a few bytes later than one
-/// pass over the same bytes. Their events in the end are the same (see
-/// `golden.rs`); the delay is bounded by the longest tag.
-const WAITS_BY_LENGTH: [Format; 4] = [
-    Format::Qwen3Coder,
-    Format::MiniMaxM2,
-    Format::Glm,
-    Format::DeepSeekDsml,
-];
-
 #[test]
 fn every_prefix_of_the_golden_cases_is_split_invariant() {
     let cases: Vec<Case> = cases()
         .into_iter()
-        .filter(|c| c.input.len() <= 1024 && !WAITS_BY_LENGTH.contains(&c.format))
+        .filter(|c| c.input.len() <= 1024)
         .collect();
     assert!(
         cases.len() >= 150,

@@ -120,29 +120,94 @@ pub(crate) struct Wait {
     /// …and, when set, the bytes go on with the tail of this literal (an
     /// open tag's, partly received; empty when it is complete), which ends
     /// [`MAX_TAG`] bytes before `until`, and past it no byte that can end
-    /// a tag's attribute (`>`, a newline, `<`) has arrived.
+    /// a tag's attribute (`>`, a newline, `<`) has arrived…
     pub(crate) close: Option<&'static [u8]>,
-    /// Where the partly received tag begins, for a wait inside a value
-    /// (which may end early: see [`early`](Self::early)).
+    /// Where the partly received tag begins, for a wait inside a value.
     pub(crate) in_value: Option<usize>,
+    /// …and the bytes go on with one of the tags' literals still in play.
+    in_play: InPlay,
+}
+
+/// The literal a partly received tag goes on with (see [`Wait::holds`]):
+/// a wait ends at the first byte that it does not go on with, as one
+/// pass over the bytes would find, not when the longest tag could have
+/// ended. Of the tags in play only the first is followed: when the bytes
+/// leave it, the automaton matches them again, and waits for the next one
+/// in play, if any is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct InPlay {
+    /// The literal; empty: a wait by length alone.
+    lead: &'static [u8],
+    /// Body index of the tag's first byte; `None` while nothing but
+    /// whitespace has come (before a tag with nothing of it in hand).
+    tag_at: Option<usize>,
+}
+
+impl InPlay {
+    /// Whether the literal goes on with `bytes`, which begin at body index
+    /// `start`. The same bytes given again answer the same.
+    #[inline]
+    fn goes_on(&mut self, start: usize, bytes: &[u8]) -> bool {
+        let tag_at = match self.tag_at {
+            Some(at) => at,
+            None => match bytes.iter().position(|b| !b.is_ascii_whitespace()) {
+                Some(i) => *self.tag_at.insert(start + i),
+                None => return true,
+            },
+        };
+        // Bytes given again may begin with whitespace before the tag.
+        let skip = tag_at.saturating_sub(start).min(bytes.len());
+        // Past the literal's end its tag is complete, which the wait's
+        // length covers.
+        let rest = self.lead.get(start + skip - tag_at..).unwrap_or_default();
+        let n = rest.len().min(bytes.len() - skip);
+        same_bytes(&rest[..n], &bytes[skip..skip + n])
+    }
 }
 
 impl Wait {
+    /// A wait for the byte after a body `len` long.
+    pub(crate) fn next_byte(len: usize) -> Wait {
+        Wait {
+            until: len + 1,
+            ..Wait::default()
+        }
+    }
+
+    /// The wait, for a tag that begins at body index `at` inside a value.
+    pub(crate) fn in_value(self, at: usize) -> Wait {
+        Wait {
+            in_value: Some(at),
+            ..self
+        }
+    }
+
     /// Whether `bytes`, appended to a body that then is `len` long, still
-    /// leave every verdict as it was.
+    /// leave every verdict as it was. Bytes it holds for are to be
+    /// appended: a wait follows them (given again, they change nothing).
     #[inline]
-    pub(crate) fn holds(&self, len: usize, bytes: &[u8]) -> bool {
-        len < self.until
-            && match self.close {
-                None => true,
-                Some(literal) => self.attr_goes_on(literal, len, bytes),
-            }
+    pub(crate) fn holds(&mut self, len: usize, bytes: &[u8]) -> bool {
+        len < self.until && self.holds_within(len, bytes)
+    }
+
+    /// [`holds`](Self::holds) for bytes that come before `until`. Out of
+    /// line: most chunks of a call come while nothing waits.
+    #[inline(never)]
+    fn holds_within(&mut self, len: usize, bytes: &[u8]) -> bool {
+        let holds = match self.close {
+            None => true,
+            Some(literal) => self.attr_goes_on(literal, len, bytes),
+        } && (self.in_play.lead.is_empty() || self.in_play.goes_on(len - bytes.len(), bytes));
+        if !holds {
+            // Over: the next verdict is the automaton's.
+            self.until = 0;
+        }
+        holds
     }
 
     /// Whether `bytes`, which end the body at `len`, go on with `literal`
-    /// and then with an attribute (see [`Wait::close`]). Out of line: most
-    /// waits are for a length alone.
-    #[inline(never)]
+    /// and then with an attribute (see [`Wait::close`]).
+    #[inline]
     fn attr_goes_on(&self, literal: &[u8], len: usize, bytes: &[u8]) -> bool {
         let start = len - bytes.len();
         let attr_from = self.until - MAX_TAG;
@@ -159,33 +224,6 @@ impl Wait {
         };
         !attr.iter().any(|&b| ends_attr(b))
     }
-
-    /// The partly received tag of a wait in a value, while it may still
-    /// prove not to be one early (see [`still_in_play`]): `bytes` end
-    /// `body` at `len`. Only tags held to two bytes are checked, which
-    /// covers text that shares no third byte with a tag; longer ones wait
-    /// in full.
-    #[inline]
-    pub(crate) fn early<'b>(&self, body: &'b [u8], len: usize, bytes: &[u8]) -> Option<&'b [u8]> {
-        let at = self.in_value?;
-        body.get(at..len - bytes.len())
-            .filter(|held| held.len() <= 2)
-    }
-}
-
-/// Whether one of `pats` may still begin at `held`, a partly received tag,
-/// followed by `bytes`. A wait in a value ends early where none can:
-/// `a < b` or `</div>` in a value is decided at the byte after `<` or
-/// `</`, not when the longest tag could have ended.
-pub(crate) fn still_in_play(pats: &[Pat], held: &[u8], bytes: &[u8]) -> bool {
-    pats.iter().any(|pat| {
-        let (Pat::Lit(lit) | Pat::Open(lit)) = *pat;
-        let agrees = |at: usize, bytes: &[u8]| {
-            let rest = lit.get(at..).unwrap_or_default();
-            rest.iter().zip(bytes).all(|(a, b)| a == b)
-        };
-        agrees(0, held) && agrees(held.len(), bytes)
-    })
 }
 
 /// A byte that ends the attribute of an open tag, one way or the other.
@@ -219,6 +257,11 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     let mut for_close = Some(usize::MAX);
     let mut in_play = 0;
     let mut partial_open = None;
+    // The first partly received literal, followed byte by byte.
+    let mut partial = InPlay {
+        tag_at: (!avail.is_empty()).then_some(at),
+        ..InPlay::default()
+    };
     for &pat in pats {
         let (lit, open) = match pat {
             Pat::Lit(l) => (l, false),
@@ -229,6 +272,9 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         };
         in_play += 1;
         if n < lit.len() {
+            if partial.lead.is_empty() {
+                partial.lead = lit;
+            }
             let until = at + lit.len() + usize::from(open);
             soonest = soonest.min(until);
             for_close = None;
@@ -251,19 +297,20 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         (_, Some(literal)) if in_play == 1 => Wait {
             until: at + literal.len() + MAX_TAG,
             close: Some(literal),
-            in_value: None,
+            ..Wait::default()
         },
         (Some(until), _) if until != usize::MAX => Wait {
             until,
             close: Some(b""),
-            in_value: None,
+            ..Wait::default()
+        },
+        _ if soonest == usize::MAX => Wait {
+            until: body.len() + 1,
+            ..Wait::default()
         },
         _ => Wait {
-            until: if soonest == usize::MAX {
-                body.len() + 1
-            } else {
-                soonest
-            },
+            until: soonest,
+            in_play: partial,
             ..Wait::default()
         },
     }
@@ -485,13 +532,23 @@ fn nothing_in_hand(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
             _ => return need_until_in_play(body, at, pats),
         }
     }
-    Wait {
-        until: if until == usize::MAX {
-            body.len() + 1
-        } else {
-            until
+    match until {
+        usize::MAX => Wait {
+            until: body.len() + 1,
+            ..Wait::default()
         },
-        ..Wait::default()
+        // Whitespace may come first where nothing of the tag is in hand
+        // (every such wait is after a tag and the whitespace after it).
+        until => {
+            let Some(Pat::Lit(lead) | Pat::Open(lead)) = pats.first().copied() else {
+                return Wait::next_byte(body.len());
+            };
+            Wait {
+                until,
+                in_play: InPlay { lead, tag_at: None },
+                ..Wait::default()
+            }
+        }
     }
 }
 
@@ -958,11 +1015,12 @@ mod tests {
         // rest of the literal, then the attribute's end.
         let w = need_until(b"\n<par", 1, &pats);
         assert_eq!((w.until, w.close.is_some()), (12 + MAX_TAG, true));
-        assert!(w.holds(9, b"amet"));
-        assert!(w.holds(13, b"er=c"));
-        assert!(!w.holds(9, b"anet"));
-        assert!(!w.holds(14, b"er=\n"));
-        assert!(!w.holds(13, b"er>c"));
+        let holds = |len, bytes: &[u8]| w.clone().holds(len, bytes);
+        assert!(holds(9, b"amet"));
+        assert!(holds(13, b"er=c"));
+        assert!(!holds(9, b"anet"));
+        assert!(!holds(14, b"er=\n"));
+        assert!(!holds(13, b"er>c"));
         // An open tag's literal next to a literal tag still in play: the
         // next byte may decide.
         let mixed = [Pat::Open(b"<a="), Pat::Lit(b"<a=b>")];
@@ -970,28 +1028,51 @@ mod tests {
         assert_eq!((w.until, w.close.is_some()), (4, false));
     }
 
-    /// A wait may end at the first byte that no tag in play goes on with.
+    /// A wait ends at the first byte that the first tag in play does not
+    /// go on with: at the latest where no tag can begin any more.
     #[test]
-    fn a_tag_stays_in_play_while_a_literal_agrees() {
+    fn a_wait_follows_the_first_tag_in_play() {
         let pats = [Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")];
-        let goes_on = |held: &[u8], bytes: &[u8]| {
-            let body = [b"a ", held, bytes].concat();
-            let wait = Wait {
-                in_value: Some(2),
-                ..need_until(&body[..2 + held.len()], 2, &pats)
-            };
-            wait.early(&body, body.len(), bytes)
-                .is_none_or(|held| still_in_play(&pats, held, bytes))
+        // `held` in hand from body index 2, then `bytes`, chunk by chunk.
+        let goes_on = |held: &[u8], chunks: &[&[u8]]| {
+            let mut body = [b"a ", held].concat();
+            let mut wait = need_until(&body, 2, &pats);
+            chunks.iter().all(|bytes| {
+                body.extend_from_slice(bytes);
+                wait.holds(body.len(), bytes)
+            })
         };
-        assert!(goes_on(b"<", b"/"));
-        assert!(goes_on(b"<", b"p"));
-        assert!(!goes_on(b"<", b" "));
-        assert!(goes_on(b"<", b"/fu"));
-        assert!(!goes_on(b"<", b"/fx"));
-        assert!(!goes_on(b"</", b"div>"));
-        assert!(goes_on(b"</", b"func"));
-        // Longer held tags wait in full.
-        assert!(goes_on(b"</f", b"unctionx"));
+        assert!(goes_on(b"<", &[b"/"]));
+        assert!(goes_on(b"<", &[b"/fu", b"nc"]));
+        assert!(!goes_on(b"<", &[b" "]));
+        assert!(!goes_on(b"<", &[b"/fx"]));
+        assert!(!goes_on(b"</", &[b"div>"]));
+        assert!(!goes_on(b"</f", &[b"unctiox"]));
+        assert!(!goes_on(b"<", &[b"/", b"a"]));
+        // The bytes leave the first tag for another: matched again, and
+        // the next wait follows that one.
+        assert!(!goes_on(b"<", &[b"p"]));
+        assert!(goes_on(b"<p", &[b"ar"]));
+        // Nothing of a tag in hand: whitespace may come first.
+        assert!(goes_on(b"", &[b"\n", b" </f"]));
+        assert!(goes_on(b"", &[b"\n</", b"fun"]));
+        assert!(!goes_on(b"", &[b"\n", b"x"]));
+        assert!(!goes_on(b"", &[b"\n<", b" "]));
+        // The same bytes given again answer the same.
+        let mut body = b"a <".to_vec();
+        let mut wait = need_until(&body, 2, &pats);
+        body.extend_from_slice(b"/f");
+        assert!(wait.holds(body.len(), b"/f"));
+        assert!(wait.holds(body.len(), b"/f"));
+        body.push(b'u');
+        assert!(wait.holds(body.len(), b"u"));
+        let mut body = b"a ".to_vec();
+        let mut wait = need_until(&body, 2, &pats);
+        body.extend_from_slice(b"\n\n<");
+        assert!(wait.holds(body.len(), b"\n\n<"));
+        assert!(wait.holds(body.len(), b"\n\n<"));
+        body.extend_from_slice(b"/x");
+        assert!(!wait.holds(body.len(), b"/x"));
     }
 
     /// Waiting changes no verdict: no tag is found while a wait holds, and a
@@ -1026,25 +1107,21 @@ mod tests {
                         continue;
                     }
                     let wait = need_until(&tag[..cut], 0, pats);
-                    let waits = |len: usize| wait.holds(len, &tag[cut..len]);
+                    let waits = |len: usize| wait.clone().holds(len, &tag[cut..len]);
                     // The bytes one chunk at a time stop it at the same place.
-                    let byte_stop =
-                        (cut + 1..=tag.len()).find(|&len| !wait.holds(len, &tag[len - 1..len]));
+                    let mut bytewise = wait;
+                    let byte_stop = (cut + 1..=tag.len())
+                        .find(|&len| !bytewise.holds(len, &tag[len - 1..len]));
                     let Some(stop) = (cut + 1..=tag.len()).find(|&len| !waits(len)) else {
                         assert_eq!(byte_stop, None);
                         continue;
                     };
                     assert_eq!(byte_stop, Some(stop), "{tag:?} cut at {cut}");
-                    // A miss is seen where it happens, or within the
-                    // longest literal's length.
-                    let longest = pats.iter().map(|p| match p {
-                        Pat::Lit(l) | Pat::Open(l) => l.len() + 1,
-                    });
+                    // A miss is seen where it happens.
                     let first_miss =
                         (cut..=tag.len()).find(|&len| tag_at(&tag[..len], 0, pats) == Tag::Miss);
                     if let Some(miss) = first_miss {
-                        let bound = miss.max(longest.max().unwrap_or(0));
-                        assert!(stop <= bound, "{tag:?} cut at {cut}: {stop} > {bound}");
+                        assert!(stop <= miss, "{tag:?} cut at {cut}: {stop} > {miss}");
                     }
                     let at_stop = tag_at(&tag[..stop], 0, pats);
                     for len in cut..stop {

@@ -32,7 +32,7 @@ use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::same_bytes;
 use crate::scan::utf8::validate;
 use crate::scan::xml::{
-    attr_text_into, attr_value, find_tag, need_until, skip_ws, still_in_play, strip_one_newline,
+    attr_text_into, attr_value, find_tag, need_until, skip_ws, strip_one_newline,
     tag_at, value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG, VALUE_TEXT_BLOCK,
 };
 
@@ -187,16 +187,8 @@ impl XmlCall {
     /// Whether `bytes`, appended to a body that then is `len` long, leave
     /// the wait for a partly received tag holding.
     #[inline]
-    fn holds(&self, len: usize, bytes: &[u8]) -> bool {
+    fn holds(&mut self, len: usize, bytes: &[u8]) -> bool {
         self.wait.holds(len, bytes)
-            && (self.wait.early(&self.body, len, bytes))
-                .is_none_or(|held| self.tag_in_play(held, bytes))
-    }
-
-    /// See [`still_in_play`].
-    #[inline(never)]
-    fn tag_in_play(&self, held: &[u8], bytes: &[u8]) -> bool {
-        still_in_play(&self.value_patterns(), held, bytes)
     }
 
     fn give_back(&self, from: usize) -> usize {
@@ -715,10 +707,7 @@ impl XmlCall {
 
     /// Waits for the next byte: one more decides what the last begins.
     fn wait_one_byte(&mut self) -> Outcome {
-        self.wait = Wait {
-            until: self.body.len() + 1,
-            ..Wait::default()
-        };
+        self.wait = Wait::next_byte(self.body.len());
         Outcome::More
     }
 

@@ -70,10 +70,7 @@ impl XmlCall {
             }
             Tag::Need { at } if !eof => {
                 self.scan_from = at;
-                self.wait = Wait {
-                    in_value: Some(at),
-                    ..need_until(&self.body, at, &pats)
-                };
+                self.wait = need_until(&self.body, at, &pats).in_value(at);
                 return Some(Outcome::More);
             }
             _ if !eof => {
@@ -154,10 +151,7 @@ impl XmlCall {
         self.scan_from = before + text_end;
         if lt.is_some() {
             let at = before + text_end;
-            self.wait = Wait {
-                in_value: Some(at),
-                ..need_until(&self.body, at, &pats)
-            };
+            self.wait = need_until(&self.body, at, &pats).in_value(at);
         }
         steady
     }
@@ -354,10 +348,7 @@ impl XmlCall {
         let before = self.body.append(bytes, offset);
         self.scan_from = before + lt.unwrap_or(bytes.len());
         if lt.is_some() {
-            self.wait = Wait {
-                in_value: Some(self.scan_from),
-                ..need_until(&self.body, self.scan_from, &pats)
-            };
+            self.wait = need_until(&self.body, self.scan_from, &pats).in_value(self.scan_from);
         }
         Steady::Quiet
     }
