@@ -49,8 +49,8 @@ pub struct Setup {
     /// its `starts_open` and `calls_inside`.
     pub think: Option<(bool, bool)>,
     /// With `think`: calls end the reasoning
-    /// ([`Reasoning::ends_at_calls`](crate::Reasoning::ends_at_calls)).
-    /// No header bit asks for it: the property tests do.
+    /// ([`Reasoning::ends_at_calls`](crate::Reasoning::ends_at_calls)),
+    /// asked for by [`FORMAT_ENDS_AT_CALLS`] in the format byte.
     pub think_ends_at_calls: bool,
 }
 
@@ -67,6 +67,10 @@ pub const OPT_THINK_OPEN: u8 = 0x20;
 /// Option bit of a fuzz header: calls inside reasoning are delivered.
 pub const OPT_CALLS_IN_THINK: u8 = 0x10;
 #[doc(hidden)]
+/// Bit of a fuzz header's format byte (no fuzz id has it): with
+/// [`OPT_THINK`], calls end the reasoning ([`Setup::think_ends_at_calls`]).
+pub const FORMAT_ENDS_AT_CALLS: u8 = 0x80;
+#[doc(hidden)]
 /// The bits of a fuzz header's option byte that count cut offsets
 /// ([`split_case`]; at most 8 are read).
 pub const OPT_CUTS: u8 = 0x0f;
@@ -74,18 +78,19 @@ pub const OPT_CUTS: u8 = 0x0f;
 impl Setup {
     /// The setup a fuzz input's header asks for: `format_id` is a
     /// [`Format::fuzz_id`](crate::Format::fuzz_id) (stable: a new format
-    /// never changes what an old input means), `options` holds
-    /// [`OPT_BARE_CALL`]. `None` for an id no format has.
+    /// never changes what an old input means), perhaps with
+    /// [`FORMAT_ENDS_AT_CALLS`]; `options` holds [`OPT_BARE_CALL`] and the
+    /// reasoning bits. `None` for an id no format has.
     pub fn of_header(format_id: u8, options: u8) -> Option<Setup> {
         let think = (options & OPT_THINK != 0).then_some((
             options & OPT_THINK_OPEN != 0,
             options & OPT_CALLS_IN_THINK != 0,
         ));
         Some(Setup {
-            format: crate::Format::from_fuzz_id(format_id)?,
+            format: crate::Format::from_fuzz_id(format_id & !FORMAT_ENDS_AT_CALLS)?,
             bare_call_at_start: options & OPT_BARE_CALL != 0,
             think,
-            think_ends_at_calls: false,
+            think_ends_at_calls: think.is_some() && format_id & FORMAT_ENDS_AT_CALLS != 0,
         })
     }
 
@@ -228,5 +233,32 @@ pub fn python_repr(value: &serde_json::Value) -> String {
                 .collect();
             format!("{{{}}}", members.join(", "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Format;
+
+    /// The format byte's high bit asks for reasoning that calls end, and
+    /// means nothing without reasoning; the fuzz id is read without it.
+    #[test]
+    fn the_format_byte_asks_for_reasoning_that_calls_end() {
+        let kimi: Format = "kimi-k2".parse().unwrap();
+        let id = kimi.fuzz_id();
+        let setup = Setup::of_header(id | FORMAT_ENDS_AT_CALLS, OPT_THINK | OPT_THINK_OPEN);
+        let setup = setup.unwrap();
+        assert_eq!(setup.format, kimi);
+        assert!(setup.think_ends_at_calls);
+        assert!(setup.parser().reasoning().is_some_and(|r| r.ends_at_calls));
+        let plain = Setup::of_header(id, OPT_THINK).unwrap();
+        assert!(!plain.think_ends_at_calls);
+        let no_think = Setup::of_header(id | FORMAT_ENDS_AT_CALLS, 0).unwrap();
+        assert!(!no_think.think_ends_at_calls && no_think.think.is_none());
+        // No fuzz id has the bit.
+        assert!(Format::ALL
+            .iter()
+            .all(|f| f.fuzz_id() & FORMAT_ENDS_AT_CALLS == 0));
     }
 }

@@ -197,7 +197,8 @@ impl Wait {
         let holds = match self.close {
             None => true,
             Some(literal) => self.attr_goes_on(literal, len, bytes),
-        } && (self.in_play.lead.is_empty() || self.in_play.goes_on(len - bytes.len(), bytes));
+        } && (self.in_play.lead.is_empty()
+            || self.in_play.goes_on(len - bytes.len(), bytes));
         if !holds {
             // Over: the next verdict is the automaton's.
             self.until = 0;
@@ -1110,8 +1111,8 @@ mod tests {
                     let waits = |len: usize| wait.clone().holds(len, &tag[cut..len]);
                     // The bytes one chunk at a time stop it at the same place.
                     let mut bytewise = wait;
-                    let byte_stop = (cut + 1..=tag.len())
-                        .find(|&len| !bytewise.holds(len, &tag[len - 1..len]));
+                    let byte_stop =
+                        (cut + 1..=tag.len()).find(|&len| !bytewise.holds(len, &tag[len - 1..len]));
                     let Some(stop) = (cut + 1..=tag.len()).find(|&len| !waits(len)) else {
                         assert_eq!(byte_stop, None);
                         continue;

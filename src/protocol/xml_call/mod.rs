@@ -32,8 +32,8 @@ use crate::scan::json::{JsonScanner, Signal};
 use crate::scan::same_bytes;
 use crate::scan::utf8::validate;
 use crate::scan::xml::{
-    attr_text_into, attr_value, find_tag, need_until, skip_ws, strip_one_newline,
-    tag_at, value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG, VALUE_TEXT_BLOCK,
+    attr_text_into, attr_value, find_tag, need_until, skip_ws, strip_one_newline, tag_at,
+    value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG, VALUE_TEXT_BLOCK,
 };
 
 /// GLM's key close.
