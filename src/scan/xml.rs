@@ -693,7 +693,14 @@ pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(()) => String::from_utf8_lossy(raw),
     };
-    let t = t.trim();
+    // ASCII whitespace first: `str::trim`'s Unicode search costs more
+    // than the rest of the tag; it is left for what is not ASCII.
+    let t = match t.trim_ascii() {
+        t if t.starts_with(|c: char| !c.is_ascii()) || t.ends_with(|c: char| !c.is_ascii()) => {
+            t.trim()
+        }
+        t => t,
+    };
     // The quotes are ASCII: a byte search finds them at char boundaries.
     let quoted = |q: u8| {
         let inner = t.strip_prefix(q as char)?;
