@@ -121,10 +121,10 @@ pub(crate) struct Wait {
     /// before `until`, and past it no byte that can end a tag's attribute
     /// (`>`, a newline, `<`) has arrived…
     pub(crate) close: bool,
+    /// …and the bytes go on with the tag followed (see [`InPlay`]).
+    in_play: InPlay,
     /// Where the partly received tag begins, for a wait inside a value.
     pub(crate) in_value: Option<usize>,
-    /// …and the bytes go on with one of the tags' literals still in play.
-    in_play: InPlay,
 }
 
 /// The literal a partly received tag goes on with (see [`Wait::holds`]):
@@ -181,7 +181,6 @@ impl InPlay {
     }
 }
 
-/// Whether one of `a` and `b` begins the other.
 /// Whether `a` and `b` are distinct tags of which one begins the other
 /// (the same tag twice ends at the same byte, and the same way).
 fn nested_tags(a: Pat, b: Pat) -> bool {
@@ -299,13 +298,16 @@ fn ends_attr(b: u8) -> bool {
     matches!(b, b'>' | b'\n' | b'<')
 }
 
-/// After [`tag_at`] answered [`Tag::Need`] at `at`: how long no tag can be
-/// found (the shortest of the patterns still in play, complete; or, when
-/// every pattern in play is an open tag waiting for its `>`, the first byte
-/// that can end its attribute). A verdict is the same whenever it is taken
-/// (a miss stays a miss), so an automaton may wait that long instead of
-/// matching again on every small chunk; a miss is then seen at most that
-/// many bytes later, which only delays text that turns out not to be a tag.
+/// After [`tag_at`] answered [`Tag::Need`] at `at` (or with nothing in
+/// hand there yet, after whitespace): how long no verdict can change. The
+/// wait follows the first tag in play byte by byte, and the next one where
+/// the bytes leave it; when none of the tags in play begins another, it
+/// lasts until that tag is complete (an open tag: until the first byte
+/// that can end its attribute), otherwise until the shortest could be. A
+/// verdict is the same whenever it is taken (a miss stays a miss), so an
+/// automaton may wait instead of matching again on every small chunk, and
+/// the wait ends by the first byte that no tag it follows goes on with:
+/// text that only began like a tag goes out as soon as in one pass.
 pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     let avail = &body[at.min(body.len())..];
     if avail.is_empty() {
