@@ -8,8 +8,11 @@
 mod common;
 
 use common::*;
+use proptest::prelude::*;
+use toolsieve::contract::parser_for;
 use toolsieve::event::push_merged;
-use toolsieve::{Event, Parser};
+use toolsieve::middleware::format_tool_call;
+use toolsieve::{Event, Format, Parser};
 
 /// The events of `input` fed cut at `cuts`, without `finish`.
 fn fed_so_far(mut parser: Parser, input: &[u8], cuts: &[usize]) -> Events {
@@ -49,4 +52,55 @@ fn every_prefix_of_the_golden_cases_is_split_invariant() {
             }
         }
     });
+}
+
+/// A call of `format` to a sample tool, as the format writes it.
+fn rendered_call(format: Format) -> String {
+    let args = serde_json::json!({"city": "Paris", "days": 2});
+    format_tool_call(format, "get_weather", &args)
+}
+
+/// Pieces of a stream in `format`: words, whitespace, a whole call, and
+/// the start of one cut anywhere and followed by text (a tag or marker
+/// that only begins like one, or a call that stops short).
+fn piece(format: Format) -> impl Strategy<Value = String> {
+    let call = rendered_call(format);
+    let cuts: Vec<usize> = call.char_indices().map(|(i, _)| i).skip(1).collect();
+    prop_oneof![
+        2 => "[a-zA-Z]{1,8}[ \n]{0,2}",
+        1 => Just(call.clone()),
+        3 => (prop::sample::select(cuts), "[ \n]{0,2}", "[a-zA-Z<>/=]{1,6}")
+            .prop_map(move |(cut, sep, word)| format!("{}{sep}{word}", &call[..cut])),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(256),
+        ..ProptestConfig::default()
+    })]
+
+    /// Every prefix of a stream of calls and their cut-off starts, chunked,
+    /// gives what it gives fed whole: text that only began like a marker
+    /// or a tag goes out in the feed that shows it is not one.
+    #[test]
+    fn every_prefix_of_lookalikes_is_split_invariant(
+        (format, input, size) in prop::sample::select(Format::ALL.to_vec()).prop_flat_map(|f| (
+            Just(f),
+            prop::collection::vec(piece(f), 1..5).prop_map(|p| p.concat()),
+            1..8usize,
+        ))
+    ) {
+        let input = input.as_bytes();
+        let cuts: Vec<usize> = (size..input.len()).step_by(size).collect();
+        for (k, &end) in cuts.iter().chain([&input.len()]).enumerate() {
+            let chunked = fed_so_far(parser_for(format), &input[..end], &cuts[..k]);
+            let whole = fed_so_far(parser_for(format), &input[..end], &[]);
+            prop_assert_eq!(
+                chunked, whole,
+                "{}: {}-byte chunks, the first {} bytes of {:?}",
+                format, size, end, String::from_utf8_lossy(input)
+            );
+        }
+    }
 }
