@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use proptest::prelude::*;
-use toolsieve::contract::parser_for;
+use toolsieve::contract::{parser_for, Setup};
 use toolsieve::event::push_merged;
 use toolsieve::middleware::format_tool_call;
 use toolsieve::{Event, Format, Parser};
@@ -100,6 +100,39 @@ proptest! {
                 chunked, whole,
                 "{}: {}-byte chunks, the first {} bytes of {:?}",
                 format, size, end, String::from_utf8_lossy(input)
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(128),
+        ..ProptestConfig::default()
+    })]
+
+    /// The same with `<think>` reasoning, opened by the template or not:
+    /// its tags cut off and followed by text, whole, and around calls.
+    #[test]
+    fn every_prefix_with_reasoning_is_split_invariant(
+        (format, open, input, size) in prop::sample::select(Format::ALL.to_vec()).prop_flat_map(|f| {
+            let tags = prop::sample::select(vec!["<think>", "</think>", "<think>\n", "\n</think>\n\n"]);
+            let tag_piece = (tags, 1..9usize, "[ \n]{0,1}[a-z]{0,4}")
+                .prop_map(|(tag, cut, word)| format!("{}{word}", &tag[..cut.min(tag.len())]));
+            let piece = prop_oneof![3 => piece(f), 2 => tag_piece];
+            (Just(f), any::<bool>(), prop::collection::vec(piece, 1..5).prop_map(|p| p.concat()), 1..8usize)
+        })
+    ) {
+        let setup = Setup { format, bare_call_at_start: false, think: Some((open, false)), think_ends_at_calls: false };
+        let input = input.as_bytes();
+        let cuts: Vec<usize> = (size..input.len()).step_by(size).collect();
+        for (k, &end) in cuts.iter().chain([&input.len()]).enumerate() {
+            let chunked = fed_so_far(setup.parser(), &input[..end], &cuts[..k]);
+            let whole = fed_so_far(setup.parser(), &input[..end], &[]);
+            prop_assert_eq!(
+                chunked, whole,
+                "{}: {}-byte chunks, the first {} bytes of {:?}",
+                setup, size, end, String::from_utf8_lossy(input)
             );
         }
     }
