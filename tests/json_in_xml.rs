@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{check_contract, run_chunked, run_cuts, run_whole};
+use common::{check_contract, proptest_cases, run_chunked, run_cuts, run_whole};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use toolsieve::contract::python_repr;
@@ -118,7 +118,7 @@ fn render(pieces: &[Piece], start: &str, end: &str) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(proptest_cases(256))]
 
     #[test]
     fn json_blocks_read_as_hermes_reads_them(

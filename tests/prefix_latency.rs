@@ -26,6 +26,25 @@ fn fed_so_far(mut parser: Parser, input: &[u8], cuts: &[usize]) -> Events {
     events
 }
 
+/// The first prefix of `input` whose events, fed in `size`-byte chunks
+/// to a parser from `parser`, differ from those it gives fed whole: its
+/// length, and the two.
+fn prefix_that_differs(
+    parser: impl Fn() -> Parser,
+    input: &[u8],
+    size: usize,
+) -> Option<(usize, Events, Events)> {
+    let cuts: Vec<usize> = (size..input.len()).step_by(size).collect();
+    for (k, end) in cuts.iter().copied().chain([input.len()]).enumerate() {
+        let chunked = fed_so_far(parser(), &input[..end], &cuts[..k]);
+        let whole = fed_so_far(parser(), &input[..end], &[]);
+        if chunked != whole {
+            return Some((end, chunked, whole));
+        }
+    }
+    None
+}
+
 #[test]
 fn every_prefix_of_the_golden_cases_is_split_invariant() {
     let cases: Vec<Case> = cases()
@@ -39,11 +58,9 @@ fn every_prefix_of_the_golden_cases_is_split_invariant() {
     );
     check_cases_in_parallel(&cases, |case| {
         for size in [1, 4, 7] {
-            let cuts: Vec<usize> = (size..case.input.len()).step_by(size).collect();
-            for (k, &end) in cuts.iter().chain([&case.input.len()]).enumerate() {
-                let bytes = &case.input[..end];
-                let chunked = fed_so_far(case.parser(), bytes, &cuts[..k]);
-                let whole = fed_so_far(case.parser(), bytes, &[]);
+            if let Some((end, chunked, whole)) =
+                prefix_that_differs(|| case.parser(), &case.input, size)
+            {
                 assert_eq!(
                     chunked, whole,
                     "{}/{}: {size}-byte chunks, the first {end} bytes",
@@ -75,10 +92,7 @@ fn piece(format: Format) -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(256),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_cases(256))]
 
     /// Every prefix of a stream of calls and their cut-off starts, chunked,
     /// gives what it gives fed whole: text that only began like a marker
@@ -91,25 +105,14 @@ proptest! {
             1..8usize,
         ))
     ) {
-        let input = input.as_bytes();
-        let cuts: Vec<usize> = (size..input.len()).step_by(size).collect();
-        for (k, &end) in cuts.iter().chain([&input.len()]).enumerate() {
-            let chunked = fed_so_far(parser_for(format), &input[..end], &cuts[..k]);
-            let whole = fed_so_far(parser_for(format), &input[..end], &[]);
-            prop_assert_eq!(
-                chunked, whole,
-                "{}: {}-byte chunks, the first {} bytes of {:?}",
-                format, size, end, String::from_utf8_lossy(input)
-            );
+        if let Some((end, chunked, whole)) = prefix_that_differs(|| parser_for(format), input.as_bytes(), size) {
+            prop_assert_eq!(chunked, whole, "{}: {}-byte chunks, the first {} bytes of {:?}", format, size, end, input);
         }
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(128),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_cases(128))]
 
     /// The same with `<think>` reasoning, opened by the template or not:
     /// its tags cut off and followed by text, whole, and around calls.
@@ -124,16 +127,8 @@ proptest! {
         })
     ) {
         let setup = Setup { format, bare_call_at_start: false, think: Some((open, false)), think_ends_at_calls: false };
-        let input = input.as_bytes();
-        let cuts: Vec<usize> = (size..input.len()).step_by(size).collect();
-        for (k, &end) in cuts.iter().chain([&input.len()]).enumerate() {
-            let chunked = fed_so_far(setup.parser(), &input[..end], &cuts[..k]);
-            let whole = fed_so_far(setup.parser(), &input[..end], &[]);
-            prop_assert_eq!(
-                chunked, whole,
-                "{}: {}-byte chunks, the first {} bytes of {:?}",
-                setup, size, end, String::from_utf8_lossy(input)
-            );
+        if let Some((end, chunked, whole)) = prefix_that_differs(|| setup.parser(), input.as_bytes(), size) {
+            prop_assert_eq!(chunked, whole, "{}: {}-byte chunks, the first {} bytes of {:?}", setup, size, end, input);
         }
     }
 }

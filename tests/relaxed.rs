@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check_contract, run_chunked, run_cuts, run_whole, tool_calls};
+use common::{check_contract, proptest_cases, run_chunked, run_cuts, run_whole, tool_calls};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use toolsieve::contract::{python_repr, with_single_backslashes};
@@ -33,7 +33,7 @@ fn arguments() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(proptest_cases(256))]
 
     #[test]
     fn python_dict_bodies_read_as_json(
@@ -131,7 +131,7 @@ fn with_trailing_commas(value: &Value, commas: &mut impl Iterator<Item = (bool, 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(proptest_cases(256))]
 
     /// Trailing commas anywhere in the arguments (and after them) are
     /// dropped: the call comes out with its arguments, the same at any
@@ -165,7 +165,7 @@ fn arguments_with_backslashes() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(proptest_cases(256))]
 
     /// Strings written with single backslashes before characters that no
     /// JSON escape begins with come out as written, at any chunking, in
@@ -184,7 +184,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(proptest_cases(256))]
 
     /// Apostrophes escaped as Python and JavaScript escape them (`it\'s`,
     /// not JSON) read as apostrophes, at any chunking, in every

@@ -141,10 +141,7 @@ fn typed_call() -> impl Strategy<Value = (Tool, Value)> {
 
 proptest! {
     // PROPTEST_CASES=N runs more.
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(300),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_cases(300))]
 
     #[test]
     fn random_chunkings_match_one_shot((input, cuts) in stream_and_cuts()) {
@@ -213,7 +210,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(proptest_cases(64))]
 
     /// A turn of several calls, rendered into history as one block where
     /// the format writes them so, parses back to those calls in order.

@@ -83,10 +83,7 @@ fn tools() -> Vec<Tool> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(200),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_cases(200))]
 
     #[test]
     fn values_holding_tags_come_back_as_written(
@@ -130,10 +127,7 @@ fn tokens(format: Format) -> Vec<&'static str> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(200),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_cases(200))]
 
     /// A token written in prose (a call-begin token before the real
     /// section, say) never hides the call that follows on its own line.
@@ -170,10 +164,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(200),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_cases(200))]
 
     /// morph-xml: a string parameter keeps its markup verbatim, and the
     /// entity references in it are decoded (`&lt;` is `<` in the file the

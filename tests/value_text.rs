@@ -79,10 +79,7 @@ fn tools() -> Vec<Tool> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(200),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(proptest_cases(200))]
 
     #[test]
     fn values_keep_all_but_the_stripped_line_breaks(

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{check_contract, run_chunked, run_cuts, run_whole};
+use common::{check_contract, proptest_cases, run_chunked, run_cuts, run_whole};
 use proptest::prelude::*;
 use serde_json::json;
 use toolsieve::{Format, Parser, Tool};
@@ -123,7 +123,7 @@ fn text_has_function_tag(events: &[toolsieve::Event<'_>]) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(proptest_cases(256))]
 
     #[test]
     fn xml_blocks_read_as_qwen3_coder_reads_them(

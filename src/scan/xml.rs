@@ -1179,21 +1179,21 @@ mod tests {
         assert!(goes_on(b"", &[b"\n</", b"fun"]));
         assert!(!goes_on(b"", &[b"\n", b"x"]));
         assert!(!goes_on(b"", &[b"\n<", b" "]));
-        // The same bytes given again answer the same.
-        let mut body = b"a <".to_vec();
-        let mut wait = need_until(&body, 2, &pats);
-        body.extend_from_slice(b"/f");
-        assert!(wait.holds(body.len(), b"/f"));
-        assert!(wait.holds(body.len(), b"/f"));
-        body.push(b'u');
-        assert!(wait.holds(body.len(), b"u"));
-        let mut body = b"a ".to_vec();
-        let mut wait = need_until(&body, 2, &pats);
-        body.extend_from_slice(b"\n\n<");
-        assert!(wait.holds(body.len(), b"\n\n<"));
-        assert!(wait.holds(body.len(), b"\n\n<"));
-        body.extend_from_slice(b"/x");
-        assert!(!wait.holds(body.len(), b"/x"));
+        // The same bytes given again answer the same, and the next ones
+        // are followed on from them.
+        let again = [
+            (&b"a <"[..], &b"/f"[..], &b"u"[..], true),
+            (b"a ", b"\n\n<", b"/x", false),
+        ];
+        for (held, bytes, next, holds) in again {
+            let mut body = held.to_vec();
+            let mut wait = need_until(&body, 2, &pats);
+            body.extend_from_slice(bytes);
+            assert!(wait.holds(body.len(), bytes));
+            assert!(wait.holds(body.len(), bytes));
+            body.extend_from_slice(next);
+            assert_eq!(wait.holds(body.len(), next), holds);
+        }
     }
 
     /// The patterns a parameter or the function's close follow.

@@ -8,6 +8,18 @@ use std::sync::Arc;
 
 use toolsieve::{Event, Format, Parser, Reasoning, Tool};
 
+/// A proptest block's configuration: `default` cases, or as many as
+/// `PROPTEST_CASES` asks for.
+pub fn proptest_cases(default: u32) -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(default),
+        ..proptest::test_runner::Config::default()
+    }
+}
+
 /// Events of one run, adjacent deltas merged.
 pub type Events = Vec<Event<'static>>;
 
