@@ -132,3 +132,26 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(proptest_cases(128))]
+
+    /// The same for a call that opens the stream without its marker
+    /// (`bare_call_at_start`): its JSON cut off anywhere and followed by
+    /// text, then more of the stream.
+    #[test]
+    fn every_prefix_of_a_bare_call_is_split_invariant(
+        (format, json_cut, rest, size) in prop::sample::select(vec![Format::Hermes, Format::Gemma]).prop_flat_map(|f| {
+            let json = serde_json::json!({"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}).to_string();
+            let len = json.len();
+            (Just(f), 1..=len, prop::collection::vec(piece(f), 0..3).prop_map(|p| p.concat()), 1..8usize)
+        })
+    ) {
+        let json = serde_json::json!({"name": "get_weather", "arguments": {"city": "Paris", "days": 2}}).to_string();
+        let input = format!("{}{rest}", &json[..json_cut]);
+        let setup = Setup { format, bare_call_at_start: true, think: None, think_ends_at_calls: false };
+        if let Some((end, chunked, whole)) = prefix_that_differs(|| setup.parser(), input.as_bytes(), size) {
+            prop_assert_eq!(chunked, whole, "{}: {}-byte chunks, the first {} bytes of {:?}", setup, size, end, input);
+        }
+    }
+}
