@@ -269,8 +269,11 @@ impl Wait {
         let before = (start - tag_at).min(lit.len());
         let lead = self.in_play.lead;
         let agrees = lead.len() >= before && same_bytes(&lit[..before], &lead[..before]);
-        self.in_play.lead = lit;
-        if !(agrees && self.in_play.goes_on(start, tag)) {
+        let follows = InPlay {
+            lead: lit,
+            ..self.in_play
+        };
+        if !(agrees && follows.goes_on(start, tag)) {
             return false;
         }
         *self = Wait {
