@@ -222,14 +222,25 @@ impl Wait {
     /// line: most chunks of a call come while nothing waits.
     #[inline(never)]
     fn holds_within(&mut self, len: usize, bytes: &[u8]) -> bool {
-        // The common case, kept small: bytes in the middle of a literal.
-        if let (Some(tag_at), false) = (self.in_play.tag_at, self.close) {
-            let rest = (len - bytes.len())
-                .checked_sub(tag_at)
-                .and_then(|r| self.in_play.lead.get(r..));
-            if rest.is_some_and(|rest| {
-                rest.len() > bytes.len() && same_bytes(&rest[..bytes.len()], bytes)
-            }) {
+        // The common cases, kept small: bytes in the middle of a literal
+        // tag, or of an open tag (its literal, then its attribute).
+        let lead = self.in_play.lead;
+        let into_tag = match self.in_play.tag_at {
+            Some(tag_at) if !lead.is_empty() => (len - bytes.len()).checked_sub(tag_at),
+            _ => None,
+        };
+        if let Some(into_tag) = into_tag {
+            // Past an open tag's literal, its attribute.
+            let rest = lead.get(into_tag..).unwrap_or_default();
+            let holds = match self.close {
+                // A literal tag's last byte completes it: the automaton's.
+                false => rest.len() > bytes.len() && same_bytes(&rest[..bytes.len()], bytes),
+                true => {
+                    let n = rest.len().min(bytes.len());
+                    same_bytes(&rest[..n], &bytes[..n]) && self.attr_goes_on(len, bytes)
+                }
+            };
+            if holds {
                 return true;
             }
         }
@@ -1242,6 +1253,49 @@ mod tests {
 
     /// Waiting changes no verdict: no tag is found while a wait holds, and a
     /// miss seen during it is still a miss where it ends, seen soon.
+    #[test]
+    fn the_common_case_answers_as_the_general_one() {
+        let sets: [&[Pat]; 3] = [
+            &[Pat::Lit(b"</function>"), Pat::Open(b"<parameter=")],
+            &[Pat::Open(b"<function=")],
+            &PARAMS,
+        ];
+        let tags: [&[u8]; 7] = [
+            b"</function>",
+            b"<parameter=city>",
+            b"<parameter=ci\nty>",
+            b"<parameter=a<b>",
+            b"<function=get_weather>",
+            b"<functio\n",
+            b"<parax=1>",
+        ];
+        for pats in sets {
+            for tag in tags {
+                for cut in 1..tag.len() {
+                    let mut wait = need_until(&tag[..cut], 0, pats);
+                    // Byte by byte, then the rest at once, from each point.
+                    for len in cut + 1..=tag.len() {
+                        let rest = &tag[len - 1..];
+                        let (mut fast, mut general) = (wait, wait);
+                        let end = tag.len();
+                        if len - 1 < wait.until {
+                            assert_eq!(
+                                fast.holds_within(end, rest),
+                                general.holds_in_general(end, rest),
+                                "{tag:?} cut at {cut}, rest from {}",
+                                len - 1
+                            );
+                            assert_eq!(fast, general);
+                        }
+                        if !wait.holds(len, &tag[len - 1..len]) {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn waiting_changes_no_verdict() {
         let long_attr = format!("<parameter={}>", "x".repeat(MAX_TAG + 3));
