@@ -370,7 +370,7 @@ impl<'t> Reader<'t, '_> {
 }
 
 /// A byte of a name or bare word.
-pub(crate) fn is_word(b: u8) -> bool {
+pub(crate) const fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 

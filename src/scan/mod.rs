@@ -12,7 +12,7 @@ pub(crate) mod xml;
 
 /// JSON whitespace.
 #[inline]
-pub(crate) fn is_ws(b: u8) -> bool {
+pub(crate) const fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 

@@ -480,10 +480,17 @@ fn skip_ws(bytes: &[u8], i: &mut usize) -> usize {
 
 /// The phases of [`LiteralCall::advance`], one method each.
 impl CallAutomaton for LiteralCall {
-    /// Plain text inside a streamed string: the chunk as it stands.
+    /// Plain text inside a streamed string: the chunk as it stands; more
+    /// of a name, a key or an end token: nothing to emit.
     #[inline]
     fn steady<'c>(&mut self, bytes: &'c [u8], _offset: u64, call: InCall) -> Steady<'c> {
-        self.steady_text(bytes, call)
+        if self.in_block.phase == Phase::Value {
+            return self.steady_text(bytes, call);
+        }
+        match self.steady_quiet(bytes) {
+            true => Steady::Quiet,
+            false => Steady::No,
+        }
     }
 
     /// A streamed string is not UTF-8: the call fails where its value ends.

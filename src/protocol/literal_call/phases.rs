@@ -5,6 +5,79 @@ use super::*;
 use crate::cx::Sink;
 
 impl LiteralCall {
+    /// Bytes that only go on with the name, key or end token being read
+    /// (a key's first ones after whitespace too): consumed as
+    /// [`advance`](CallAutomaton::advance) consumes them, and `true`. Token
+    /// by token a name or key takes several chunks, each of which would
+    /// otherwise run the automaton for nothing. `false`, nothing done,
+    /// for any other bytes.
+    #[inline]
+    pub(super) fn steady_quiet(&mut self, bytes: &[u8]) -> bool {
+        if self.in_block.phase == Phase::End {
+            return self.steady_end(bytes);
+        }
+        // The classes every byte is of.
+        let all = bytes
+            .iter()
+            .fold(!0, |acc, &b| acc & WORD_CLASSES[usize::from(b)]);
+        let fits = |word: &[u8], n: usize| word.len() + n <= MAX_WORD;
+        let taken = match self.in_block.phase {
+            // Past its first byte, whose offset `name` notes.
+            Phase::Name if all & IN_NAME != 0 && !self.word.is_empty() => {
+                let taken = fits(&self.word, bytes.len());
+                if taken {
+                    self.word.extend_from_slice(bytes);
+                }
+                taken
+            }
+            Phase::Key if all & IN_KEY != 0 => {
+                let taken = fits(&self.key, bytes.len());
+                if taken {
+                    self.key.extend_from_slice(bytes);
+                }
+                taken
+            }
+            // Whitespace, then a key (the close is no key byte).
+            Phase::Member if all & IN_KEY != 0 && fits(&[], bytes.len()) => {
+                let key = &bytes[crate::scan::skip_ws(bytes)..];
+                if !key.is_empty() {
+                    self.key.clear();
+                    self.key.extend_from_slice(key);
+                    self.in_block.phase = Phase::Key;
+                }
+                true
+            }
+            _ => false,
+        };
+        self.note_read(taken, bytes.len());
+        taken
+    }
+
+    /// [`steady_quiet`](Self::steady_quiet) in an end token: the bytes
+    /// go on with it, not completing it.
+    fn steady_end(&mut self, bytes: &[u8]) -> bool {
+        let taken = self
+            .in_block
+            .end
+            .continues_without_end(self.end_tokens(), bytes);
+        if taken {
+            self.in_block.end.take(bytes.len());
+            self.in_block.trail += bytes.len();
+        }
+        self.note_read(taken, bytes.len());
+        taken
+    }
+
+    /// `n` bytes were `taken` on the steady path: while no call started,
+    /// they count as read, as [`advance`](CallAutomaton::advance) counts
+    /// them.
+    #[inline]
+    fn note_read(&mut self, taken: bool, n: usize) {
+        if taken && !self.in_block.any_call {
+            self.in_block.read += n;
+        }
+    }
+
     /// Python: whitespace, then the list's `[`.
     pub(super) fn open_list<'c, S: Sink<'c>>(
         &mut self,
@@ -261,3 +334,24 @@ impl LiteralCall {
         })
     }
 }
+
+/// Byte classes for [`LiteralCall::steady_quiet`]: bytes of a name
+/// (`is_word`, `.` and `-`), and of a key (`is_word` and whitespace).
+const WORD_CLASSES: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if is_word(byte) {
+            table[b] = IN_NAME | IN_KEY;
+        } else if is_ws(byte) {
+            table[b] = IN_KEY;
+        } else if byte == b'.' || byte == b'-' {
+            table[b] = IN_NAME;
+        }
+        b += 1;
+    }
+    table
+};
+const IN_NAME: u8 = 1;
+const IN_KEY: u8 = 2;
