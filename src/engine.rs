@@ -835,6 +835,16 @@ impl Parser {
             self.offset += chunk.len() as u64;
             return;
         }
+        // More of a marker that bytes held go on with: held in turn, with
+        // no need to scan the chunk or look at every marker.
+        if self.state == State::Text
+            && !self.held.is_empty()
+            && self.markers.continues_held(&self.held, chunk)
+        {
+            self.held.extend_from_slice(chunk);
+            self.offset += chunk.len() as u64;
+            return;
+        }
         self.run(chunk, text, sink);
         self.offset += chunk.len() as u64;
     }

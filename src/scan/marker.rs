@@ -863,6 +863,26 @@ impl MarkerSet {
         self.check_all(held, tail).map_err(|c| c == Check::Prefix)
     }
 
+    /// Whether `held ++ tail` (bytes held, then the chunk that follows
+    /// them) goes on with a marker without completing it: then
+    /// [`check_held`](Self::check_held) answers `Err(true)` (no marker
+    /// can be complete there, as none shadows another), and this answers
+    /// it at a few comparisons a marker.
+    #[inline]
+    pub(crate) fn continues_held(&self, held: &[u8], tail: &[u8]) -> bool {
+        let (h, n) = (held.len(), tail.len());
+        let Some(&first) = tail.first() else {
+            return false;
+        };
+        self.markers.iter().any(|m| {
+            let m = &m.bytes[..];
+            m.len() > h + n
+                && m[h] == first
+                && same_bytes(&m[..h], held)
+                && same_bytes(&m[h..h + n], tail)
+        })
+    }
+
     /// `bytes` as a slice of a built-in marker, if they are a prefix of one:
     /// releasing them as text then needs no allocation.
     pub(crate) fn static_prefix(&self, bytes: &[u8]) -> Option<&'static [u8]> {
@@ -952,6 +972,47 @@ mod tests {
                 .collect(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn held_bytes_that_go_on_with_a_marker_need_more_as_check_held_says() {
+        let sets = [
+            set(&[("<tool_call>", Boundary::None), ("<think>", Boundary::None)]),
+            set(&[
+                ("<｜tool▁calls▁begin｜>", Boundary::None),
+                ("<｜tool▁call▁begin｜>", Boundary::None),
+            ]),
+            set(&[
+                ("[TOOL_CALLS]", Boundary::None),
+                ("[", Boundary::Whitespace),
+            ]),
+            set(&[
+                ("<tool", Boundary::TagNameEnd),
+                ("<tool_call>", Boundary::None),
+            ]),
+        ];
+        let tails: [&[u8]; 6] = [b"x", b" ", b">", b"_c", b"all>", b"\xe2\x96"];
+        for markers in &sets {
+            for m in &markers.markers {
+                let m = &m.bytes[..];
+                for h in 1..m.len() {
+                    // Every way on from `h` bytes held: the marker's own
+                    // bytes (to its end and past it) and others.
+                    let own = (h + 1..=m.len() + 1).map(|e| &m[h..e.min(m.len())]);
+                    for tail in own.chain(tails.iter().copied()) {
+                        let held = &m[..h];
+                        let goes_on = markers.continues_held(held, tail);
+                        if goes_on {
+                            assert_eq!(markers.check_held(held, tail), Err(true));
+                        }
+                        // Inside this marker: the fast answer is there.
+                        if h + tail.len() < m.len() && m[h..].starts_with(tail) {
+                            assert!(goes_on, "{held:?} then {tail:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
