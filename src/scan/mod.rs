@@ -35,6 +35,28 @@ pub(crate) fn trim_ws(bytes: &[u8]) -> &[u8] {
     &bytes[start..end.max(start)]
 }
 
+/// `text.trim()`, without its Unicode search where both ends are ASCII
+/// (names, keys and attributes nearly always are): that search costs more
+/// than the rest of reading a short tag.
+#[inline]
+pub(crate) fn trim(text: &str) -> &str {
+    let t = text.trim_ascii();
+    // What `trim_ascii` leaves that `trim` does not: U+000B, and
+    // whitespace beyond ASCII.
+    let plain = |b: Option<&u8>| b.is_none_or(|&b| b.is_ascii() && b != 0x0b);
+    match plain(t.as_bytes().first()) && plain(t.as_bytes().last()) {
+        true => t,
+        false => trim_beyond_ascii(t),
+    }
+}
+
+/// [`trim`] where an end is not plain ASCII: out of line, as it is rare.
+#[cold]
+#[inline(never)]
+fn trim_beyond_ascii(text: &str) -> &str {
+    text.trim()
+}
+
 /// Slice equality without a libc memcmp call, which costs more than the
 /// comparison for markers and tags: up to 16 bytes are two overlapping word
 /// compares, anything longer a byte loop.
@@ -58,7 +80,31 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::same_bytes;
+    use super::{same_bytes, trim};
+
+    #[test]
+    fn trim_is_str_trim() {
+        let ends = [
+            "",
+            " ",
+            "\t\n",
+            "\u{b}",
+            " \u{b} ",
+            "\u{a0}",
+            "\u{3000} ",
+            "\u{1c}",
+            "x",
+            "é",
+        ];
+        for a in ends {
+            for b in ends {
+                for middle in ["", "city", " a b ", "\u{b}", "東京"] {
+                    let s = format!("{a}{middle}{b}");
+                    assert_eq!(trim(&s), s.trim(), "{s:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn same_bytes_is_slice_equality() {

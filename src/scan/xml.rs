@@ -709,14 +709,7 @@ pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
         Err(()) => String::from_utf8_lossy(raw),
     };
-    // ASCII whitespace first: `str::trim`'s Unicode search costs more
-    // than the rest of the tag; it is left for what is not ASCII.
-    let t = match t.trim_ascii() {
-        t if t.starts_with(|c: char| !c.is_ascii()) || t.ends_with(|c: char| !c.is_ascii()) => {
-            t.trim()
-        }
-        t => t,
-    };
+    let t = crate::scan::trim(&t);
     // The quotes are ASCII: a byte search finds them at char boundaries.
     let quoted = |q: u8| {
         let inner = t.strip_prefix(q as char)?;
@@ -1253,6 +1246,20 @@ mod tests {
 
     /// Waiting changes no verdict: no tag is found while a wait holds, and a
     /// miss seen during it is still a miss where it ends, seen soon.
+    #[test]
+    fn attribute_text_is_trimmed_as_str_trim_does() {
+        let mut out = String::new();
+        for (raw, want) in [
+            (&b" city "[..], "city"),
+            (b"\x0bcity\x0b", "city"),
+            (b"\xc2\xa0city", "city"),
+            (b" \"a b\" ", "a b"),
+        ] {
+            attr_text_into(raw, &mut out);
+            assert_eq!(out, want, "{raw:?}");
+        }
+    }
+
     #[test]
     fn the_common_case_answers_as_the_general_one() {
         let sets: [&[Pat]; 3] = [

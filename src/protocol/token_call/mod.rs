@@ -256,11 +256,15 @@ impl TokenCall {
         at: u64,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> Result<(), Outcome> {
-        let head = String::from_utf8_lossy(&self.head);
+        let head = match crate::scan::utf8::validate(&self.head) {
+            Ok(head) => Cow::Borrowed(head),
+            Err(()) => String::from_utf8_lossy(&self.head),
+        };
+        let trimmed = crate::scan::trim(&head);
         let name = match self.in_block.phase {
-            Phase::V3Name => head.trim(),
-            _ if self.in_block.addressed => recipient(head.trim()),
-            _ => self.rules.name_of(head.trim()),
+            Phase::V3Name => trimmed,
+            _ if self.in_block.addressed => recipient(trimmed),
+            _ => self.rules.name_of(trimmed),
         };
         if self.in_block.confirming {
             let read = self.head.len() + self.rules.tokens.sep.len();
@@ -269,9 +273,7 @@ impl TokenCall {
         if self.rules.headers && name.is_empty() {
             return Err(self.header_markup());
         }
-        let plausible = !name.is_empty()
-            && !name.contains(char::REPLACEMENT_CHARACTER)
-            && !name.chars().any(|c| c.is_whitespace() || c.is_control());
+        let plausible = !name.is_empty() && plausible_name(name);
         if !plausible {
             return Err(Outcome::failed(Failure::new(
                 DiagnosticKind::MissingName,
@@ -289,7 +291,7 @@ impl TokenCall {
             Cow::Owned(_) => None,
         };
         // Before the start, so that `tool-input-start` carries it.
-        if let Some(id) = self.rules.id_of(head.trim()) {
+        if let Some(id) = self.rules.id_of(trimmed) {
             cx.model_call_id(id);
         }
         cx.start_at(name, origin, at)
@@ -526,4 +528,45 @@ fn invalid_utf8(offset: u64) -> Failure {
         offset,
         "invalid UTF-8 in the call's arguments",
     )
+}
+
+/// Whether `name` holds no whitespace, control character or U+FFFD (where
+/// bytes that were not UTF-8 stood): an ASCII name by its bytes.
+fn plausible_name(name: &str) -> bool {
+    let bad = |c: char| c == char::REPLACEMENT_CHARACTER || c.is_whitespace() || c.is_control();
+    match name.is_ascii() {
+        // ASCII's whitespace and controls, `char`'s included (U+000B).
+        true => !name
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control()),
+        false => !name.chars().any(bad),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plausible_name;
+
+    #[test]
+    fn plausible_names_are_those_without_whitespace_controls_or_replacements() {
+        let names = [
+            "get_weather",
+            "a b",
+            "a\u{b}b",
+            "a\tb",
+            "a\u{7f}",
+            "a\u{85}",
+            "東京",
+            "x\u{3000}",
+            "a\u{fffd}",
+            "functions.f:0",
+            "a\u{1c}b",
+            "\u{a0}",
+        ];
+        for name in names {
+            let slow = !name.contains(char::REPLACEMENT_CHARACTER)
+                && !name.chars().any(|c| c.is_whitespace() || c.is_control());
+            assert_eq!(plausible_name(name), slow, "{name:?}");
+        }
+    }
 }
