@@ -823,7 +823,7 @@ impl Repair {
 pub(crate) fn decode_string_literal(raw: &[u8]) -> Option<Cow<'_, str>> {
     let inner = raw.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
     let text = crate::scan::utf8::validate(inner).ok()?;
-    let Some(first) = find_backslash(inner) else {
+    let Some(first) = crate::scan::find_byte(b'\\', inner) else {
         return Some(Cow::Borrowed(text));
     };
     let mut out = String::with_capacity(inner.len());
@@ -834,20 +834,10 @@ pub(crate) fn decode_string_literal(raw: &[u8]) -> Option<Cow<'_, str>> {
         let (c, len) = escape_at(&rest.as_bytes()[k..])?;
         out.push(c);
         rest = rest.get(k + len..)?;
-        next = find_backslash(rest.as_bytes());
+        next = crate::scan::find_byte(b'\\', rest.as_bytes());
     }
     out.push_str(rest);
     Some(Cow::Owned(out))
-}
-
-/// The first backslash in `bytes`. Names and keys are short: below 16
-/// bytes a loop costs less than memchr's set-up.
-#[inline]
-fn find_backslash(bytes: &[u8]) -> Option<usize> {
-    match bytes.len() < 16 {
-        true => bytes.iter().position(|&b| b == b'\\'),
-        false => memchr::memchr(b'\\', bytes),
-    }
 }
 
 /// The character of the escape at the start of `bytes` (its backslash

@@ -35,6 +35,29 @@ pub(crate) fn trim_ws(bytes: &[u8]) -> &[u8] {
     &bytes[start..end.max(start)]
 }
 
+/// Below this many bytes a byte loop finds a byte for less than memchr's
+/// set-up (tokens and names are this short).
+const SHORT: usize = 16;
+
+/// The first `needle` in `hay`: [`memchr::memchr`], but a loop for a
+/// token-sized `hay`.
+#[inline]
+pub(crate) fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
+    match hay.len() < SHORT {
+        true => hay.iter().position(|&b| b == needle),
+        false => memchr::memchr(needle, hay),
+    }
+}
+
+/// The first `a` or `b` in `hay`, as [`find_byte`] finds one.
+#[inline]
+pub(crate) fn find_byte2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
+    match hay.len() < SHORT {
+        true => hay.iter().position(|&c| c == a || c == b),
+        false => memchr::memchr2(a, b, hay),
+    }
+}
+
 /// `text.trim()`, without its Unicode search where both ends are ASCII
 /// (names, keys and attributes nearly always are): that search costs more
 /// than the rest of reading a short tag.

@@ -131,7 +131,8 @@ impl JsonCall {
     ) -> Option<Outcome> {
         let ws = skip_ws(&bytes[cur.at..]);
         if self.rules.lines_separate && !self.object.line_broke {
-            self.object.line_broke = memchr::memchr(b'\n', &bytes[cur.at..cur.at + ws]).is_some();
+            self.object.line_broke =
+                crate::scan::find_byte(b'\n', &bytes[cur.at..cur.at + ws]).is_some();
         }
         cur.at += ws;
         self.object.trail += ws;
@@ -202,7 +203,7 @@ impl JsonCall {
             return Steady::No;
         }
         if self.rules.lines_separate && !self.object.line_broke {
-            self.object.line_broke = memchr::memchr(b'\n', &bytes[..ws]).is_some();
+            self.object.line_broke = crate::scan::find_byte(b'\n', &bytes[..ws]).is_some();
         }
         self.object.trail += bytes.len();
         if !rest.is_empty() {

@@ -526,7 +526,7 @@ impl CallAutomaton for MorphXml {
             return Steady::No;
         }
         if let Phase::Child { .. } = self.phase {
-            if self.scan_from != self.body.len() || memchr::memchr(b'<', bytes).is_some() {
+            if self.scan_from != self.body.len() || crate::scan::find_byte(b'<', bytes).is_some() {
                 return Steady::No;
             }
             self.body.append(bytes, offset);
@@ -550,7 +550,7 @@ impl MorphXml {
     /// them no tag can end, so no verdict changes. Where reading between
     /// children goes on after them (the position `children` skips to).
     fn tag_goes_on(&self, bytes: &[u8]) -> Option<usize> {
-        if memchr::memchr(b'>', bytes).is_some() {
+        if crate::scan::find_byte(b'>', bytes).is_some() {
             return None;
         }
         let len = self.body.len() + bytes.len();

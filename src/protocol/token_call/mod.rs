@@ -17,6 +17,8 @@ pub(crate) use rules::{NameRule, Rules, Tokens};
 
 use crate::protocol::{CallAutomaton, InCall};
 use std::borrow::Cow;
+
+use crate::scan::{find_byte, find_byte2};
 use std::ops::ControlFlow;
 
 use super::{Failure, Outcome, Steady};
@@ -313,8 +315,8 @@ impl TokenCall {
     /// or for calls that end with their JSON also at the arguments' `{`.
     fn name_end(&self, bytes: &[u8]) -> Option<usize> {
         match self.in_block.phase {
-            Phase::Head if self.rules.ends_with_json => memchr::memchr2(b'[', b'{', bytes),
-            _ => memchr::memchr(self.name_stop(), bytes),
+            Phase::Head if self.rules.ends_with_json => find_byte2(b'[', b'{', bytes),
+            _ => find_byte(self.name_stop(), bytes),
         }
     }
 
