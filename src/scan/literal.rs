@@ -253,7 +253,8 @@ impl<'t> Reader<'t, '_> {
         loop {
             // Plain bytes up to the next quote or backslash go in at once
             // (whole characters: both are ASCII).
-            let run = memchr::memchr2(quote, b'\\', self.rest()).unwrap_or(self.rest().len());
+            let run =
+                crate::scan::find_byte2(quote, b'\\', self.rest()).unwrap_or(self.rest().len());
             let text = self.piece(run);
             escape_json_into(self.out, text);
             self.at += run;

@@ -682,7 +682,7 @@ fn nothing_in_hand(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
 /// One memchr pass over `body[from..]` plus a short comparison per `<`.
 pub(crate) fn find_tag(body: &[u8], from: usize, pats: &[Pat]) -> Tag {
     let mut i = from;
-    while let Some(rel) = memchr::memchr(b'<', &body[i..]) {
+    while let Some(rel) = crate::scan::find_byte(b'<', &body[i..]) {
         let at = i + rel;
         match tag_at(body, at, pats) {
             Tag::Miss => i = at + 1,
@@ -713,7 +713,7 @@ pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
     // The quotes are ASCII: a byte search finds them at char boundaries.
     let quoted = |q: u8| {
         let inner = t.strip_prefix(q as char)?;
-        memchr::memchr(q, inner.as_bytes()).map(|end| &inner[..end])
+        crate::scan::find_byte(q, inner.as_bytes()).map(|end| &inner[..end])
     };
     let unq = quoted(b'"').or_else(|| quoted(b'\'')).unwrap_or(t);
     out.clear();
@@ -742,7 +742,7 @@ pub(crate) fn attr_value<'a>(raw: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
         if quote != b'"' && quote != b'\'' {
             continue;
         }
-        let end = memchr::memchr(quote, inner)?;
+        let end = crate::scan::find_byte(quote, inner)?;
         return Some(&inner[..end]);
     }
     None
