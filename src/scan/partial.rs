@@ -10,6 +10,8 @@
 //! [`matched`]: Partial::matched
 
 /// What a matcher made of the bytes it was given.
+use super::same_bytes;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Match {
     /// The whole literal is read.
@@ -247,24 +249,35 @@ impl PartialSet {
         SetMatch::More
     }
 
-    /// Whether all of `bytes` continues the literal being matched (of
-    /// `set`) without completing it.
+    /// Whether all of `bytes` go on with a literal of `set` that agrees
+    /// with the bytes matched so far, without completing it: then they are
+    /// taken, as [`feed`](Self::feed) would take them (answering
+    /// [`SetMatch::More`]), at one comparison a literal. `false`, nothing
+    /// taken, otherwise, and while no match is in progress.
     #[inline]
-    pub(crate) fn continues_without_end(self, set: &[&[u8]], bytes: &[u8]) -> bool {
-        self.matched > 0
-            && set.get(self.which).is_some_and(|literal| {
-                Partial {
-                    matched: self.matched,
-                }
-                .continues_without_end(literal, bytes)
-            })
-    }
-
-    /// Records `n` more bytes of the literal being matched (after
-    /// [`continues_without_end`](Self::continues_without_end)).
-    #[inline]
-    pub(crate) fn take(&mut self, n: usize) {
-        self.matched += n;
+    pub(crate) fn goes_on_without_end(&mut self, set: &[&[u8]], bytes: &[u8]) -> bool {
+        let (k, n) = (self.matched, bytes.len());
+        let Some(current) = set.get(self.which).filter(|_| k > 0) else {
+            return false;
+        };
+        let goes_on = |l: &[u8]| l.len() > k + n && same_bytes(&l[k..k + n], bytes);
+        // The literal being matched first, as `feed` keeps it while it
+        // agrees; then any other with the same start.
+        if goes_on(current) {
+            self.matched += n;
+            return true;
+        }
+        let read = &current[..k];
+        match set
+            .iter()
+            .position(|l| goes_on(l) && same_bytes(&l[..k], read))
+        {
+            Some(which) => {
+                (self.which, self.matched) = (which, k + n);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Back at the start.
@@ -304,6 +317,44 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn a_set_goes_on_as_feed_takes_the_bytes() {
+        let sets: [&[&[u8]]; 3] = [
+            &[b"<|eom_id|>", b"<|eot_id|>"],
+            &[b"<tool_call|>", b"<turn|>"],
+            &[b"<|python_end|>"],
+        ];
+        for set in sets {
+            for literal in set {
+                for start in 1..literal.len() {
+                    for end in start..=literal.len() + 1 {
+                        // Bytes after `start` of them read: the literal's
+                        // own (to its end and past it), or another's.
+                        let mut bytes = literal[start..end.min(literal.len())].to_vec();
+                        if end > literal.len() {
+                            bytes.push(b'x');
+                        }
+                        let mut fed = PartialSet::default();
+                        let mut i = 0;
+                        assert_eq!(fed.feed(set, &literal[..start], &mut i), SetMatch::More);
+                        let mut fast = fed;
+                        let mut i = 0;
+                        let found = fed.feed(set, &bytes, &mut i);
+                        let more = found == SetMatch::More && i == bytes.len();
+                        assert_eq!(fast.goes_on_without_end(set, &bytes), more, "{bytes:?}");
+                        if more {
+                            assert_eq!(fast.matched, fed.matched);
+                            // What comes next is read alike.
+                            let rest = &literal[end..];
+                            let (mut a, mut b) = (0, 0);
+                            assert_eq!(fast.feed(set, rest, &mut a), fed.feed(set, rest, &mut b));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -449,8 +500,7 @@ mod tests {
         let mut i = 0;
         assert_eq!(matcher.feed(set, b"ca", &mut i), SetMatch::More);
         assert_eq!(matcher.which(), 1);
-        assert!(matcher.continues_without_end(set, b"ll"));
-        assert!(!matcher.continues_without_end(set, b"ll|>"));
+        assert!(!matcher.clone().goes_on_without_end(set, b"ll|>"));
         let mut i = 0;
         assert_eq!(matcher.feed(set, b"ll|>", &mut i), SetMatch::Done(1));
         assert_eq!(matcher.matched(), 0);

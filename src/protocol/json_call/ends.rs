@@ -213,6 +213,20 @@ impl JsonCall {
         Steady::Quiet
     }
 
+    /// [`closing_token`](Self::closing_token) on the steady path: more
+    /// of the token, not yet all of it. `No` for anything else.
+    #[inline(never)]
+    pub(super) fn steady_closer<'c>(&mut self, bytes: &'c [u8]) -> Steady<'c> {
+        let Phase::Closer(closer) = &mut self.phase else {
+            return Steady::No;
+        };
+        if !closer.goes_on_without_end(self.rules.closers, bytes) {
+            return Steady::No;
+        }
+        self.object.trail += bytes.len();
+        Steady::Quiet
+    }
+
     /// A closing token after the JSON.
     pub(super) fn closing_token<'c, S: Sink<'c>>(
         &mut self,

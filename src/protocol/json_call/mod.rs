@@ -617,7 +617,10 @@ impl CallAutomaton for JsonCall {
             return self.steady_trail(bytes);
         }
         if self.phase != Phase::Body || self.rejected.is_some() {
-            return Steady::No;
+            return match self.phase {
+                Phase::Closer(_) if self.rejected.is_none() => self.steady_closer(bytes),
+                _ => Steady::No,
+            };
         }
         let scan = self.json.advance(bytes);
         if scan.1.opens_or_names_member() {

@@ -54,14 +54,12 @@ impl LiteralCall {
     }
 
     /// [`steady_quiet`](Self::steady_quiet) in an end token: the bytes
-    /// go on with it, not completing it.
+    /// go on with it, not completing it. Out of line: once a call.
+    #[inline(never)]
     fn steady_end(&mut self, bytes: &[u8]) -> bool {
-        let taken = self
-            .in_block
-            .end
-            .continues_without_end(self.end_tokens(), bytes);
+        let tokens = self.end_tokens();
+        let taken = self.in_block.end.goes_on_without_end(tokens, bytes);
         if taken {
-            self.in_block.end.take(bytes.len());
             self.in_block.trail += bytes.len();
         }
         self.note_read(taken, bytes.len());

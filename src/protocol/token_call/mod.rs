@@ -428,13 +428,11 @@ impl CallAutomaton for TokenCall {
                 self.call.prescanned = Some(scan);
                 Steady::No
             }
-            Phase::FirstCall | Phase::Next | Phase::CallEnd
-                if self
-                    .call
-                    .token
-                    .continues_without_end(self.expected().0, bytes) =>
-            {
-                self.call.token.take(bytes.len());
+            Phase::FirstCall | Phase::Next | Phase::CallEnd => {
+                let tokens = self.expected().0;
+                if !self.call.token.goes_on_without_end(tokens, bytes) {
+                    return Steady::No;
+                }
                 self.call.trail += bytes.len();
                 Steady::Quiet
             }
