@@ -201,6 +201,7 @@ fuzz_target!(|input: Input| {
                         p.contains(m) || straddles(text.as_bytes(), p.as_bytes(), m.as_bytes())
                     })
                     || (bare && opens_json(&text, p))
+                    || (format == Format::Harmony && opens_recipient(&text, p))
                     || (unmarked_end && after_call && continues_json(p)) => {}
             Piece::Prose(p) => {
                 text.push_str(p);
@@ -352,6 +353,18 @@ fuzz_target!(|input: Input| {
     assert_eq!(got_calls, calls, "{text}");
     assert_eq!(got_text, want_text);
 });
+
+/// Whether prose `p` after `text` would open the output with a recipient:
+/// for harmony, the rest of the prompt's `<|start|>assistant` header (a
+/// call, or a header with a diagnostic), not prose.
+fn opens_recipient(text: &str, p: &str) -> bool {
+    let joined = format!("{text}{p}");
+    let rest = ["  ", " "]
+        .iter()
+        .find_map(|spaces| joined.strip_prefix(spaces))
+        .unwrap_or(&joined);
+    rest.starts_with("to=")
+}
 
 /// Whether prose `p` after `text` would put JSON at the start of the
 /// output (only JSON whitespace before it): a bare call there.
