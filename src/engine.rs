@@ -720,7 +720,7 @@ impl Parser {
             let done = match self.held.len() {
                 0 => self.small_text(chunk, sink),
                 1 => self.small_text_after_held(chunk, sink),
-                _ => false,
+                _ => self.more_of_held_marker(chunk),
             };
             if done {
                 self.offset += chunk.len() as u64;
@@ -782,11 +782,24 @@ impl Parser {
         sink: &mut S,
     ) -> bool {
         let Some(held) = self.markers.refuted_first_byte(&self.held, chunk) else {
-            return false;
+            return self.more_of_held_marker(chunk);
         };
         self.core.text.push(held, self.offset - 1, sink);
         self.held.clear();
         self.small_text(chunk, sink)
+    }
+
+    /// A token-sized chunk that goes on with the marker the held bytes
+    /// begin, without completing it: held in turn, and `true`, with no
+    /// need to scan the chunk or look at every marker (see
+    /// [`MarkerSet::continues_held`]). `false`, nothing done, otherwise.
+    #[inline(never)]
+    fn more_of_held_marker(&mut self, chunk: &[u8]) -> bool {
+        let goes_on = self.markers.continues_held(&self.held, chunk);
+        if goes_on {
+            self.held.extend_from_slice(chunk);
+        }
+        goes_on
     }
 
     /// A chunk that continues the string argument the last one ended in
@@ -832,16 +845,6 @@ impl Parser {
         }
         self.in_string = false;
         if self.state == State::Call && self.steady_call_bytes(chunk, sink) {
-            self.offset += chunk.len() as u64;
-            return;
-        }
-        // More of a marker that bytes held go on with: held in turn, with
-        // no need to scan the chunk or look at every marker.
-        if self.state == State::Text
-            && !self.held.is_empty()
-            && self.markers.continues_held(&self.held, chunk)
-        {
-            self.held.extend_from_slice(chunk);
             self.offset += chunk.len() as u64;
             return;
         }
