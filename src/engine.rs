@@ -751,8 +751,9 @@ impl Parser {
     }
 
     /// A token-sized chunk whose last byte alone may start a marker
-    /// (`a <`): the text before it sent, the byte held. `false` (nothing
-    /// done) when another byte may start one too.
+    /// (`a <`), or that ends inside a marker beginning in it (`\n<to`):
+    /// the text before it sent, the rest held. `false` (nothing done)
+    /// when a marker may begin elsewhere, or is complete in the chunk.
     #[inline(never)]
     fn small_text_held_at_end<'c, S: FnMut(Event<'c>)>(
         &mut self,
@@ -760,7 +761,15 @@ impl Parser {
         sink: &mut S,
     ) -> bool {
         if !self.markers.only_last_may_start(chunk) {
-            return false;
+            // More than the last byte: the chunk may end inside a marker
+            // that begins in it (`\n<to`).
+            let Some(at) = self.markers.held_tail_at(chunk) else {
+                return false;
+            };
+            let (text, tail) = chunk.split_at(at);
+            self.core.text.push(text, self.offset, sink);
+            self.held.extend_from_slice(tail);
+            return true;
         }
         let Some((&last, text)) = chunk.split_last() else {
             return false;

@@ -552,6 +552,26 @@ impl MarkerSet {
             })
     }
 
+    /// Where `hay` ends inside a marker that begins in it (`\n<to`), if
+    /// no marker can begin before: every marker first byte before that
+    /// position is followed by a byte that begins no marker's second, as
+    /// in [`only_last_may_start`](Self::only_last_may_start). The text
+    /// before it is then text, and the rest is held (what scanning the
+    /// chunk finds, at a few comparisons a marker).
+    #[inline(never)]
+    pub(crate) fn held_tail_at(&self, hay: &[u8]) -> Option<usize> {
+        if !self.no_one_byte_marker {
+            return None;
+        }
+        let at = hay.iter().enumerate().position(|(at, &b)| {
+            self.first_table[b as usize]
+                && hay
+                    .get(at + 1)
+                    .is_none_or(|&next| self.second_table[next as usize])
+        })?;
+        self.continues_held(&[], &hay[at..]).then_some(at)
+    }
+
     /// `held`, one byte that may start a marker, as the text it is when
     /// `next` (the bytes after it) begins with a byte that no marker has
     /// second; `None` when a marker may still follow, or the byte is not a
@@ -972,6 +992,26 @@ mod tests {
                 .collect(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_chunk_ending_inside_a_marker_holds_from_where_it_begins() {
+        let markers = set(&[("<tool_call>", Boundary::None), ("<think>", Boundary::None)]);
+        let cases: [(&[u8], Option<usize>); 8] = [
+            (b"\n<to", Some(1)),
+            (b"<too", Some(0)),
+            (b"<<to", Some(1)),
+            (b"a < <th", Some(4)),
+            (b"a <b>", None),
+            (b"<tool_call>", None),
+            (b"x<tox", None),
+            (b"<t <x", None),
+        ];
+        for (hay, want) in cases {
+            assert_eq!(markers.held_tail_at(hay), want, "{hay:?}");
+        }
+        let one_byte = set(&[("[", Boundary::Whitespace), ("<tool_call>", Boundary::None)]);
+        assert_eq!(one_byte.held_tail_at(b"\n<to"), None);
     }
 
     #[test]
