@@ -9,9 +9,9 @@
 //!
 //! [`matched`]: Partial::matched
 
-/// What a matcher made of the bytes it was given.
 use super::same_bytes;
 
+/// What a matcher made of the bytes it was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Match {
     /// The whole literal is read.
@@ -267,7 +267,9 @@ impl PartialSet {
             self.matched += n;
             return true;
         }
-        let read = &current[..k];
+        let Some(read) = current.get(..k) else {
+            return false;
+        };
         match set
             .iter()
             .position(|l| goes_on(l) && same_bytes(&l[..k], read))

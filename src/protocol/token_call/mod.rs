@@ -17,8 +17,6 @@ pub(crate) use rules::{NameRule, Rules, Tokens};
 
 use crate::protocol::{CallAutomaton, InCall};
 use std::borrow::Cow;
-
-use crate::scan::{find_byte, find_byte2};
 use std::ops::ControlFlow;
 
 use super::{Failure, Outcome, Steady};
@@ -26,7 +24,7 @@ use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::json::{JsonScanner, Repair, Signal};
 use crate::scan::partial::{Match, Partial, PartialSet, SetMatch};
-use crate::scan::skip_ws;
+use crate::scan::{find_byte, find_byte2, skip_ws};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
