@@ -99,7 +99,14 @@ impl TokenCall {
             Match::Mismatch => {
                 let read = &sep[..self.call.literal.matched()];
                 if self.rules.headers {
-                    // gpt-oss: other tokens of the header (`<|channel|>`,
+                    // gpt-oss: a message's start or end (`<|start|>`,
+                    // `<|end|>`, `<|return|>`) ends the header, which was
+                    // no call; the token is read again.
+                    if read == b"<|" && matches!(bytes.get(*i), Some(b's' | b'e' | b'r')) {
+                        return self
+                            .malformed_at_literal("a message began or ended inside the header");
+                    }
+                    // Other tokens of the header (`<|channel|>`,
                     // `<|constrain|>`) belong to it.
                     self.head.extend_from_slice(read);
                     self.call.literal.reset();
