@@ -101,8 +101,10 @@ impl TokenCall {
                 if self.rules.headers {
                     // gpt-oss: a message's start or end (`<|start|>`,
                     // `<|end|>`, `<|return|>`) ends the header, which was
-                    // no call; the token is read again.
-                    if read == b"<|" && matches!(bytes.get(*i), Some(b's' | b'e' | b'r')) {
+                    // no call; the token is read again. (One the prompt
+                    // opened is confirmed or given back as text first.)
+                    let boundary = matches!(bytes.get(*i), Some(b's' | b'e' | b'r'));
+                    if read == b"<|" && boundary && !self.in_block.confirming {
                         return self
                             .malformed_at_literal("a message began or ended inside the header");
                     }
