@@ -314,22 +314,12 @@ impl LiteralCall {
     /// in such a string).
     #[inline]
     fn string_run(&self, rest: &[u8]) -> Option<usize> {
-        // Tokens are short: below this a loop beats memchr's setup.
-        let short = rest.len() < 16;
         let n = match (self.rules.syntax, self.in_value.quote) {
             (Syntax::Python, Some(q)) if !self.in_value.escaped && self.in_value.quotes == 0 => {
-                if short {
-                    rest.iter().position(|&b| b == q || b == b'\\')
-                } else {
-                    memchr::memchr2(q, b'\\', rest)
-                }
+                crate::scan::find_byte2(q, b'\\', rest)
             }
             (Syntax::Gemma4, Some(_)) if !self.in_value.quote_mark.is_started() => {
-                if short {
-                    rest.iter().position(|&b| b == GEMMA_QUOTE[0])
-                } else {
-                    memchr::memchr(GEMMA_QUOTE[0], rest)
-                }
+                crate::scan::find_byte(GEMMA_QUOTE[0], rest)
             }
             _ => Some(0),
         };
