@@ -89,10 +89,9 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
 /// Matches `pats` at exactly `at`. A partial match anywhere wins over a
 /// miss, so the answer never depends on where a chunk ended.
 pub(crate) fn tag_at(body: &[u8], at: usize, pats: &[Pat]) -> Tag {
-    let mut need = false;
     for (index, &pat) in pats.iter().enumerate() {
         match match_one(body, at, pat) {
-            Tag::Found { at, end, attr, .. } if !need => {
+            Tag::Found { at, end, attr, .. } => {
                 return Tag::Found {
                     index,
                     at,
@@ -100,15 +99,12 @@ pub(crate) fn tag_at(body: &[u8], at: usize, pats: &[Pat]) -> Tag {
                     attr,
                 }
             }
-            Tag::Found { .. } | Tag::Need { .. } => need = true,
+            // A later pattern's match cannot win over it.
+            need @ Tag::Need { .. } => return need,
             Tag::Miss => {}
         }
     }
-    if need {
-        Tag::Need { at }
-    } else {
-        Tag::Miss
-    }
+    Tag::Miss
 }
 
 /// How long an automaton may wait before matching a partly received tag
@@ -962,6 +958,39 @@ pub(crate) fn lend_static(run: &str, close: &'static [u8]) -> Option<&'static st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first pattern that matches or may still match decides: a
+    /// partly received tag ahead of a complete one keeps it waiting (the
+    /// bytes may yet go on with the first), a complete one ahead of a
+    /// partial one is found, and later patterns are not looked at.
+    #[test]
+    fn tag_at_is_decided_by_the_first_pattern_in_play() {
+        let long = Pat::Lit(b"</parameter>");
+        let short = Pat::Lit(b"</p");
+        let open = Pat::Open(b"<parameter=");
+        assert_eq!(tag_at(b"x</p", 1, &[long, short]), Tag::Need { at: 1 });
+        assert_eq!(
+            tag_at(b"x</p", 1, &[short, long]),
+            Tag::Found {
+                index: 0,
+                at: 1,
+                end: 4,
+                attr: (4, 4)
+            }
+        );
+        assert_eq!(tag_at(b"</pa", 0, &[open, long]), Tag::Need { at: 0 });
+        assert_eq!(
+            tag_at(b"<parameter=k>", 0, &[long, open]),
+            Tag::Found {
+                index: 1,
+                at: 0,
+                end: 13,
+                attr: (11, 12)
+            }
+        );
+        assert_eq!(tag_at(b"<q", 0, &[long, open]), Tag::Miss);
+        assert_eq!(tag_at(b"<pa", 0, &[long, open]), Tag::Need { at: 0 });
+    }
 
     /// The one-pass classifier gives what the byte-by-byte rules say: a
     /// `<` stops the steady path, and so does a line break in a chunk
