@@ -228,16 +228,24 @@ impl Wait {
         if let Some(into_tag) = into_tag {
             // Past an open tag's literal, its attribute.
             let rest = lead.get(into_tag..).unwrap_or_default();
-            let holds = match self.close {
+            match self.close {
                 // A literal tag's last byte completes it: the automaton's.
-                false => rest.len() > bytes.len() && same_bytes(&rest[..bytes.len()], bytes),
+                false if rest.len() > bytes.len() && same_bytes(&rest[..bytes.len()], bytes) => {
+                    return true
+                }
+                false => {}
                 true => {
                     let n = rest.len().min(bytes.len());
-                    same_bytes(&rest[..n], &bytes[..n]) && self.attr_goes_on(len, bytes)
+                    if same_bytes(&rest[..n], &bytes[..n]) {
+                        // The tag goes on as followed: its attribute decides
+                        // (a byte that ends it ends the wait, as in general).
+                        if self.attr_goes_on(len, bytes) {
+                            return true;
+                        }
+                        self.until = 0;
+                        return false;
+                    }
                 }
-            };
-            if holds {
-                return true;
             }
         }
         self.holds_in_general(len, bytes)
