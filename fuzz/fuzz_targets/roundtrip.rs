@@ -309,9 +309,11 @@ fuzz_target!(|input: Input| {
                 calls.extend(block);
             }
         }
+        // Whitespace after a call leaves what may come next as it was.
+        let ws: &[char] = &[' ', '\t', '\n', '\r'];
         if calls.len() > calls_before {
             after_call = true;
-        } else if text.len() > text_before {
+        } else if !text[text_before..].trim_matches(ws).is_empty() {
             after_call = false;
         }
     }
@@ -374,10 +376,11 @@ fn opens_json(text: &str, p: &str) -> bool {
 }
 
 /// Whether prose `p` would continue the JSON of a call that ends without
-/// an end marker: another call object, or a separator before one.
+/// an end marker: another call object (Llama 3 writes one a line), or a
+/// separator before one.
 fn continues_json(p: &str) -> bool {
     let ws: &[char] = &[' ', '\t', '\n', '\r'];
-    p.trim_start_matches(ws).starts_with([';', ','])
+    p.trim_start_matches(ws).starts_with([';', ',', '{', '['])
 }
 
 /// Whether `marker` occurs in `before` followed by `after` across the
