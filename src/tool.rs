@@ -38,11 +38,16 @@ impl Tool {
         let Value::Object(schema) = &self.parameters else {
             return None;
         };
-        let (_, Value::Object(properties)) = schema.iter().find(|(k, _)| *k == "properties")?
+        // Keys are short: compared without a libc call.
+        let same = |k: &String, want: &str| crate::scan::same_bytes(k.as_bytes(), want.as_bytes());
+        let (_, Value::Object(properties)) = schema.iter().find(|(k, _)| same(k, "properties"))?
         else {
             return None;
         };
-        properties.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        properties
+            .iter()
+            .find(|(k, _)| same(k, key))
+            .map(|(_, v)| v)
     }
 
     /// A tool with the given name and an empty-object schema.

@@ -196,9 +196,9 @@ impl ArgsWriter {
     pub(crate) fn has(&self, key: &str) -> bool {
         let mut start = 0;
         self.key_ends.iter().any(|&end| {
-            let seen = &self.keys[start..end];
+            let seen = &self.keys.as_bytes()[start..end];
             start = end;
-            seen == key
+            crate::scan::same_bytes(seen, key.as_bytes())
         })
     }
 
