@@ -80,6 +80,13 @@ fn trim_beyond_ascii(text: &str) -> &str {
     text.trim()
 }
 
+/// `hay.starts_with(prefix)` by [`same_bytes`]: no libc call for the
+/// short literals it is asked about.
+#[inline]
+pub(crate) fn begins_with(hay: &[u8], prefix: &[u8]) -> bool {
+    hay.len() >= prefix.len() && same_bytes(&hay[..prefix.len()], prefix)
+}
+
 /// Slice equality without a libc memcmp call, which costs more than the
 /// comparison for markers and tags: up to 16 bytes are two overlapping word
 /// compares, anything longer a byte loop.

@@ -9,7 +9,7 @@
 //!
 //! [`matched`]: Partial::matched
 
-use super::same_bytes;
+use super::{begins_with, same_bytes};
 
 /// What a matcher made of the bytes it was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,14 +196,14 @@ impl PartialSet {
         if self.matched == 0 {
             if let Some(index) = set
                 .iter()
-                .position(|l| !l.is_empty() && rest.starts_with(l))
+                .position(|l| !l.is_empty() && begins_with(rest, l))
             {
                 *i += set[index].len();
                 return SetMatch::Done(index);
             }
             if let Some(index) = set
                 .iter()
-                .position(|l| !rest.is_empty() && l.starts_with(rest))
+                .position(|l| !rest.is_empty() && begins_with(l, rest))
             {
                 self.which = index;
                 self.matched = rest.len();
@@ -213,12 +213,12 @@ impl PartialSet {
         } else {
             let literal = set.get(self.which).copied().unwrap_or_default();
             let want = literal.get(self.matched..).unwrap_or_default();
-            if rest.starts_with(want) {
+            if begins_with(rest, want) {
                 *i += want.len();
                 self.matched = 0;
                 return SetMatch::Done(self.which);
             }
-            if want.starts_with(rest) {
+            if begins_with(want, rest) {
                 *i += rest.len();
                 self.matched += rest.len();
                 return SetMatch::More;
@@ -233,7 +233,7 @@ impl PartialSet {
                 let read = current.get(..k).unwrap_or_default();
                 match set
                     .iter()
-                    .position(|l| l.len() > k && l.starts_with(read) && l[k] == b)
+                    .position(|l| l.len() > k && begins_with(l, read) && l[k] == b)
                 {
                     Some(index) => self.which = index,
                     None => return SetMatch::Mismatch,
