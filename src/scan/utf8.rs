@@ -438,8 +438,11 @@ impl Utf8Carry {
     /// # Complexity
     ///
     /// One validation of `bytes`, plus at most four bytes looked at twice.
+    // Always inlined into its two callers, the steady paths of CJK tokens:
+    // left to the compiler, an unrelated change once put it out of line
+    // and cost an XML format's CJK argument 6% more instructions.
     #[allow(unsafe_code)]
-    #[inline]
+    #[inline(always)]
     pub(crate) fn continue_with<'c>(&self, bytes: &'c [u8]) -> Option<Continued<'c>> {
         let mut completed = None;
         let mut rest = bytes;

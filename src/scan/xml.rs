@@ -100,7 +100,7 @@ pub(crate) fn tag_at(body: &[u8], at: usize, pats: &[Pat]) -> Tag {
                 }
             }
             // A later pattern's match cannot win over it.
-            need @ Tag::Need { .. } => return need,
+            Tag::Need { .. } => return Tag::Need { at },
             Tag::Miss => {}
         }
     }
