@@ -976,26 +976,17 @@ mod tests {
         let long = Pat::Lit(b"</parameter>");
         let short = Pat::Lit(b"</p");
         let open = Pat::Open(b"<parameter=");
+        let found = |index, at, end, attr| Tag::Found {
+            index,
+            at,
+            end,
+            attr,
+        };
         assert_eq!(tag_at(b"x</p", 1, &[long, short]), Tag::Need { at: 1 });
-        assert_eq!(
-            tag_at(b"x</p", 1, &[short, long]),
-            Tag::Found {
-                index: 0,
-                at: 1,
-                end: 4,
-                attr: (4, 4)
-            }
-        );
+        assert_eq!(tag_at(b"x</p", 1, &[short, long]), found(0, 1, 4, (4, 4)));
         assert_eq!(tag_at(b"</pa", 0, &[open, long]), Tag::Need { at: 0 });
-        assert_eq!(
-            tag_at(b"<parameter=k>", 0, &[long, open]),
-            Tag::Found {
-                index: 1,
-                at: 0,
-                end: 13,
-                attr: (11, 12)
-            }
-        );
+        let param = tag_at(b"<parameter=k>", 0, &[long, open]);
+        assert_eq!(param, found(1, 0, 13, (11, 12)));
         assert_eq!(tag_at(b"<q", 0, &[long, open]), Tag::Miss);
         assert_eq!(tag_at(b"<pa", 0, &[long, open]), Tag::Need { at: 0 });
     }
