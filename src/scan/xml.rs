@@ -2,6 +2,8 @@
 //! buffered call body without rescanning (and how long a partly received
 //! tag may wait), attributes, child elements and entities.
 
+use std::borrow::Cow;
+
 use crate::scan::same_bytes;
 
 /// Longest tag head (`<parameter=…>`) looked at before giving up on a `<`.
@@ -902,10 +904,11 @@ pub(crate) fn children(content: &str, max_depth: usize) -> Option<Vec<(String, S
 }
 
 /// Decodes the XML entities `&lt;` `&gt;` `&amp;` `&quot;` `&apos;` and
-/// numeric references; anything else stays as written.
-pub(crate) fn decode_entities(s: &str) -> String {
+/// numeric references; anything else stays as written. Text without an
+/// `&` is lent back as it is.
+pub(crate) fn decode_entities(s: &str) -> Cow<'_, str> {
     if !s.contains('&') {
-        return s.to_owned();
+        return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
@@ -943,7 +946,7 @@ pub(crate) fn decode_entities(s: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    Cow::Owned(out)
 }
 
 /// `run`, held from an earlier chunk, lent from a static string: a prefix

@@ -19,6 +19,8 @@
 
 use std::ops::ControlFlow;
 
+use smallvec::{smallvec, SmallVec};
+
 use crate::coerce::xml_content::{array_items, is_type, value_json};
 use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
@@ -31,8 +33,8 @@ use crate::tool::Tool;
 #[derive(Debug, Clone)]
 struct Param {
     key: String,
-    /// Its values' JSON: one, or the elements of an array.
-    values: Vec<String>,
+    /// Its values' JSON: one (inline), or the elements of an array.
+    values: SmallVec<[String; 1]>,
     /// Whether a single value stands alone (not an element of an array).
     single: bool,
     array_typed: bool,
@@ -41,10 +43,13 @@ struct Param {
 impl Param {
     /// The parameter's JSON.
     fn json(self) -> String {
-        match <[String; 1]>::try_from(self.values) {
-            Ok([value]) if self.single => value,
-            Ok([value]) => format!("[{value}]"),
-            Err(values) => format!("[{}]", values.join(", ")),
+        if self.values.len() != 1 {
+            return format!("[{}]", self.values.join(", "));
+        }
+        let value = self.values.into_iter().next().unwrap_or_default();
+        match self.single {
+            true => value,
+            false => format!("[{value}]"),
         }
     }
 
@@ -90,9 +95,12 @@ pub(crate) struct MorphXml {
     /// Array-typed parameters, held until the root closes: a later element
     /// of the same name, after other parameters, still adds to them.
     arrays: Vec<Param>,
-    /// The parameters sent so far (a later element of the same name is a
-    /// duplicate).
-    sent: Vec<String>,
+    /// The buffer of the last parameter sent, for the next key's name:
+    /// a key is read into it rather than into a new string.
+    spare_key: String,
+    /// The buffer a child's content is read into, reused from one child
+    /// to the next.
+    content: String,
     args: ArgsWriter,
     params: usize,
     rejected: Option<Failure>,
@@ -121,8 +129,8 @@ impl MorphXml {
     }
 
     fn start<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, at: usize) -> bool {
-        let name = String::from_utf8_lossy(&self.name).into_owned();
-        match cx.start_at(&name, None, self.at(at)) {
+        let name = String::from_utf8_lossy(&self.name);
+        match cx.start_at(&name, None, self.body.at(at)) {
             Ok(()) => true,
             Err(f) => {
                 self.rejected = Some(f.with_name(&name));
@@ -239,7 +247,9 @@ impl MorphXml {
         if !is_name(&head[..name_len]) {
             return ControlFlow::Break(self.end_early(cx));
         }
-        let key = String::from_utf8_lossy(&head[..name_len]).into_owned();
+        let mut key = std::mem::take(&mut self.spare_key);
+        key.clear();
+        key.push_str(&String::from_utf8_lossy(&head[..name_len]));
         if self.params >= cx.limits().max_params {
             let f = self.failed(DiagnosticKind::CallTooLarge, at, "too many parameters");
             return ControlFlow::Break(f);
@@ -329,13 +339,16 @@ impl MorphXml {
     ) {
         // Checked by the SIMD validator first: `from_utf8_lossy`'s own
         // check reads a long value byte by byte.
-        let content = &self.body[start..end];
-        let content = match crate::scan::utf8::validate(content) {
-            Ok(text) => text.to_owned(),
-            Err(()) => String::from_utf8_lossy(content).into_owned(),
-        };
+        let raw = &self.body[start..end];
+        let mut content = std::mem::take(&mut self.content);
+        content.clear();
+        match crate::scan::utf8::validate(raw) {
+            Ok(text) => content.push_str(text),
+            Err(()) => content.push_str(&String::from_utf8_lossy(raw)),
+        }
         let key = std::mem::take(&mut self.key);
         self.value(key, &content, true, start, cx);
+        self.content = content;
         self.pos = next;
         self.phase = Phase::Children;
     }
@@ -361,7 +374,8 @@ impl MorphXml {
         let repeated = matches!(&self.pending, Some(p) if p.key == key);
         // A name seen before, with other parameters in between.
         let held = self.arrays.iter().position(|p| p.key == key);
-        if !repeated && held.is_none() && self.sent.contains(&key) {
+        // A name sent before (a later element of it is a duplicate).
+        if !repeated && held.is_none() && self.args.has(&key) {
             cx.recovered(
                 DiagnosticKind::DuplicateKey,
                 self.body.at(at),
@@ -412,7 +426,7 @@ impl MorphXml {
         self.flush(cx);
         self.pending = Some(Param {
             key,
-            values: vec![json],
+            values: smallvec![json],
             single: whole || !array_typed,
             array_typed,
         });
@@ -429,7 +443,7 @@ impl MorphXml {
         }
         let key = std::mem::take(&mut param.key);
         self.args.add_json(&key, &param.json(), cx);
-        self.sent.push(key);
+        self.spare_key = key;
     }
 
     fn complete<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, end: usize) -> Outcome {
@@ -485,7 +499,6 @@ impl CallAutomaton for MorphXml {
         self.key.clear();
         self.pending = None;
         self.arrays.clear();
-        self.sent.clear();
         self.args.reset();
         self.params = 0;
         self.rejected = None;
