@@ -58,6 +58,19 @@ pub(crate) fn find_byte2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// The first `needle` in `hay`: [`memchr::memmem::find`], but a
+/// comparison at each place for a token-sized `hay` (the finder's set-up
+/// costs more than that).
+#[inline]
+pub(crate) fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    match hay.len() < SHORT && !needle.is_empty() {
+        true => hay
+            .windows(needle.len())
+            .position(|w| same_bytes(w, needle)),
+        false => memchr::memmem::find(hay, needle),
+    }
+}
+
 /// `text.trim()`, without its Unicode search where both ends are ASCII
 /// (names, keys and attributes nearly always are): that search costs more
 /// than the rest of reading a short tag.

@@ -11,6 +11,7 @@
 //! call where the value ends, as a whole value does.
 
 use super::*;
+use crate::scan::{begins_with, find_byte2, find_bytes};
 
 /// Where a value stands on being streamed as a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -433,7 +434,7 @@ impl LiteralCall {
                 // a hex digit never closes the string, and a byte that
                 // ends a hex escape is read again).
                 let mut j = usize::from(self.in_value.escaped && self.word.is_empty());
-                while let Some(n) = rest.get(j..).and_then(|r| memchr::memchr2(quote, b'\\', r)) {
+                while let Some(n) = rest.get(j..).and_then(|r| find_byte2(quote, b'\\', r)) {
                     if rest[j + n] == quote {
                         return true;
                     }
@@ -443,8 +444,8 @@ impl LiteralCall {
             }
             Syntax::Gemma4 => {
                 let held = self.word.len();
-                (held > 0 && rest.starts_with(&GEMMA_QUOTE[held..]))
-                    || memchr::memmem::find(rest, GEMMA_QUOTE).is_some()
+                (held > 0 && begins_with(rest, &GEMMA_QUOTE[held..]))
+                    || find_bytes(rest, GEMMA_QUOTE).is_some()
             }
         }
     }
