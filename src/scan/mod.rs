@@ -123,7 +123,30 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{same_bytes, trim};
+    use super::{begins_with, find_byte2, find_bytes, same_bytes, trim};
+
+    /// The short searches answer as the slice methods and memchr do, on
+    /// both sides of the length where they switch.
+    #[test]
+    fn short_searches_answer_as_memchr() {
+        let text = b"ab<|\"|>c\\\"<|\"|>d<|\"|";
+        for from in 0..text.len() {
+            for to in from..=text.len() {
+                let hay = &text[from..to];
+                let padded = [hay, &[b'x'; 20][..]].concat();
+                for hay in [hay, &padded[..]] {
+                    for needle in [&b"<|\"|>"[..], b"\\", b"d", b""] {
+                        let want = hay.windows(needle.len().max(1)).position(|w| w == needle);
+                        let want = if needle.is_empty() { Some(0) } else { want };
+                        assert_eq!(find_bytes(hay, needle), want, "{hay:?} {needle:?}");
+                        assert_eq!(begins_with(hay, needle), hay.starts_with(needle));
+                    }
+                    let want = hay.iter().position(|&b| b == b'"' || b == b'\\');
+                    assert_eq!(find_byte2(b'"', b'\\', hay), want, "{hay:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn trim_is_str_trim() {
