@@ -282,7 +282,7 @@ impl MorphXml {
         let len = self.body.len();
         let mut i = self.scan_from;
         loop {
-            let Some(rel) = memchr::memchr(b'<', &self.body[i..]) else {
+            let Some(rel) = crate::scan::find_byte(b'<', &self.body[i..]) else {
                 self.scan_from = len;
                 self.phase = Phase::Child { start, depth };
                 if eof {
