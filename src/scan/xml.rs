@@ -781,7 +781,7 @@ pub(crate) fn newline_at_end(v: &[u8]) -> usize {
 fn starts(body: &[u8], at: usize, lit: &[u8]) -> Option<bool> {
     let avail = &body[at.min(body.len())..];
     let n = lit.len().min(avail.len());
-    if avail[..n] != lit[..n] {
+    if !same_bytes(&avail[..n], &lit[..n]) {
         Some(false)
     } else if n < lit.len() {
         None

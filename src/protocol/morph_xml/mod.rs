@@ -249,7 +249,8 @@ impl MorphXml {
         }
         let mut key = std::mem::take(&mut self.spare_key);
         key.clear();
-        key.push_str(&String::from_utf8_lossy(&head[..name_len]));
+        // A name is ASCII (`is_name`): each byte is its character.
+        key.extend(head[..name_len].iter().map(|&b| char::from(b)));
         if self.params >= cx.limits().max_params {
             let f = self.failed(DiagnosticKind::CallTooLarge, at, "too many parameters");
             return ControlFlow::Break(f);
