@@ -84,7 +84,8 @@ pub(crate) struct MorphXml {
     /// The tools whose names open a call (set once).
     tools: Vec<String>,
     max_depth: usize,
-    name: Vec<u8>,
+    /// The tool's name (the root element's).
+    name: String,
     phase: Phase,
     body: Body,
     pos: usize,
@@ -129,11 +130,11 @@ impl MorphXml {
     }
 
     fn start<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, at: usize) -> bool {
-        let name = String::from_utf8_lossy(&self.name);
-        match cx.start_at(&name, None, self.body.at(at)) {
+        let name = self.name.as_str();
+        match cx.start_at(name, None, self.body.at(at)) {
             Ok(()) => true,
             Err(f) => {
-                self.rejected = Some(f.with_name(&name));
+                self.rejected = Some(f.with_name(name));
                 false
             }
         }
@@ -209,7 +210,7 @@ impl MorphXml {
         if self.body[at] != b'<' {
             return ControlFlow::Break(self.end_early(cx));
         }
-        match closes(&self.body, at, &self.name) {
+        match closes(&self.body, at, self.name.as_bytes()) {
             Some(Some(end)) => return ControlFlow::Break(self.complete(cx, end)),
             None if !eof => return ControlFlow::Break(Outcome::More),
             _ => {}
@@ -297,7 +298,7 @@ impl MorphXml {
             let (body, key) = (&self.body, self.key.as_bytes());
             let close_key = closes(body, lt, key);
             let nested = opens(body, lt, key);
-            let root_close = closes(body, lt, &self.name);
+            let root_close = closes(body, lt, self.name.as_bytes());
             if (close_key.is_none() || nested.is_none() || root_close.is_none()) && !eof {
                 self.scan_from = lt;
                 self.phase = Phase::Child { start, depth };
@@ -468,19 +469,13 @@ impl MorphXml {
         if self.params == 0 {
             return self.malformed(
                 self.pos,
-                format!(
-                    "<{}> has no parameters and is not closed",
-                    String::from_utf8_lossy(&self.name)
-                ),
+                format!("<{}> has no parameters and is not closed", self.name),
             );
         }
         cx.recovered(
             DiagnosticKind::MissingEndMarker,
             self.at(self.pos),
-            format!(
-                "</{}> is missing; call recovered",
-                String::from_utf8_lossy(&self.name)
-            ),
+            format!("</{}> is missing; call recovered", self.name),
         );
         let pos = self.pos;
         self.complete(cx, pos)
@@ -491,7 +486,7 @@ impl CallAutomaton for MorphXml {
     fn begin(&mut self, marker: usize) {
         self.name.clear();
         if let Some(name) = self.tools.get(marker) {
-            self.name.extend_from_slice(name.as_bytes());
+            self.name.push_str(name);
         }
         self.phase = Phase::Open;
         self.body.clear();
