@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::coerce;
+use super::{coerce, keyword};
 use crate::scan::xml::{children, decode_entities, strip_one_newline};
 
 /// The elements of `json` as written, if it is a JSON array (key order
@@ -43,7 +43,7 @@ pub(crate) fn array_items(json: &str) -> Option<Vec<String>> {
 }
 
 pub(crate) fn is_type(schema: &Value, ty: &str) -> bool {
-    match crate::coerce::keyword(schema, "type") {
+    match keyword(schema, "type") {
         Some(Value::String(t)) => t == ty,
         Some(Value::Array(ts)) => ts.iter().any(|t| t == ty),
         _ => false,
@@ -59,7 +59,7 @@ fn convert(
 ) -> String {
     // Exactly `"type": "string"`: unions go through coercion (so that
     // `["string", "null"]` can read `None` as null).
-    let string_typed = schema.is_some_and(|s| s.get("type").is_some_and(|t| t == "string"));
+    let string_typed = schema.is_some_and(|s| keyword(s, "type").is_some_and(|t| t == "string"));
     if string_typed {
         // Markup stays verbatim, and entities are decoded in it too:
         // models escape `<` and `&` as XML asks, and a file written
@@ -108,7 +108,7 @@ pub(crate) fn value_json(
         return whole_or_item(content, schema, max_depth, report);
     }
     let s = if repeated && array_typed {
-        schema.and_then(|s| s.get("items"))
+        schema.and_then(|s| keyword(s, "items"))
     } else {
         schema
     };
@@ -124,7 +124,7 @@ fn whole_or_item(
     max_depth: usize,
     problem: &mut dyn FnMut(String),
 ) -> (String, bool) {
-    let items = schema.and_then(|s| s.get("items"));
+    let items = schema.and_then(|s| keyword(s, "items"));
     match children(content, max_depth) {
         // Children named as the properties of an object item are that
         // item (`<step><name>a</name><status>done</status></step>`).
@@ -160,7 +160,7 @@ fn is_scalar(schema: Option<&Value>) -> bool {
 fn is_item_of(kids: &[(String, String)], items: Option<&Value>) -> bool {
     let Some(props) = items
         .filter(|s| is_type(s, "object"))
-        .and_then(|s| s.get("properties"))
+        .and_then(|s| keyword(s, "properties"))
         .and_then(Value::as_object)
     else {
         return false;
@@ -176,7 +176,7 @@ fn object_or_array(
 ) -> String {
     let as_array = schema.is_some_and(|s| is_type(s, "array"));
     if as_array {
-        let items = schema.and_then(|s| s.get("items"));
+        let items = schema.and_then(|s| keyword(s, "items"));
         let values: Vec<String> = kids
             .iter()
             .map(|(_, c)| convert(c, items, max_depth.saturating_sub(1), problem))
@@ -189,7 +189,7 @@ fn object_or_array(
             keys.push(k);
         }
     }
-    let props = schema.and_then(|s| s.get("properties"));
+    let props = schema.and_then(|s| keyword(s, "properties"));
     let members: Vec<String> = keys
         .iter()
         .map(|k| {
@@ -198,7 +198,7 @@ fn object_or_array(
             let mut elements = kids.iter().filter(|(kk, _)| kk == k).map(|(_, c)| c);
             let v = if sub.is_some_and(|s| is_type(s, "array")) {
                 // The array in one element, or its items one per element.
-                let items = sub.and_then(|s| s.get("items"));
+                let items = sub.and_then(|s| keyword(s, "items"));
                 let first = elements.next().map_or((String::new(), true), |c| {
                     whole_or_item(c, sub, depth, problem)
                 });
