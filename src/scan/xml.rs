@@ -630,7 +630,13 @@ pub(crate) fn text_before_break(bytes: &[u8]) -> Option<(&str, usize)> {
         [.., b'\n' | b'\r'] => 1,
         _ => 0,
     };
-    match std::str::from_utf8(&bytes[..bytes.len() - n]) {
+    let text = &bytes[..bytes.len() - n];
+    // The common case, whole characters: the short validator, not the
+    // standard library's (a token-sized chunk comes here often).
+    if let Ok(text) = crate::scan::utf8::validate(text) {
+        return Some((text, n));
+    }
+    match std::str::from_utf8(text) {
         Ok(text) => Some((text, n)),
         // A character the chunk's end cuts off is held back too.
         Err(e) if n == 0 && e.error_len().is_none() => {
