@@ -342,7 +342,7 @@ impl Utf8Carry {
     ///
     /// # Complexity
     ///
-    /// One pass over at most 15 bytes, no call.
+    /// One pass over at most [`INLINE`] bytes, no call.
     #[allow(unsafe_code)]
     #[inline(always)]
     pub(crate) fn continue_short<'c>(
