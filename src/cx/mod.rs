@@ -690,6 +690,14 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     /// Arguments text the automaton built or held; `offset` is where it
     /// was decided, reported if the bytes are not UTF-8.
     pub(crate) fn delta_owned(&mut self, bytes: &[u8], offset: u64) -> Result<(), u64> {
+        // The common case, whole characters with nothing carried: no
+        // decoding pass.
+        if self.core.out.delta_carry.is_empty() {
+            if let Ok(text) = validate(bytes) {
+                self.emit_built_str(text);
+                return Ok(());
+            }
+        }
         let mut carry = self.core.out.delta_carry;
         let mut bad = None;
         carry.push(bytes, offset, &mut |p| match p {
