@@ -111,11 +111,19 @@ impl<'a> Delta<'a> {
     /// `text` held inline, if it fits.
     #[inline]
     fn inline(text: &str) -> Option<Repr<'static>> {
+        Self::joined(text, "")
+    }
+
+    /// `text` and then `more` held inline, if they fit.
+    fn joined(text: &str, more: &str) -> Option<Repr<'static>> {
         let mut utf8 = [0; INLINE];
-        utf8.get_mut(..text.len())?.copy_from_slice(text.as_bytes());
+        let len = text.len() + more.len();
+        let (first, second) = utf8.get_mut(..len)?.split_at_mut(text.len());
+        first.copy_from_slice(text.as_bytes());
+        second.copy_from_slice(more.as_bytes());
         Some(Repr::Inline {
             utf8,
-            len: text.len() as u8,
+            len: len as u8,
         })
     }
 
@@ -211,7 +219,12 @@ impl<'a> Delta<'a> {
                     None => self.0 = Repr::Owned(grown(inline_str(utf8, *len), more)),
                 }
             }
-            _ => self.0 = Repr::Owned(grown(self.as_str(), more)),
+            // Borrowed text or one character: joined inline if it fits
+            // (a string's closing quote and the next key, `", "note": "`).
+            _ => {
+                let joined = Self::joined(self.as_str(), more);
+                self.0 = joined.unwrap_or_else(|| Repr::Owned(grown(self.as_str(), more)));
+            }
         }
     }
 
@@ -449,6 +462,19 @@ mod tests {
         assert!(!c.is_built());
         c.push_str("t");
         assert_eq!(c, "ét");
+        assert!(
+            matches!(c.0, Repr::Inline { .. }),
+            "a char and more, inline"
+        );
+        // Borrowed text joined by more: inline while it fits.
+        let mut quote = Delta::borrowed("\"");
+        quote.push_str(", \"note\": \"");
+        assert_eq!(quote, "\", \"note\": \"");
+        assert!(matches!(quote.0, Repr::Inline { .. }));
+        let mut long = Delta::borrowed("\"");
+        long.push_str(&"x".repeat(INLINE));
+        assert!(matches!(long.0, Repr::Owned(_)));
+        assert_eq!(long.len(), INLINE + 1);
         for text in [
             "",
             "x",
