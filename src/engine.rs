@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::cx::{CallCx, Core, Settings};
+use crate::cx::{CallCx, Core, GivenBack, Settings};
 use crate::error::OnInvalid;
 use crate::event::{Delta, Event, Span};
 use crate::event::{Diagnostic, DiagnosticKind};
@@ -1099,7 +1099,7 @@ impl Parser {
                         "the stream ended inside a call",
                     );
                     self.fail_call(f, sink);
-                    Vec::new()
+                    GivenBack::new()
                 }
                 ended => self.settle(ended, end, (&[], end), sink),
             };
@@ -1494,9 +1494,9 @@ impl Parser {
         end: u64,
         chunk: (&'c [u8], u64),
         sink: &mut S,
-    ) -> Vec<u8> {
+    ) -> GivenBack {
         match outcome {
-            Outcome::More => Vec::new(),
+            Outcome::More => GivenBack::new(),
             Outcome::Complete { give_back } => {
                 let back = self.core.raw.take_back(give_back);
                 self.complete_call(end - back.len() as u64, chunk, sink);

@@ -15,7 +15,7 @@ use crate::tool::Tool;
 mod raw;
 mod text;
 
-pub(crate) use raw::RawCall;
+pub(crate) use raw::{GivenBack, RawCall};
 pub(crate) use text::TextOut;
 
 /// Where a stream's events go: any `FnMut(Event)`, under one short name

@@ -2,7 +2,13 @@
 //! comes back as text when the call fails, and what `raw_span` covers
 //! when it is delivered.
 
+use smallvec::SmallVec;
+
 use crate::event::Span;
+
+/// Bytes a call attempt gives back to be read again (see
+/// [`RawCall::take_back`]).
+pub(crate) type GivenBack = SmallVec<[u8; 32]>;
 
 /// See [`Core::reread`](RawCall::reread): a second relaxed call after one
 /// that lacked its end marker is read, while a chain of such calls costs
@@ -119,11 +125,15 @@ impl RawCall {
         self.buf.clear();
     }
 
-    /// Splits off the last `n` bytes, to be read again.
+    /// Splits off the last `n` bytes, to be read again: held inline when
+    /// they are few (the whitespace or marker start a call read past its
+    /// end), so that a call's end allocates nothing for them.
     #[inline]
-    pub(crate) fn take_back(&mut self, n: usize) -> Vec<u8> {
+    pub(crate) fn take_back(&mut self, n: usize) -> GivenBack {
         let keep = self.buf.len().saturating_sub(n);
-        self.buf.split_off(keep)
+        let back = GivenBack::from_slice(&self.buf[keep..]);
+        self.buf.truncate(keep);
+        back
     }
 
     /// Forgets the raw bytes of calls delivered in the middle of a block.
@@ -159,7 +169,7 @@ mod tests {
         raw.trim_delivered();
         assert_eq!(raw.bytes(), b"<tool_call>{");
         assert_eq!(raw.span().start, 35);
-        assert_eq!(raw.take_back(1), b"{");
+        assert_eq!(&raw.take_back(1)[..], b"{");
         assert_eq!(raw.bytes(), b"<tool_call>");
         raw.start_stream();
         assert!(raw.is_empty());
