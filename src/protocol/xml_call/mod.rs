@@ -737,17 +737,23 @@ impl XmlCall {
             }
             return self.wait_one_byte();
         }
-        let name = String::from_utf8_lossy(&rest[..stop]).trim().to_owned();
+        // Into the name's buffer, kept from one call to the next.
+        let mut name = std::mem::take(&mut self.name);
+        name.clear();
+        name.push_str(String::from_utf8_lossy(&rest[..stop]).trim());
         let plausible = !name.is_empty()
             && name.bytes().all(|b| {
                 b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/')
             });
-        if !plausible {
-            return self.malformed(from, "expected a tool name after the start marker");
-        }
         let end = from + stop;
-        self.start(&name, end, cx);
-        self.run(cx, eof)
+        if plausible {
+            self.start(&name, end, cx);
+        }
+        self.name = name;
+        match plausible {
+            true => self.run(cx, eof),
+            false => self.malformed(from, "expected a tool name after the start marker"),
+        }
     }
 
     fn start<'c, S: Sink<'c>>(&mut self, name: &str, end: usize, cx: &mut CallCx<'_, 'c, S>) {
