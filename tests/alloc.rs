@@ -276,6 +276,22 @@ fn mixed_streams_allocate_per_call_not_per_chunk() {
                 "{format} at {size}-byte chunks: {allocations} allocations for {calls} calls"
             );
         }
+        // Token-sized chunks: what the events must own and no more (a
+        // step that builds more than a delta holds inline, as 64-byte
+        // chunks may, takes one more).
+        let owned = match format {
+            // Each value's JSON and a coerced number besides.
+            Format::MorphXml => 10,
+            // The model's call id too, in both events.
+            Format::KimiK2 | Format::Cohere => 5,
+            // The call's name in its two events, and its arguments.
+            _ => 3,
+        };
+        let (allocations, calls) = stream_counting_calls(&mut parser, &input, 4);
+        assert!(
+            allocations <= owned * calls,
+            "{format} at 4-byte chunks: {allocations} allocations for {calls} calls"
+        );
     }
 }
 
