@@ -24,9 +24,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 ///   `, "city": "Paris"`, a `<` that began no marker);
 /// - **owned**, for longer text built from bytes the parser held.
 ///
-/// A `Delta` is four words (32 bytes on 64-bit targets): a `Cow<str>` and
-/// one more, which keeps most built text off the heap and makes no event
-/// larger (a diagnostic is the largest).
+/// A `Delta` is four words (32 bytes on 64-bit targets), one more than a
+/// `Cow<str>`: room for most built text, and no event is larger for it
+/// (a diagnostic is the largest).
 ///
 /// It dereferences to `str`, so most code reads it as one:
 ///
