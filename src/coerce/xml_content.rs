@@ -6,7 +6,12 @@
 use serde_json::Value;
 
 use super::{coerce, keyword};
+use crate::event::Delta;
 use crate::scan::xml::{children, decode_entities, strip_one_newline};
+
+/// A value's JSON text: held inline when short (most are), so a
+/// parameter costs no allocation of its own.
+pub(crate) type Json = Delta<'static>;
 
 /// The elements of `json` as written, if it is a JSON array (key order
 /// and number digits kept).
@@ -56,7 +61,7 @@ fn convert(
     schema: Option<&Value>,
     max_depth: usize,
     problem: &mut dyn FnMut(String),
-) -> String {
+) -> Json {
     // Exactly `"type": "string"`: unions go through coercion (so that
     // `["string", "null"]` can read `None` as null).
     let string_typed = schema.is_some_and(|s| keyword(s, "type").is_some_and(|t| t == "string"));
@@ -65,21 +70,21 @@ fn convert(
         // models escape `<` and `&` as XML asks, and a file written
         // through the tool must not hold `&lt;`.
         let text = decode_entities(strip_one_newline(content));
-        return crate::scan::json::json_string(&text);
+        return crate::scan::json::json_string_delta(&text);
     }
     match children(content, max_depth) {
         // One element around a number or a boolean (`<data><item>42</item></data>`).
         Some(kids) if kids.len() == 1 && is_scalar(schema) => {
             convert(&kids[0].1, schema, max_depth.saturating_sub(1), problem)
         }
-        Some(kids) if !kids.is_empty() => object_or_array(&kids, schema, max_depth, problem),
+        Some(kids) if !kids.is_empty() => object_or_array(&kids, schema, max_depth, problem).into(),
         _ => {
             let text = decode_entities(strip_one_newline(content));
             let c = coerce(&text, schema, max_depth);
             if let Some(p) = c.problem {
                 problem(p);
             }
-            c.json.into_owned()
+            Delta::from(c.json).into_static()
         }
     }
 }
@@ -95,14 +100,14 @@ pub(crate) fn value_json(
     (array_typed, repeated): (bool, bool),
     max_depth: usize,
     report: &mut impl FnMut(String),
-) -> (String, bool) {
+) -> (Json, bool) {
     let Some(content) = content else {
         let empty = match schema {
             None => "\"\"",
             Some(s) if is_type(s, "string") => "\"\"",
             Some(_) => "null",
         };
-        return (empty.to_owned(), false);
+        return (Delta::borrowed(empty), false);
     };
     if array_typed && !repeated {
         return whole_or_item(content, schema, max_depth, report);
@@ -123,23 +128,24 @@ fn whole_or_item(
     schema: Option<&Value>,
     max_depth: usize,
     problem: &mut dyn FnMut(String),
-) -> (String, bool) {
+) -> (Json, bool) {
     let items = schema.and_then(|s| keyword(s, "items"));
     match children(content, max_depth) {
         // Children named as the properties of an object item are that
         // item (`<step><name>a</name><status>done</status></step>`).
-        Some(kids) if !kids.is_empty() && !is_item_of(&kids, items) => {
-            (object_or_array(&kids, schema, max_depth, problem), true)
-        }
+        Some(kids) if !kids.is_empty() && !is_item_of(&kids, items) => (
+            object_or_array(&kids, schema, max_depth, problem).into(),
+            true,
+        ),
         Some(kids) if !kids.is_empty() => {
             let item = object_or_array(&kids, items, max_depth.saturating_sub(1), problem);
-            (item, false)
+            (item.into(), false)
         }
         _ => {
             let text = decode_entities(strip_one_newline(content));
             let whole = coerce(&text, schema, max_depth);
             match whole.problem {
-                None => (whole.json.into_owned(), true),
+                None => (Delta::from(whole.json).into_static(), true),
                 Some(_) => (convert(content, items, max_depth, problem), false),
             }
         }
@@ -177,11 +183,11 @@ fn object_or_array(
     let as_array = schema.is_some_and(|s| is_type(s, "array"));
     if as_array {
         let items = schema.and_then(|s| keyword(s, "items"));
-        let values: Vec<String> = kids
+        let values: Vec<Json> = kids
             .iter()
             .map(|(_, c)| convert(c, items, max_depth.saturating_sub(1), problem))
             .collect();
-        return format!("[{}]", values.join(", "));
+        return json_array(&values);
     }
     let mut keys: Vec<&str> = Vec::new();
     for (k, _) in kids {
@@ -199,10 +205,10 @@ fn object_or_array(
             let v = if sub.is_some_and(|s| is_type(s, "array")) {
                 // The array in one element, or its items one per element.
                 let items = sub.and_then(|s| keyword(s, "items"));
-                let first = elements.next().map_or((String::new(), true), |c| {
+                let first = elements.next().map_or((Json::default(), true), |c| {
                     whole_or_item(c, sub, depth, problem)
                 });
-                let rest: Vec<String> = elements
+                let rest: Vec<Json> = elements
                     .map(|c| convert(c, items, depth, problem))
                     .collect();
                 match first {
@@ -210,20 +216,32 @@ fn object_or_array(
                     (first, _) => {
                         let mut all = vec![first];
                         all.extend(rest);
-                        format!("[{}]", all.join(", "))
+                        json_array(&all).into()
                     }
                 }
             } else {
-                let values: Vec<String> =
-                    elements.map(|c| convert(c, sub, depth, problem)).collect();
+                let values: Vec<Json> = elements.map(|c| convert(c, sub, depth, problem)).collect();
                 if values.len() == 1 {
                     values.into_iter().next().unwrap_or_default()
                 } else {
-                    format!("[{}]", values.join(", "))
+                    json_array(&values).into()
                 }
             };
             format!("{}: {v}", Value::String((*k).to_owned()))
         })
         .collect();
     format!("{{{}}}", members.join(", "))
+}
+
+/// `values`, JSON texts, as one JSON array.
+pub(crate) fn json_array(values: &[Json]) -> String {
+    let mut array = String::from("[");
+    for (i, value) in values.iter().enumerate() {
+        if i > 0 {
+            array.push_str(", ");
+        }
+        array.push_str(value);
+    }
+    array.push(']');
+    array
 }

@@ -1003,6 +1003,20 @@ pub(crate) fn escape_json_into(out: &mut String, text: &str) {
     escape_json_pieces(text, |piece| out.push_str(piece.as_str()));
 }
 
+/// [`json_string`] held inline when it is short; longer text goes the
+/// `String` way (the delta's joins would grow it twice).
+pub(crate) fn json_string_delta(text: &str) -> crate::event::Delta<'static> {
+    use crate::event::Delta;
+    // Room for the text and its quotes.
+    if text.len() + 2 > crate::delta::INLINE {
+        return Delta::from(json_string(text));
+    }
+    let mut json = Delta::borrowed("\"");
+    escape_json_pieces(text, |piece| json.push_str(piece.as_str()));
+    json.push_str("\"");
+    json
+}
+
 /// `text` as a JSON string, quotes included, as serde_json writes it.
 pub(crate) fn json_string(text: &str) -> String {
     let mut json = String::with_capacity(text.len() + 2);
@@ -1074,6 +1088,25 @@ fn escape_of(b: u8) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The inline JSON string is the same text as the `String` one, on
+    /// both sides of the length where it stops fitting, escapes included.
+    #[test]
+    fn json_string_delta_is_json_string() {
+        let room = crate::delta::INLINE - 2;
+        let texts = [
+            String::new(),
+            "Paris".into(),
+            "東京".into(),
+            "a \"quote\" and a \\ and \n".into(),
+            "x".repeat(room),
+            "x".repeat(room + 1),
+            format!("{}\"", "x".repeat(room - 1)),
+        ];
+        for text in texts {
+            assert_eq!(json_string_delta(&text), json_string(&text), "{text:?}");
+        }
+    }
 
     /// What `string_part` lets through the string fast path, the scanner
     /// reads as string text that leaves it inside the string, outside any

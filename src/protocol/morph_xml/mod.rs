@@ -21,7 +21,7 @@ use std::ops::ControlFlow;
 
 use smallvec::{smallvec, SmallVec};
 
-use crate::coerce::xml_content::{array_items, is_type, value_json};
+use crate::coerce::xml_content::{array_items, is_type, json_array, value_json, Json};
 use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::xml::{ArgsWriter, Body};
@@ -34,7 +34,7 @@ use crate::tool::Tool;
 struct Param {
     key: String,
     /// Its values' JSON: one (inline), or the elements of an array.
-    values: SmallVec<[String; 1]>,
+    values: SmallVec<[Json; 1]>,
     /// Whether a single value stands alone (not an element of an array).
     single: bool,
     array_typed: bool,
@@ -42,23 +42,19 @@ struct Param {
 
 impl Param {
     /// The parameter's JSON.
-    fn json(self) -> String {
-        if self.values.len() != 1 {
-            return format!("[{}]", self.values.join(", "));
+    fn json(self) -> Json {
+        if self.values.len() != 1 || !self.single {
+            return json_array(&self.values).into();
         }
-        let value = self.values.into_iter().next().unwrap_or_default();
-        match self.single {
-            true => value,
-            false => format!("[{value}]"),
-        }
+        self.values.into_iter().next().unwrap_or_default()
     }
 
     /// Adds an element; a whole array given before becomes its elements.
-    fn push(&mut self, json: String) {
+    fn push(&mut self, json: Json) {
         if self.single {
             let whole = self.values.pop().unwrap_or_default();
             match array_items(&whole) {
-                Some(items) => self.values.extend(items),
+                Some(items) => self.values.extend(items.into_iter().map(Json::from)),
                 None => self.values.push(whole),
             }
             self.single = false;
