@@ -408,7 +408,11 @@ pub(crate) fn string_part(bytes: &[u8]) -> StringPart<'_> {
         .fold(0, |seen, &b| seen | STRING_BYTE[usize::from(b)]);
     let class = match class & ENDS_PLAIN {
         0 => class,
-        _ if class & CONTROL == 0 && whole_short_escapes(bytes) => class & NON_ASCII,
+        // A quote without a backslash before it ends the string: only
+        // escapes need the closer look.
+        _ if class & (CONTROL | BACKSLASH) == BACKSLASH && whole_short_escapes(bytes) => {
+            class & NON_ASCII
+        }
         _ => return StringPart::Ends,
     };
     match class {
@@ -444,8 +448,8 @@ fn whole_short_escapes(bytes: &[u8]) -> bool {
 }
 
 /// Per byte: 0 for ASCII that continues a string as it is, [`NON_ASCII`],
-/// [`ENDS_PLAIN`] for a quote or a backslash, and [`CONTROL`] as well for
-/// a control byte.
+/// [`ENDS_PLAIN`] for a quote or a backslash, with [`BACKSLASH`] as well
+/// for the backslash and [`CONTROL`] for a control byte.
 const STRING_BYTE: [u8; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
@@ -454,8 +458,10 @@ const STRING_BYTE: [u8; 256] = {
             NON_ASCII
         } else if b < 0x20 {
             ENDS_PLAIN | CONTROL
-        } else if b == b'"' as usize || b == b'\\' as usize {
+        } else if b == b'"' as usize {
             ENDS_PLAIN
+        } else if b == b'\\' as usize {
+            ENDS_PLAIN | BACKSLASH
         } else {
             0
         };
@@ -466,6 +472,7 @@ const STRING_BYTE: [u8; 256] = {
 const NON_ASCII: u8 = 1;
 const ENDS_PLAIN: u8 = 2;
 const CONTROL: u8 = 4;
+const BACKSLASH: u8 = 8;
 
 /// A table-driven JSON validator (the states and byte classes above); a
 /// byte that only moves to the next state costs two table loads.
