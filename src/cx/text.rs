@@ -114,6 +114,13 @@ impl TextOut {
             return;
         }
         if bytes.len() <= SHORT_JOIN {
+            // ASCII with nothing carried (prose before a held `<`): as it
+            // is, without the decoding pass.
+            if self.carry.is_empty() && bytes.len() <= 8 && bytes.is_ascii() {
+                if let Ok(text) = crate::scan::utf8::validate_token(bytes) {
+                    return self.delta(Delta::borrowed(text), sink);
+                }
+            }
             // A token: one pass over it and the carried bytes, one delta.
             let end = base + bytes.len() as u64;
             if let Ok(delta) = self.carry.continue_short(bytes, end) {

@@ -574,15 +574,20 @@ impl MarkerSet {
 
     /// `held`, one byte that may start a marker, as the text it is when
     /// `next` (the bytes after it) begins with a byte that no marker has
-    /// second; `None` when a marker may still follow, or the byte is not a
-    /// built-in marker's (it is then released the general way).
+    /// second; `None` when a marker may still follow, or the byte is
+    /// neither ASCII nor a built-in marker's (it is then released the
+    /// general way).
     #[inline]
     pub(crate) fn refuted_first_byte(&self, held: &[u8], next: &[u8]) -> Option<&'static [u8]> {
         match (held, next.first()) {
             ([first], Some(&b))
                 if self.first_table[*first as usize] && !self.second_table[b as usize] =>
             {
-                self.static_prefix(held)
+                // An ASCII byte (`<`, `[`) without the search of the markers.
+                match ASCII.get(usize::from(*first)) {
+                    Some(byte) => Some(std::slice::from_ref(byte)),
+                    None => self.static_prefix(held),
+                }
             }
             _ => None,
         }
@@ -919,6 +924,18 @@ impl MarkerSet {
             .map_or(held.len(), |p| p + 1)
     }
 }
+
+/// Every ASCII byte, each at its own index: a held byte released as text
+/// borrows its one-byte slice.
+static ASCII: [u8; 128] = {
+    let mut bytes = [0; 128];
+    let mut b = 0;
+    while b < 128 {
+        bytes[b] = b as u8;
+        b += 1;
+    }
+    bytes
+};
 
 /// A small chunk has a byte that may start a marker.
 pub(crate) const SMALL_MARKER: u8 = 1;
