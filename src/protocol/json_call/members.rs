@@ -510,9 +510,12 @@ impl JsonCall {
         }
         match capture {
             Capture::Name => {
-                // Without escapes the name stands verbatim after its quote.
-                let origin = (!self.buf.contains(&b'\\')).then_some(self.object.name_at + 1);
-                let started = match decode_string_literal(&self.buf).filter(|n| !n.is_empty()) {
+                let name = decode_string_literal(&self.buf).filter(|n| !n.is_empty());
+                // Without escapes (borrowed as it is) the name stands
+                // verbatim after its quote.
+                let verbatim = matches!(name, Some(std::borrow::Cow::Borrowed(_)));
+                let origin = verbatim.then_some(self.object.name_at + 1);
+                let started = match name {
                     None => Err(Failure::new(
                         DiagnosticKind::MissingName,
                         offset,
