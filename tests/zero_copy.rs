@@ -310,3 +310,46 @@ fn a_literal_string_value_streams_as_it_comes() {
         }
     }
 }
+
+/// A name the model wrote with an escape is not the chunk's bytes: both
+/// events carry it decoded (owned), in one chunk as at every split. One
+/// without escapes is borrowed where the chunk holds it.
+#[test]
+fn an_escaped_name_is_decoded_not_borrowed() {
+    for (text, name) in [
+        (
+            r#"<tool_call>{"name": "get\u005fweather", "arguments": {}}</tool_call>"#,
+            "get_weather",
+        ),
+        (
+            r#"<tool_call>{"name": "a\"b\\c", "arguments": {}}</tool_call>"#,
+            "a\"b\\c",
+        ),
+    ] {
+        for size in [1, 2, 5, text.len()] {
+            let mut parser = Parser::new(Format::Hermes);
+            let mut names = Vec::new();
+            for chunk in text.as_bytes().chunks(size) {
+                parser.feed(chunk, &mut |e| match e {
+                    Event::ToolInputStart { tool_name, .. } | Event::ToolCall { tool_name, .. } => {
+                        assert!(matches!(tool_name, Cow::Owned(_)), "{tool_name:?}");
+                        names.push(tool_name.into_owned());
+                    }
+                    _ => {}
+                });
+            }
+            parser.finish(&mut |_| {});
+            assert_eq!(names, [name, name], "{text} in chunks of {size}");
+        }
+    }
+    let plain = r#"<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>"#;
+    let events = Parser::new(Format::Hermes).parse(plain.as_bytes());
+    let start = events.iter().find_map(|e| match e {
+        Event::ToolInputStart { tool_name, .. } => Some(tool_name),
+        _ => None,
+    });
+    assert!(
+        matches!(start, Some(Cow::Borrowed("get_weather"))),
+        "{start:?}"
+    );
+}
