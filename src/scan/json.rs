@@ -408,7 +408,7 @@ pub(crate) fn string_part(bytes: &[u8]) -> StringPart<'_> {
         .fold(0, |seen, &b| seen | STRING_BYTE[usize::from(b)]);
     let class = match class & ENDS_PLAIN {
         0 => class,
-        // A quote without a backslash before it ends the string: only
+        // A chunk with a quote and no backslash ends the string: only
         // escapes need the closer look.
         _ if class & (CONTROL | BACKSLASH) == BACKSLASH && whole_short_escapes(bytes) => {
             class & NON_ASCII
