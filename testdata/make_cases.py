@@ -913,6 +913,9 @@ w(G4, "empty_arguments", g4("", "get_time"))
 w(G4, "all_value_kinds", g4("s:" + Q + "text" + Q + ",n:-3.5e2,b:true,f:false,z:null,xs:[1," + Q + "two" + Q + ",[3]],o:{k:" + Q + "v" + Q + "}", "configure"))
 w(G4, "quotes_and_braces_in_string", g4("code:" + Q + 'fn main() { let s = "x"; }, [a] : b' + Q, "run"))
 w(G4, "end_token_in_string", g4("note:" + Q + "write <tool_call|> and <|tool_call> literally" + Q, "echo"))
+# A string read whole in one chunk and byte by byte: every byte JSON
+# escapes, and `<` that begins no closing quote (`<|`, `<|"`, `<<|"|>`).
+w(G4, "string_escapes_and_lookalikes", "Run it.\n" + g4("code:" + Q + 'a\tb\x01c\\d"e\n<|f <|"g 世界 \x7f<' + Q + ",n:1", "run") + "\nDone.")
 w(G4, "whitespace_around", "<|tool_call>call:get_weather{ city : " + Q + "Oslo" + Q + " , days : 2 }\n<tool_call|>")
 w(G4, "missing_end_then_prose", "<|tool_call>call:get_time{} and more")
 w(G4, "missing_end_at_eof", "<|tool_call>call:get_time{}")
