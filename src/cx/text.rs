@@ -116,8 +116,8 @@ impl TextOut {
         if bytes.len() <= SHORT_JOIN {
             // ASCII with nothing carried (prose before a held `<`): as it
             // is, without the decoding pass.
-            if self.carry.is_empty() && bytes.len() <= 8 && bytes.is_ascii() {
-                if let Ok(text) = crate::scan::utf8::validate_token(bytes) {
+            if let Some(text) = crate::scan::utf8::ascii_token(bytes) {
+                if self.carry.is_empty() {
                     return self.delta(Delta::borrowed(text), sink);
                 }
             }

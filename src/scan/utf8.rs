@@ -124,15 +124,21 @@ pub(crate) fn valid_prefix(bytes: &[u8]) -> (&str, bool) {
 /// [`validate`] for a token-sized slice on a hot path: plain ASCII is
 /// checked inline, anything else by [`validate`]. The call alone costs
 /// as much as checking a few bytes.
-#[allow(unsafe_code)]
 #[inline(always)]
 pub(crate) fn validate_token(bytes: &[u8]) -> Result<&str, ()> {
-    if bytes.len() <= 8 && bytes.is_ascii() {
-        // SAFETY: `bytes.is_ascii()` just held.
-        Ok(unsafe { ascii_str_unchecked(bytes) })
-    } else {
-        validate(bytes)
+    match ascii_token(bytes) {
+        Some(text) => Ok(text),
+        None => validate(bytes),
     }
+}
+
+/// A token-sized slice of plain ASCII (at most eight bytes) as `&str`,
+/// checked inline; `None` for anything else.
+#[allow(unsafe_code)]
+#[inline(always)]
+pub(crate) fn ascii_token(bytes: &[u8]) -> Option<&str> {
+    // SAFETY: `bytes.is_ascii()` holds where the closure runs.
+    (bytes.len() <= 8 && bytes.is_ascii()).then(|| unsafe { ascii_str_unchecked(bytes) })
 }
 
 /// `bytes`, which [`whole_prefix`] found to be whole, valid code points,

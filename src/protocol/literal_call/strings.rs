@@ -183,10 +183,15 @@ impl LiteralCall {
         // A string that opens and closes in one chunk goes out with its
         // key as one delta (a server sends each delta as a message); one
         // that spans chunks lends its runs from them.
-        let whole =
-            std::mem::take(&mut self.in_value.opened_here) && self.closes_in(&bytes[*i..], quote);
-        if whole && self.rules.syntax == Syntax::Gemma4 && self.whole_gemma_string(bytes, i, cx) {
-            return true;
+        let close = match std::mem::take(&mut self.in_value.opened_here) {
+            true => self.text_end_in(&bytes[*i..], quote),
+            false => None,
+        };
+        let whole = close.is_some();
+        if let (Some(end), Syntax::Gemma4) = (close, self.rules.syntax) {
+            if self.whole_gemma_string(bytes, i, end, cx) {
+                return true;
+            }
         }
         while let Some(&b) = bytes.get(*i) {
             if self.in_value.escaped {
@@ -223,8 +228,8 @@ impl LiteralCall {
     }
 
     /// Gemma 4: a string that closes in the chunk in hand, read in one
-    /// piece: its text (everything up to the first `<|"|>`, Gemma 4 having
-    /// no escapes) validated and JSON-escaped in one pass each, which is
+    /// piece: its text (the `end` bytes up to the first `<|"|>`, Gemma 4
+    /// having no escapes) validated and JSON-escaped in one pass each, which is
     /// what the run-by-run reading joins into one delta (a 64 KB argument
     /// read whole costs a pass or two over it, not a delta's join per
     /// escaped byte). `false`, nothing read, where that reading has more
@@ -234,22 +239,19 @@ impl LiteralCall {
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
+        end: usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> bool {
         if self.in_value.rejected.is_some() || !self.word.is_empty() {
             return false;
         }
-        let rest = &bytes[*i..];
-        let Some(n) = find_bytes(rest, GEMMA_QUOTE) else {
-            return false;
-        };
-        let Ok(text) = crate::scan::utf8::validate(&rest[..n]) else {
+        let Ok(text) = crate::scan::utf8::validate(&bytes[*i..*i + end]) else {
             return false;
         };
         self.piece.clear();
         escape_json_into(&mut self.piece, text);
         cx.delta_text(&self.piece);
-        *i += n + GEMMA_QUOTE.len();
+        *i += end + GEMMA_QUOTE.len();
         self.close_string();
         true
     }
@@ -461,8 +463,10 @@ impl LiteralCall {
         }
     }
 
-    /// Whether the string closes in `rest`, read from where it stands.
-    fn closes_in(&self, rest: &[u8], quote: u8) -> bool {
+    /// Where the string's text ends in `rest`, read from where it stands,
+    /// if it closes there: the index of its closing quote (`0` where a
+    /// Gemma 4 closing quote begun in the held bytes goes on in `rest`).
+    fn text_end_in(&self, rest: &[u8], quote: u8) -> Option<usize> {
         match self.rules.syntax {
             Syntax::Python => {
                 // Past a backslash, the byte it escapes (as `escape` reads:
@@ -471,16 +475,18 @@ impl LiteralCall {
                 let mut j = usize::from(self.in_value.escaped && self.word.is_empty());
                 while let Some(n) = rest.get(j..).and_then(|r| find_byte2(quote, b'\\', r)) {
                     if rest[j + n] == quote {
-                        return true;
+                        return Some(j + n);
                     }
                     j += n + 2;
                 }
-                false
+                None
             }
             Syntax::Gemma4 => {
                 let held = self.word.len();
-                (held > 0 && begins_with(rest, &GEMMA_QUOTE[held..]))
-                    || find_bytes(rest, GEMMA_QUOTE).is_some()
+                match held > 0 && begins_with(rest, &GEMMA_QUOTE[held..]) {
+                    true => Some(0),
+                    false => find_bytes(rest, GEMMA_QUOTE),
+                }
             }
         }
     }
