@@ -58,6 +58,7 @@
 //! | `harmony` | `gpt-oss`, `openai` | `<\|channel\|>commentary to=functions.f <\|constrain\|>json<\|message\|>{...}<\|call\|>; analysis → reasoning, final → text` | no |
 //! | `pythonic` | `llama4-pythonic`, `olmo3`, `toolace` | `[f(city="Paris", days=3), g()] as the output, or after <\|python_start\|>` | no |
 //! | `gemma4` | `gemma-4` | `<\|tool_call>call:f{city:<\|"\|>Paris<\|"\|>,days:3}<tool_call\|>` | no |
+//! | `seed-oss` | `seedoss` | `<seed:tool_call>\n<function=f>\n<parameter=k>v</parameter>\n</function>\n</seed:tool_call>` | no |
 //!
 //! <!-- end of generated table -->
 //!

@@ -182,6 +182,7 @@ def dsml_string(v):
 BLOCK_TAGS = {
     "minimax-m2": ("<minimax:tool_call>", "</minimax:tool_call>"),
     "deepseek-v3.2": ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
+    "seed-oss": ("<seed:tool_call>", "</seed:tool_call>"),
 }
 
 def xml_call(fmt, name, params, nl=True):
@@ -189,6 +190,10 @@ def xml_call(fmt, name, params, nl=True):
     if fmt == "qwen3-coder":
         ps = "".join("<parameter=%s>\n%s\n</parameter>\n" % (k, v) for k, v in params)
         return "<tool_call>\n<function=%s>\n%s</function>\n</tool_call>" % (name, ps)
+    if fmt == "seed-oss":
+        # The template writes values inline, without the newlines.
+        ps = "".join("<parameter=%s>%s</parameter>\n" % (k, v) for k, v in params)
+        return "<seed:tool_call>\n<function=%s>\n%s</function>\n</seed:tool_call>" % (name, ps)
     if fmt == "minimax-m2":
         ps = "".join('<parameter name="%s">%s</parameter>\n' % (k, v) for k, v in params)
         return '<minimax:tool_call>\n<invoke name="%s">\n%s</invoke>\n</minimax:tool_call>' % (name, ps)
@@ -200,7 +205,7 @@ def xml_call(fmt, name, params, nl=True):
         ps = "".join("<arg_key>%s</arg_key>%s<arg_value>%s</arg_value>%s" % (k, sep, v, sep) for k, v in params)
         return "<tool_call>%s%s%s</tool_call>" % (name, sep, ps)
 
-for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2"]:
+for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2", "seed-oss"]:
     c = lambda name, params, **kw: xml_call(fmt, name, params, **kw)
     T = TYPED_TOOLS
     w(fmt, "prose_call_prose", "Let me check.\n" + c("get_weather", [("city", "Seoul"), ("days", "3")]) + "\nDone.", T)
@@ -427,7 +432,7 @@ w(H, "fenced_not_json_is_text", "<tool_call>\n```python\nprint(get_time())\n```\
 w(H, "fenced_json_fence_not_closed", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n</tool_call> ok")
 w(H, "fenced_python_dict", "<tool_call>\n```json\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': True}}\n```\n</tool_call> ok")
 w(H, "fenced_json_then_not_a_fence", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n``x</tool_call> ok")
-for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2"]:
+for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2", "seed-oss"]:
     start_tag, end_tag = BLOCK_TAGS.get(fmt, ("<tool_call>", "</tool_call>"))
     w(fmt, "json_block_fenced", start_tag + '\n```json\n{"name": "get_weather", "arguments": {"city": "Lima"}}\n```\n' + end_tag + " ok", TYPED_TOOLS)
 
@@ -962,6 +967,7 @@ PARIS = {
     "pythonic": '<|python_start|>[get_weather(city="Paris")]<|python_end|>',
     "harmony": '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>',
     "kimi-k2": '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
+    "seed-oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>",
 }
 for fmt, call in PARIS.items():
     wr(fmt, "reasoning_think_then_call", "<think>\nThe user wants the weather in Paris; call the tool.\n</think>\n\n" + call)
@@ -1081,3 +1087,17 @@ def write_index():
     open("testdata/README.md", "w").write("".join(parts) + bench)
 
 write_index()
+
+# seed-oss: Seed-OSS, Qwen3-Coder's elements in `<seed:tool_call>` blocks,
+# its own reasoning tags read by default.
+S = "seed-oss"
+seed = lambda name, params: xml_call(S, name, params)
+w(S, "thinking_then_call", "<seed:think>The user wants Paris; a <seed:tool_call> comes next.</seed:think>\n" + seed("get_weather", [("city", "Paris"), ("days", "2")]), TYPED_TOOLS)
+w(S, "thinking_budget_reflect", "<seed:think>Paris first.\n<seed:cot_budget_reflect>I have used 129 tokens, and there are 383 tokens remaining for use.</seed:cot_budget_reflect>\nNow the call.</seed:think>\n" + seed("get_time", []), TYPED_TOOLS)
+w(S, "thinking_unclosed", "<seed:think>Still weighing Paris against 東京")
+w(S, "thinking_lookalikes", "<seed:thinking> and <think> are prose, as is a stray </seed:think>.")
+w(S, "newline_padded_values", "<seed:tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\n\nkeeps one blank line\n\n</parameter>\n</function>\n</seed:tool_call>", TYPED_TOOLS)
+w(S, "bare_function_call", "Checking.\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\nDone.", TYPED_TOOLS)
+w(S, "two_blocks_between_prose", "First " + seed("get_weather", [("city", "Oslo")]) + " then " + seed("get_weather", [("city", "Rome"), ("unit", "celsius")]) + " done.", TYPED_TOOLS)
+w(S, "eos_token_after_call_is_text", seed("get_time", []) + "<seed:eos>", TYPED_TOOLS)
+print("ok seed-oss")

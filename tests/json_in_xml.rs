@@ -130,6 +130,7 @@ proptest! {
             (Format::Qwen3Coder, "<tool_call>", "</tool_call>"),
             (Format::Glm, "<tool_call>", "</tool_call>"),
             (Format::MiniMaxM2, "<minimax:tool_call>", "</minimax:tool_call>"),
+            (Format::SeedOss, "<seed:tool_call>", "</seed:tool_call>"),
         ] {
             let text = render(&pieces, start, end);
             let input = text.as_bytes();

@@ -605,6 +605,12 @@ fn prompts_follow_each_family() {
     has(Format::Qwen3Coder, "<parameter=example_parameter_1>");
     has(Format::MiniMaxM2, "<invoke name=\"tool-name-1\">");
     has(Format::Glm, "<arg_key>{arg-key-1}</arg_key>");
+    has(Format::SeedOss, "def get_weather(city: str,days: int):");
+    has(Format::SeedOss, "- city (str) [必填]:");
+    has(
+        Format::SeedOss,
+        "<seed:tool_call>\n<function=example_function_name>",
+    );
     has(Format::Gemma, "```tool_call");
     has(Format::MorphXml, "  - city (string, required)");
     has(Format::MorphXml, "<get_weather>\n<city>…</city>");

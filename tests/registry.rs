@@ -37,6 +37,7 @@ fn server_parser_names_map_over() {
         ("kimi_k2", Format::KimiK2),
         ("minimax_m2", Format::MiniMaxM2),
         ("minimax-m2", Format::MiniMaxM2),
+        ("seed_oss", Format::SeedOss),
         ("Hermes", Format::Hermes),
         ("QWEN3-CODER", Format::Qwen3Coder),
     ] {
@@ -69,6 +70,7 @@ fn fuzz_ids_are_unique_and_fixed() {
         (11, Format::Granite),
         (12, Format::Xlam),
         (13, Format::Llama3Json),
+        (19, Format::SeedOss),
     ] {
         assert_eq!(Format::from_fuzz_id(id), Some(format));
     }
@@ -157,6 +159,8 @@ fn model_ids_resolve_to_their_family() {
         ("allenai/Olmo-3-7B-Think", Pythonic, Some(true)),
         ("allenai/Olmo-3-32B-Think-DPO", Pythonic, Some(true)),
         ("google/gemma-4-31b-it", Gemma4, Some(false)),
+        ("ByteDance-Seed/Seed-OSS-36B-Instruct", SeedOss, Some(false)),
+        ("unsloth/Seed-OSS-36B-Instruct-GGUF", SeedOss, Some(false)),
         (
             "mistralai/Ministral-3-14B-Reasoning-2512",
             Mistral,

@@ -11,11 +11,12 @@ use serde_json::json;
 use toolsieve::middleware::format_tool_call;
 use toolsieve::{Event, Format, Parser, Tool};
 
-const XML: [Format; 4] = [
+const XML: [Format; 5] = [
     Format::Qwen3Coder,
     Format::MiniMaxM2,
     Format::Glm,
     Format::DeepSeekDsml,
+    Format::SeedOss,
 ];
 
 /// The tags of `format` that a value may hold as text, each to be
@@ -27,6 +28,11 @@ fn tag_texts(format: Format) -> Vec<String> {
             "<parameter=city>Paris</parameter>",
             "</function>",
             "</tool_call>",
+        ),
+        Format::SeedOss => (
+            "<parameter=city>Paris</parameter>",
+            "</function>",
+            "</seed:tool_call>",
         ),
         Format::MiniMaxM2 => (
             "<parameter name=\"city\">Paris</parameter>",
@@ -46,7 +52,7 @@ fn tag_texts(format: Format) -> Vec<String> {
     };
     let start = format.default_delimiters().0;
     let open = match format {
-        Format::Qwen3Coder => "f\"<function={name}>\"",
+        Format::Qwen3Coder | Format::SeedOss => "f\"<function={name}>\"",
         Format::MiniMaxM2 => "'<invoke name=\"' + name + '\">'",
         Format::Glm => "s.find(\"<tool_call>\")",
         _ => "\"<｜DSML｜invoke name=\\\"{name}\\\">\"",

@@ -60,6 +60,7 @@ fn is_xml(format: Format) -> bool {
             | Format::Glm
             | Format::MorphXml
             | Format::DeepSeekDsml
+            | Format::SeedOss
     )
 }
 

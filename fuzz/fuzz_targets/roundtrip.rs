@@ -144,6 +144,7 @@ fuzz_target!(|input: Input| {
             | Format::Glm
             | Format::MorphXml
             | Format::DeepSeekDsml
+            | Format::SeedOss
     );
     // Formats whose calls are JSON objects between two markers. The others
     // (JSON lists after a token, bare JSON) get their own rendering only.

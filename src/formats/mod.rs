@@ -115,6 +115,9 @@ registry! {
     Pythonic => pythonic,
     /// Gemma 4: `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>`.
     Gemma4 => gemma4,
+    /// Seed-OSS: `<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></seed:tool_call>`,
+    /// reasoning between `<seed:think>` and `</seed:think>`.
+    SeedOss => seed_oss,
 }
 
 /// Start and end markers the user gave in place of a format's own.

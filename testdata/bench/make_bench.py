@@ -34,6 +34,9 @@ def call(fmt, name, args):
     if fmt == "qwen3-coder":
         ps = "".join(f"<parameter={k}>\n{text(v)}\n</parameter>\n" for k, v in args.items())
         return f"<tool_call>\n<function={name}>\n{ps}</function>\n</tool_call>"
+    if fmt == "seed-oss":
+        ps = "".join(f"<parameter={k}>{text(v)}</parameter>\n" for k, v in args.items())
+        return f"<seed:tool_call>\n<function={name}>\n{ps}</function>\n</seed:tool_call>"
     if fmt == "minimax-m2":
         ps = "".join(f'<parameter name="{k}">{text(v)}</parameter>\n' for k, v in args.items())
         return f'<minimax:tool_call>\n<invoke name="{name}">\n{ps}</invoke>\n</minimax:tool_call>'
@@ -83,7 +86,7 @@ def call(fmt, name, args):
         ps = "".join(f"<{k}>{esc(text(v))}</{k}>\n" for k, v in args.items())
         return f"<{name}>\n{ps}</{name}>"
 
-XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2")
+XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2", "seed-oss")
 for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3", "phi4-mini", "granite", "xlam", "llama3-json",
             "mistral", "cohere", "harmony", "pythonic", "gemma4"):
     random.seed(11)
