@@ -1097,7 +1097,7 @@ w(S, "thinking_budget_reflect", "<seed:think>Paris first.\n<seed:cot_budget_refl
 w(S, "thinking_unclosed", "<seed:think>Still weighing Paris against 東京")
 w(S, "thinking_lookalikes", "<seed:thinking> and <think> are prose, as is a stray </seed:think>.")
 w(S, "newline_padded_values", "<seed:tool_call>\n<function=write_file>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\n\nkeeps one blank line\n\n</parameter>\n</function>\n</seed:tool_call>", TYPED_TOOLS)
-w(S, "bare_function_call", "Checking.\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\nDone.", TYPED_TOOLS)
+w(S, "bare_function_is_text", "Checking.\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\nDone.", TYPED_TOOLS)
 w(S, "two_blocks_between_prose", "First " + seed("get_weather", [("city", "Oslo")]) + " then " + seed("get_weather", [("city", "Rome"), ("unit", "celsius")]) + " done.", TYPED_TOOLS)
 w(S, "eos_token_after_call_is_text", seed("get_time", []) + "<seed:eos>", TYPED_TOOLS)
 print("ok seed-oss")

@@ -1,7 +1,9 @@
 //! `seed-oss`: ByteDance's Seed-OSS:
 //! `<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></seed:tool_call>`,
-//! one call a block, Qwen3-Coder's elements in a block of its own; a bare
-//! `<function=…>` without the block is read as well. The model reasons
+//! one call a block, Qwen3-Coder's elements in a block of its own. The
+//! block's tag is one token of the model's, which it does not leave out:
+//! a `<function=…>` outside a block is text (and prose is searched for one
+//! marker prefix, `<seed:`, in one pass). The model reasons
 //! between `<seed:think>` and `</seed:think>`, and may reflect on its
 //! thinking budget inside (`<seed:cot_budget_reflect>`), which stays
 //! reasoning.
@@ -21,10 +23,10 @@ static TAGS: Tags = Tags {
     untyped: Untyped::Text,
 };
 
-/// Calls in `<seed:tool_call>` blocks, or a bare `<function=` without one.
+/// Calls in `<seed:tool_call>` blocks.
 const DIALECT: Dialect = Dialect {
     block: Opening::block("<seed:tool_call>", &TAGS),
-    others: &[Opening::bare_call("<function=", &TAGS)],
+    others: &[],
 };
 
 pub(crate) const SPEC: FormatSpec = FormatSpec {
