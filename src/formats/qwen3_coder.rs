@@ -6,16 +6,22 @@ use serde_json::{json, Value};
 
 use super::*;
 
-static TAGS: Tags = Tags {
-    end: b"</tool_call>",
-    func_open: Some(b"<function="),
-    func_close: Some(b"</function>"),
-    param_open: Pat::Open(b"<parameter="),
-    param_close: b"</parameter>",
-    escaped_breaks: false,
-    string_attr: false,
-    untyped: Untyped::Text,
-};
+static TAGS: Tags = function_tags(b"</tool_call>");
+
+/// Qwen3-Coder's elements in a block that `end` closes (its own, or
+/// Seed-OSS's).
+pub(super) const fn function_tags(end: &'static [u8]) -> Tags {
+    Tags {
+        end,
+        func_open: Some(b"<function="),
+        func_close: Some(b"</function>"),
+        param_open: Pat::Open(b"<parameter="),
+        param_close: b"</parameter>",
+        escaped_breaks: false,
+        string_attr: false,
+        untyped: Untyped::Text,
+    }
+}
 
 /// Calls in `<tool_call>` blocks, or a bare `<function=` without one.
 pub(crate) const DIALECT: Dialect = Dialect {
@@ -103,13 +109,26 @@ fn tool_entry(tool: &Tool) -> String {
 }
 
 fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
-    let mut out = format!("<tool_call>\n<function={name}>\n");
+    function_in_block(("<tool_call>", "</tool_call>"), name, args, true)
+}
+
+/// A call as Qwen3-Coder's elements in the block `(begin, end)` (its own,
+/// or Seed-OSS's), each value padded with the newlines the parser strips
+/// (`always`), or only where it begins or ends with one.
+pub(super) fn function_in_block(
+    (begin, end): (&str, &str),
+    name: &str,
+    args: &Value,
+    always: bool,
+) -> String {
+    let mut out = format!("{begin}\n<function={name}>\n");
     for (k, v) in members(args) {
         out.push_str(&format!(
             "<parameter={k}>{}</parameter>\n",
-            padded(&value_text(v), true)
+            padded(&value_text(v), always)
         ));
     }
-    out.push_str("</function>\n</tool_call>");
+    out.push_str("</function>\n");
+    out.push_str(end);
     out
 }

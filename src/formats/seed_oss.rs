@@ -3,25 +3,15 @@
 //! one call a block, Qwen3-Coder's elements in a block of its own. The
 //! block's tag is one token of the model's, which it does not leave out:
 //! a `<function=…>` outside a block is text (and prose is searched for one
-//! marker prefix, `<seed:`, in one pass). The model reasons
-//! between `<seed:think>` and `</seed:think>`, and may reflect on its
-//! thinking budget inside (`<seed:cot_budget_reflect>`), which stays
-//! reasoning.
+//! marker prefix, `<seed:`, in one pass). The model reasons between
+//! `<seed:think>` and `</seed:think>`, and may reflect on its thinking
+//! budget inside (`<seed:cot_budget_reflect>`), which stays reasoning.
 
 use serde_json::Value;
 
 use super::*;
 
-static TAGS: Tags = Tags {
-    end: b"</seed:tool_call>",
-    func_open: Some(b"<function="),
-    func_close: Some(b"</function>"),
-    param_open: Pat::Open(b"<parameter="),
-    param_close: b"</parameter>",
-    escaped_breaks: false,
-    string_attr: false,
-    untyped: Untyped::Text,
-};
+static TAGS: Tags = super::qwen3_coder::function_tags(b"</seed:tool_call>");
 
 /// Calls in `<seed:tool_call>` blocks.
 const DIALECT: Dialect = Dialect {
@@ -116,15 +106,7 @@ fn tool_entry(tool: &Tool) -> String {
 /// One call in its own block, as the template writes an assistant's calls:
 /// values inline, padded only where the parser strips a newline.
 fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
-    let mut out = format!("<seed:tool_call>\n<function={name}>\n");
-    for (k, v) in members(args) {
-        out.push_str(&format!(
-            "<parameter={k}>{}</parameter>\n",
-            padded(&value_text(v), false)
-        ));
-    }
-    out.push_str("</function>\n</seed:tool_call>");
-    out
+    super::qwen3_coder::function_in_block(SPEC.delimiters, name, args, false)
 }
 
 /// A result in the template's tool turn.
