@@ -1100,4 +1100,5 @@ w(S, "newline_padded_values", "<seed:tool_call>\n<function=write_file>\n<paramet
 w(S, "bare_function_is_text", "Checking.\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\nDone.", TYPED_TOOLS)
 w(S, "two_blocks_between_prose", "First " + seed("get_weather", [("city", "Oslo")]) + " then " + seed("get_weather", [("city", "Rome"), ("unit", "celsius")]) + " done.", TYPED_TOOLS)
 w(S, "eos_token_after_call_is_text", seed("get_time", []) + "<seed:eos>", TYPED_TOOLS)
+w(S, "two_functions_one_block", "<seed:think>\nTwo cities.\n</seed:think>\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Barcelona, Spain</parameter>\n</function>\n<function=get_weather>\n<parameter=city>Oslo</parameter>\n<parameter=days>2</parameter>\n</function>\n</seed:tool_call>", TYPED_TOOLS)
 print("ok seed-oss")
