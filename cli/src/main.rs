@@ -372,7 +372,12 @@ fn parse_setup(args: &ParseArgs) -> io::Result<(Format, Option<Reasoning>)> {
         reasoning = Some(Reasoning::tags(start.as_str(), end.as_str()).starting_open(open));
     }
     if args.reasoning_open || args.calls_in_reasoning || args.calls_end_reasoning {
-        let r = reasoning.take().unwrap_or_else(Reasoning::think);
+        // Adjusted, a format's own tags (Seed-OSS's, gpt-oss's analysis
+        // channel) stay its own; `<think>` is for the others.
+        let r = reasoning
+            .take()
+            .or_else(|| format.default_reasoning())
+            .unwrap_or_else(Reasoning::think);
         let open = r.starts_open || args.reasoning_open;
         let calls = r.calls_inside || args.calls_in_reasoning;
         let ending = r.ends_at_calls || args.calls_end_reasoning;

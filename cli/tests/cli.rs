@@ -108,6 +108,43 @@ fn cli_parse_by_model_separates_reasoning() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `--reasoning-open` and the other reasoning switches keep the tags a
+/// format reads by default: Seed-OSS's, not `<think>` (a Seed-OSS template
+/// with a thinking budget of 0 opens `<seed:think>` itself).
+#[test]
+fn cli_reasoning_switches_keep_a_formats_own_tags() {
+    let cases: [(&str, &[u8], &str); 2] = [
+        (
+            "--reasoning-open",
+            b"Budget 0.</seed:cot_budget_reflect>\n</seed:think>Sunny.",
+            r#""delta":"Budget 0.</seed:cot_budget_reflect>\n""#,
+        ),
+        (
+            "--calls-in-reasoning",
+            b"<seed:think>Plan.</seed:think>Sunny.",
+            r#""delta":"Plan.""#,
+        ),
+    ];
+    for (switch, input, reasoning) in cases {
+        let out = toolsieve(
+            &["parse", "--format", "seed-oss", switch, "--merge", "-"],
+            input,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let reasoning = format!(r#""type":"reasoning-delta","id":"reasoning_0",{reasoning}"#);
+        assert!(text.contains(&reasoning), "{switch}: {text}");
+        assert!(
+            text.contains(r#""type":"text-delta","id":"text_0","delta":"Sunny.""#),
+            "{switch}: {text}"
+        );
+    }
+}
+
 #[test]
 fn cli_parse_writes_events_as_their_bytes_arrive() {
     use std::io::{BufRead, BufReader, Write};
