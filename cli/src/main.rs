@@ -372,8 +372,8 @@ fn parse_setup(args: &ParseArgs) -> io::Result<(Format, Option<Reasoning>)> {
         reasoning = Some(Reasoning::tags(start.as_str(), end.as_str()).starting_open(open));
     }
     if args.reasoning_open || args.calls_in_reasoning || args.calls_end_reasoning {
-        // Adjusted, a format's own tags (Seed-OSS's, gpt-oss's analysis
-        // channel) stay its own; `<think>` is for the others.
+        // A format's own tags (Seed-OSS's, gpt-oss's analysis channel) are
+        // adjusted, not replaced by `<think>`.
         let r = reasoning
             .take()
             .or_else(|| format.default_reasoning())
