@@ -32,13 +32,13 @@ from builtin import (  # noqa: E402
     vllm_runner,
 )
 from conftest import CASES, byte_tokenizer, token_pieces  # noqa: E402
-from servers import reads_reasoning  # noqa: E402
+from servers import holds_reasoning  # noqa: E402
 
 TOKENIZER = byte_tokenizer()
 
 
 def workloads(format: str) -> dict:
-    cases = [c for c in CASES if c.format == format and c.servable and not reads_reasoning(c)]
+    cases = [c for c in CASES if c.format == format and c.servable and not holds_reasoning(c)]
     small = [c for c in cases if len(c.raw) <= 8192]
     large = [c for c in cases if c.name == "large_argument_64k"]
     return {"goldens": small, "64 KB argument": large}

@@ -38,6 +38,16 @@ def reads_reasoning(case: Case) -> bool:
     return case.reasoning is not None or format_reasoning(case.format) is not None
 
 
+def holds_reasoning(case: Case) -> bool:
+    """Whether the case's text is read as reasoning in part: it has a
+    reasoning setting of its own, or its format reads its own tags by
+    default (gpt-oss's analysis channel, Seed-OSS's `<seed:think>`) and
+    the text holds the start tag. The servers read reasoning apart, so
+    the side-by-side comparisons leave such cases out."""
+    tags = format_reasoning(case.format)
+    return case.reasoning is not None or (tags is not None and tags[0] in case.text)
+
+
 def reasoning_ends_at_tool_names(case: Case) -> bool:
     """Whether the case's reasoning ends at a call whose marker is a tool's
     name (morph-xml's `<get_weather>`): a server's reasoning parser, which

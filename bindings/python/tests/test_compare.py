@@ -17,19 +17,12 @@ from builtin import (
     vllm_runner,
 )
 from conftest import CASES, byte_tokenizer, print_table
-from toolsieve_parser import format_reasoning, plugin_name
+from servers import holds_reasoning
+
+from toolsieve_parser import plugin_name
 
 TOKENIZER = byte_tokenizer()
 HEADER = ["format", "parser", "split-stable cases", "calls found", "text kept", "errors"]
-
-
-def holds_reasoning(case) -> bool:
-    """Whether the case is read with reasoning: a setting of its own, or
-    the tags its format reads by default (gpt-oss's analysis channel,
-    Seed-OSS's `<seed:think>`) in its text."""
-    tags = format_reasoning(case.format)
-    return case.reasoning is not None or (tags is not None and tags[0] in case.text)
-
 
 # Outputs a server can send (UTF-8), without reasoning (the servers read it
 # apart), under 8 KB (some built-in parsers re-read the whole text per
