@@ -17,6 +17,14 @@ fn toolsieve(args: &[&str], stdin: &[u8]) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
+/// The standard output of a `toolsieve` run that must succeed.
+fn toolsieve_ok(args: &[&str], stdin: &[u8]) -> String {
+    let out = toolsieve(args, stdin);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn cli_model_prints_one_json_object_or_exits_2() {
     let out = toolsieve(&["model", "Qwen/Qwen3-8B-AWQ"], b"");
@@ -62,7 +70,7 @@ fn cli_parse_by_model_separates_reasoning() {
         b"",
     );
     assert!(out.status.success());
-    let out = toolsieve(
+    let text = toolsieve_ok(
         &[
             "parse",
             "--model",
@@ -72,12 +80,6 @@ fn cli_parse_by_model_separates_reasoning() {
         ],
         input,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains(r#""type":"reasoning-delta","id":"reasoning_0","delta":"Paris, then.\n""#),
         "{text}"
@@ -126,16 +128,10 @@ fn cli_reasoning_switches_keep_a_formats_own_tags() {
         ),
     ];
     for (switch, input, reasoning) in cases {
-        let out = toolsieve(
+        let text = toolsieve_ok(
             &["parse", "--format", "seed-oss", switch, "--merge", "-"],
             input,
         );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
         let reasoning = format!(r#""type":"reasoning-delta","id":"reasoning_0",{reasoning}"#);
         assert!(text.contains(&reasoning), "{switch}: {text}");
         assert!(
