@@ -59,6 +59,7 @@
 //! | `pythonic` | `llama4-pythonic`, `olmo3`, `toolace` | `[f(city="Paris", days=3), g()] as the output, or after <\|python_start\|>` | no |
 //! | `gemma4` | `gemma-4` | `<\|tool_call>call:f{city:<\|"\|>Paris<\|"\|>,days:3}<tool_call\|>` | no |
 //! | `seed-oss` | `seedoss` | `<seed:tool_call>\n<function=f>\n<parameter=k>v</parameter>\n</function>\n</seed:tool_call>` | no |
+//! | `kimi-k3` | `kimik3`, `xtml` | `<\|open\|>tools<\|sep\|><\|open\|>call tool="f" index="1"<\|sep\|><\|open\|>argument key="k" type="string"<\|sep\|>v<\|close\|>argument<\|sep\|><\|close\|>call<\|sep\|><\|close\|>tools<\|sep\|>` | no |
 //!
 //! <!-- end of generated table -->
 //!

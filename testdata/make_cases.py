@@ -179,7 +179,19 @@ def dsml_string(v):
         return "true"
     return "true" if isinstance(parsed, str) else "false"
 
+def xtml_type(v):
+    """Kimi-K3's `type` attribute as the model sets it, by the value."""
+    try:
+        parsed = json.loads(v)
+    except ValueError:
+        return "string"
+    if isinstance(parsed, bool):
+        return "boolean"
+    return {str: "string", int: "number", float: "number", dict: "object",
+            list: "array", type(None): "null"}[type(parsed)]
+
 BLOCK_TAGS = {
+    "kimi-k3": ("<|open|>tools<|sep|>", "<|close|>tools<|sep|>"),
     "minimax-m2": ("<minimax:tool_call>", "</minimax:tool_call>"),
     "deepseek-v3.2": ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
     "seed-oss": ("<seed:tool_call>", "</seed:tool_call>"),
@@ -200,12 +212,15 @@ def xml_call(fmt, name, params, nl=True):
     if fmt == "deepseek-v3.2":
         ps = "".join('<｜DSML｜parameter name="%s" string="%s">%s</｜DSML｜parameter>\n' % (k, dsml_string(v), v) for k, v in params)
         return '<｜DSML｜function_calls>\n<｜DSML｜invoke name="%s">\n%s</｜DSML｜invoke>\n</｜DSML｜function_calls>' % (name, ps)
+    if fmt == "kimi-k3":
+        ps = "".join('<|open|>argument key="%s" type="%s"<|sep|>%s<|close|>argument<|sep|>' % (k, xtml_type(v), v) for k, v in params)
+        return '<|open|>tools<|sep|><|open|>call tool="%s" index="1"<|sep|>%s<|close|>call<|sep|><|close|>tools<|sep|>' % (name, ps)
     if fmt == "glm":
         sep = "\n" if nl else ""
         ps = "".join("<arg_key>%s</arg_key>%s<arg_value>%s</arg_value>%s" % (k, sep, v, sep) for k, v in params)
         return "<tool_call>%s%s%s</tool_call>" % (name, sep, ps)
 
-for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2", "seed-oss"]:
+for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2", "seed-oss", "kimi-k3"]:
     c = lambda name, params, **kw: xml_call(fmt, name, params, **kw)
     T = TYPED_TOOLS
     w(fmt, "prose_call_prose", "Let me check.\n" + c("get_weather", [("city", "Seoul"), ("days", "3")]) + "\nDone.", T)
@@ -432,7 +447,7 @@ w(H, "fenced_not_json_is_text", "<tool_call>\n```python\nprint(get_time())\n```\
 w(H, "fenced_json_fence_not_closed", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n</tool_call> ok")
 w(H, "fenced_python_dict", "<tool_call>\n```json\n{'name': 'get_weather', 'arguments': {'city': 'Paris', 'metric': True}}\n```\n</tool_call> ok")
 w(H, "fenced_json_then_not_a_fence", "<tool_call>\n```json\n" + '{"name": "get_time", "arguments": {}}' + "\n``x</tool_call> ok")
-for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2", "seed-oss"]:
+for fmt in ["qwen3-coder", "minimax-m2", "glm", "deepseek-v3.2", "seed-oss", "kimi-k3"]:
     start_tag, end_tag = BLOCK_TAGS.get(fmt, ("<tool_call>", "</tool_call>"))
     w(fmt, "json_block_fenced", start_tag + '\n```json\n{"name": "get_weather", "arguments": {"city": "Lima"}}\n```\n' + end_tag + " ok", TYPED_TOOLS)
 
@@ -968,6 +983,7 @@ PARIS = {
     "harmony": '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>',
     "kimi-k2": '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
     "seed-oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>",
+    "kimi-k3": '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
 }
 for fmt, call in PARIS.items():
     wr(fmt, "reasoning_think_then_call", "<think>\nThe user wants the weather in Paris; call the tool.\n</think>\n\n" + call)
@@ -1086,7 +1102,6 @@ def write_index():
         parts.append(f"\n## {fmt} ({len(cases)} cases)\n\n" + "\n".join(rows) + "\n")
     open("testdata/README.md", "w").write("".join(parts) + bench)
 
-write_index()
 
 # seed-oss: Seed-OSS, Qwen3-Coder's elements in `<seed:tool_call>` blocks,
 # its own reasoning tags read by default.
@@ -1102,3 +1117,32 @@ w(S, "two_blocks_between_prose", "First " + seed("get_weather", [("city", "Oslo"
 w(S, "eos_token_after_call_is_text", seed("get_time", []) + "<seed:eos>", TYPED_TOOLS)
 w(S, "two_functions_one_block", "<seed:think>\nTwo cities.\n</seed:think>\n<seed:tool_call>\n<function=get_weather>\n<parameter=city>Barcelona, Spain</parameter>\n</function>\n<function=get_weather>\n<parameter=city>Oslo</parameter>\n<parameter=days>2</parameter>\n</function>\n</seed:tool_call>", TYPED_TOOLS)
 print("ok seed-oss")
+
+# kimi-k3: Kimi-K3's XTML, tags that end at `<|sep|>`, its think channel
+# read by default, the response channel's tags markup.
+K3 = "kimi-k3"
+O, C, SEP = "<|open|>", "<|close|>", "<|sep|>"
+def k3_arg(key, kind, value):
+    return f'{O}argument key="{key}" type="{kind}"{SEP}{value}{C}argument{SEP}'
+def k3_call(name, args, index=1):
+    return f'{O}call tool="{name}" index="{index}"{SEP}' + "".join(args) + f"{C}call{SEP}"
+def k3_tools(*calls):
+    return f"{O}tools{SEP}" + "".join(calls) + f"{C}tools{SEP}"
+K3_WEATHER = k3_tools(k3_call("get_weather", [k3_arg("city", "string", "Paris"), k3_arg("days", "number", "2")]))
+w(K3, "think_response_then_call", f"{O}think{SEP}The user wants Paris; the tools channel comes next.{C}think{SEP}{O}response{SEP}Checking the weather.{C}response{SEP}" + K3_WEATHER + f"{C}message{SEP}", TYPED_TOOLS)
+w(K3, "think_opened_by_template", f"Paris, two days.{C}think{SEP}" + K3_WEATHER, TYPED_TOOLS)
+open(f"testdata/{K3}/think_opened_by_template.reasoning.json", "w").write(json.dumps({"start": f"{O}think{SEP}", "end": f"{C}think{SEP}", "startsOpen": True, "callsInside": False}) + "\n")
+w(K3, "response_opened_by_template", f"OK, it is sunny.{C}response{SEP}{C}message{SEP}")
+w(K3, "typed_by_attribute", k3_tools(k3_call("calc", [k3_arg("x", "number", "1.5"), k3_arg("flag", "boolean", "true"), k3_arg("opts", "object", '{"deep": [1, {"a": null}]}'), k3_arg("xs", "array", "[1, 2]"), k3_arg("none", "null", "null"), k3_arg("text", "string", "42"), k3_arg("untyped", "", "raw")])))
+w(K3, "typed_value_not_json_kept_as_string", k3_tools(k3_call("calc", [k3_arg("x", "number", "not-json")])))
+w(K3, "schema_types_over_attribute", k3_tools(k3_call("get_weather", [k3_arg("city", "number", "7"), k3_arg("days", "string", "3")])), TYPED_TOOLS)
+w(K3, "attributes_with_entities_and_brackets", k3_tools(k3_call("a&amp;b&quot;c", [k3_arg("k&amp;q", "string", "v")]), k3_call("calc<beta>", [k3_arg("foo<bar", "string", "raw")], 2)))
+w(K3, "call_without_index", f'{O}tools{SEP}{O}call tool="get_time"{SEP}{C}call{SEP}{C}tools{SEP}', TYPED_TOOLS)
+w(K3, "duplicate_indices", k3_tools(k3_call("get_weather", [k3_arg("city", "string", "Oslo")], 7), k3_call("get_weather", [k3_arg("city", "string", "Rome")], 7), k3_call("get_time", [], 3)), TYPED_TOOLS)
+w(K3, "close_tag_inside_value", k3_tools(k3_call("write_file", [k3_arg("path", "string", "notes.md"), k3_arg("content", "string", f"Write {C}argument{SEP} to end an argument, and {O}call tool=\"x\"{SEP} to open a call.\n")])), TYPED_TOOLS)
+w(K3, "lookalike_markers_are_text", f"A {O}tool{SEP} is not a {O}tools{SEP}-less channel, nor is {O} tools {SEP} or {C}responses{SEP}.")
+w(K3, "stream_ends_inside_call", f"{O}response{SEP}One moment.{C}response{SEP}" + f'{O}tools{SEP}{O}call tool="get_weather" index="1"{SEP}' + k3_arg("city", "string", "Par"), TYPED_TOOLS)
+w(K3, "cjk_values_and_text_after", "東京の天気を調べます。" + k3_tools(k3_call("get_weather", [k3_arg("city", "string", "東京"), k3_arg("days", "number", "3")])) + "\n以上です。", TYPED_TOOLS)
+print("ok kimi-k3")
+
+write_index()

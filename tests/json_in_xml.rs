@@ -131,6 +131,7 @@ proptest! {
             (Format::Glm, "<tool_call>", "</tool_call>"),
             (Format::MiniMaxM2, "<minimax:tool_call>", "</minimax:tool_call>"),
             (Format::SeedOss, "<seed:tool_call>", "</seed:tool_call>"),
+            (Format::KimiK3, "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"),
         ] {
             let text = render(&pieces, start, end);
             let input = text.as_bytes();

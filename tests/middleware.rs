@@ -611,6 +611,14 @@ fn prompts_follow_each_family() {
         Format::SeedOss,
         "<seed:tool_call>\n<function=example_function_name>",
     );
+    has(
+        Format::KimiK3,
+        "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\"",
+    );
+    has(
+        Format::KimiK3,
+        "<|open|>call tool=\"tool_name\" index=\"1\"<|sep|><|open|>argument key=\"arg\" type=\"string\"<|sep|>",
+    );
     has(Format::Gemma, "```tool_call");
     has(Format::MorphXml, "  - city (string, required)");
     has(Format::MorphXml, "<get_weather>\n<city>…</city>");

@@ -38,6 +38,7 @@ fn server_parser_names_map_over() {
         ("minimax_m2", Format::MiniMaxM2),
         ("minimax-m2", Format::MiniMaxM2),
         ("seed_oss", Format::SeedOss),
+        ("kimi_k3", Format::KimiK3),
         ("Hermes", Format::Hermes),
         ("QWEN3-CODER", Format::Qwen3Coder),
     ] {
@@ -71,6 +72,7 @@ fn fuzz_ids_are_unique_and_fixed() {
         (12, Format::Xlam),
         (13, Format::Llama3Json),
         (19, Format::SeedOss),
+        (20, Format::KimiK3),
     ] {
         assert_eq!(Format::from_fuzz_id(id), Some(format));
     }
@@ -161,6 +163,8 @@ fn model_ids_resolve_to_their_family() {
         ("google/gemma-4-31b-it", Gemma4, Some(false)),
         ("ByteDance-Seed/Seed-OSS-36B-Instruct", SeedOss, Some(false)),
         ("unsloth/Seed-OSS-36B-Instruct-GGUF", SeedOss, Some(false)),
+        ("moonshotai/Kimi-K3", KimiK3, Some(true)),
+        ("Kimi_K3-Instruct", KimiK3, Some(true)),
         (
             "mistralai/Ministral-3-14B-Reasoning-2512",
             Mistral,

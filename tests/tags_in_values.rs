@@ -11,12 +11,13 @@ use serde_json::json;
 use toolsieve::middleware::format_tool_call;
 use toolsieve::{Event, Format, Parser, Tool};
 
-const XML: [Format; 5] = [
+const XML: [Format; 6] = [
     Format::Qwen3Coder,
     Format::MiniMaxM2,
     Format::Glm,
     Format::DeepSeekDsml,
     Format::SeedOss,
+    Format::KimiK3,
 ];
 
 /// The tags of `format` that a value may hold as text, each to be
@@ -44,6 +45,11 @@ fn tag_texts(format: Format) -> Vec<String> {
             "</arg_value>",
             "</tool_call>",
         ),
+        Format::KimiK3 => (
+            "<|open|>argument key=\"city\" type=\"string\"<|sep|>Paris<|close|>argument<|sep|>",
+            "<|close|>call<|sep|>",
+            "<|close|>tools<|sep|>",
+        ),
         _ => (
             "<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>",
             "</｜DSML｜invoke>",
@@ -55,6 +61,7 @@ fn tag_texts(format: Format) -> Vec<String> {
         Format::Qwen3Coder | Format::SeedOss => "f\"<function={name}>\"",
         Format::MiniMaxM2 => "'<invoke name=\"' + name + '\">'",
         Format::Glm => "s.find(\"<tool_call>\")",
+        Format::KimiK3 => "f'<|open|>call tool=\"{name}\"<|sep|>'",
         _ => "\"<｜DSML｜invoke name=\\\"{name}\\\">\"",
     };
     vec![

@@ -61,6 +61,7 @@ fn is_xml(format: Format) -> bool {
             | Format::MorphXml
             | Format::DeepSeekDsml
             | Format::SeedOss
+            | Format::KimiK3
     )
 }
 

@@ -13,12 +13,13 @@ use serde_json::{json, Value};
 use toolsieve::middleware::format_tool_call;
 use toolsieve::{Event, Format, Parser, Tool};
 
-const XML: [Format; 5] = [
+const XML: [Format; 6] = [
     Format::Qwen3Coder,
     Format::MiniMaxM2,
     Format::Glm,
     Format::DeepSeekDsml,
     Format::SeedOss,
+    Format::KimiK3,
 ];
 
 /// Value text as written between the tags: text, line breaks of every

@@ -145,6 +145,7 @@ fuzz_target!(|input: Input| {
             | Format::MorphXml
             | Format::DeepSeekDsml
             | Format::SeedOss
+            | Format::KimiK3
     );
     // Formats whose calls are JSON objects between two markers. The others
     // (JSON lists after a token, bare JSON) get their own rendering only.

@@ -10,12 +10,12 @@ use super::*;
 
 static DSML: Tags = Tags {
     end: "</｜DSML｜function_calls>".as_bytes(),
-    func_open: Some("<｜DSML｜invoke name=".as_bytes()),
+    func_open: Some(Pat::Open("<｜DSML｜invoke name=".as_bytes())),
     func_close: Some("</｜DSML｜invoke>".as_bytes()),
     param_open: Pat::Open("<｜DSML｜parameter name=".as_bytes()),
     param_close: "</｜DSML｜parameter>".as_bytes(),
     escaped_breaks: false,
-    string_attr: true,
+    typing: Typing::StringAttr,
     untyped: Untyped::Text,
 };
 
@@ -29,7 +29,7 @@ static DSML_V4: Tags = Tags {
 /// tag.
 static DSML_V4_1: Tags = Tags {
     end: "</｜DSML｜ calls>".as_bytes(),
-    func_open: Some("<｜DSML｜ invoke name=".as_bytes()),
+    func_open: Some(Pat::Open("<｜DSML｜ invoke name=".as_bytes())),
     func_close: Some("</｜DSML｜ invoke>".as_bytes()),
     param_open: Pat::Open("<｜DSML｜ parameter name=".as_bytes()),
     param_close: "</｜DSML｜ parameter>".as_bytes(),
@@ -40,7 +40,7 @@ static DSML_V4_1: Tags = Tags {
 /// tokens passes it on.
 static DSML_STRIPPED: Tags = Tags {
     end: b"</function_calls>",
-    func_open: Some(b"<invoke name="),
+    func_open: Some(Pat::Open(b"<invoke name=")),
     func_close: Some(b"</invoke>"),
     param_open: Pat::Open(b"<parameter name="),
     param_close: b"</parameter>",

@@ -8,12 +8,12 @@ use super::*;
 
 static TAGS: Tags = Tags {
     end: b"</minimax:tool_call>",
-    func_open: Some(b"<invoke name="),
+    func_open: Some(Pat::Open(b"<invoke name=")),
     func_close: Some(b"</invoke>"),
     param_open: Pat::Open(b"<parameter name="),
     param_close: b"</parameter>",
     escaped_breaks: false,
-    string_attr: false,
+    typing: Typing::Schema,
     untyped: Untyped::Text,
 };
 

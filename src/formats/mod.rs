@@ -19,7 +19,7 @@ use crate::limits::Limits;
 use crate::protocol::first_byte::{FirstByte, Lead};
 use crate::protocol::json_call::JsonCall;
 use crate::protocol::token_call::{NameRule, Rules, TokenCall, Tokens};
-use crate::protocol::xml_call::{Dialect, Opening, Tags, XmlCall};
+use crate::protocol::xml_call::{Dialect, Opening, Tags, Typing, XmlCall};
 use crate::protocol::Automaton;
 use crate::scan::marker::{Boundary, Marker, MarkerError};
 use crate::scan::xml::Pat;
@@ -118,6 +118,9 @@ registry! {
     /// Seed-OSS: `<seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></seed:tool_call>`,
     /// reasoning between `<seed:think>` and `</seed:think>`.
     SeedOss => seed_oss,
+    /// Kimi-K3's XTML: `<|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="KEY" type="string"<|sep|>VALUE<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`,
+    /// reasoning in its think channel, the answer's channel tags markup.
+    KimiK3 => kimi_k3,
 }
 
 /// Start and end markers the user gave in place of a format's own.
@@ -251,6 +254,9 @@ pub(crate) enum Think {
     OpenUntilCalls,
     /// The family's own tags.
     Tagged(&'static str, &'static str),
+    /// The family's own tags, the start tag in the prompt: the output
+    /// starts inside reasoning (Kimi-K3's think channel).
+    TaggedOpen(&'static str, &'static str),
 }
 
 impl Think {
@@ -265,6 +271,9 @@ impl Think {
                     .ending_at_calls(true),
             ),
             Think::Tagged(start, end) => Some(crate::Reasoning::tags(start, end)),
+            Think::TaggedOpen(start, end) => {
+                Some(crate::Reasoning::tags(start, end).starting_open(true))
+            }
         }
     }
 }

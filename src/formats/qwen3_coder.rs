@@ -13,12 +13,12 @@ static TAGS: Tags = function_tags(b"</tool_call>");
 pub(super) const fn function_tags(end: &'static [u8]) -> Tags {
     Tags {
         end,
-        func_open: Some(b"<function="),
+        func_open: Some(Pat::Open(b"<function=")),
         func_close: Some(b"</function>"),
         param_open: Pat::Open(b"<parameter="),
         param_close: b"</parameter>",
         escaped_breaks: false,
-        string_attr: false,
+        typing: Typing::Schema,
         untyped: Untyped::Text,
     }
 }

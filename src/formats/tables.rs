@@ -53,6 +53,9 @@ fn reasoning(think: Think) -> String {
         Think::Open => "`<think>`, opened by the template".into(),
         Think::OpenUntilCalls => "`<think>`, opened by the template; calls end it".into(),
         Think::Tagged(start, end) => format!("{} … {}", code(start), code(end)),
+        Think::TaggedOpen(start, end) => {
+            format!("{} … {}, opened by the template", code(start), code(end))
+        }
     }
 }
 

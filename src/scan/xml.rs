@@ -16,6 +16,35 @@ pub(crate) enum Pat {
     Lit(&'static [u8]),
     /// These bytes, then an attribute up to `>` (on one line).
     Open(&'static [u8]),
+    /// These bytes, then an attribute up to the second (on one line):
+    /// Kimi-K3's tags end at `<|sep|>`, and their attributes may hold a
+    /// `<` or a `>`.
+    OpenUntil(&'static [u8], &'static [u8]),
+}
+
+impl Pat {
+    /// The literal the tag begins with.
+    #[inline(always)]
+    pub(crate) fn lit(self) -> &'static [u8] {
+        match self {
+            Pat::Lit(lit) | Pat::Open(lit) | Pat::OpenUntil(lit, _) => lit,
+        }
+    }
+
+    /// The same kind of tag, beginning with `lit`.
+    pub(crate) fn with_lit(self, lit: &'static [u8]) -> Pat {
+        match self {
+            Pat::Lit(_) => Pat::Lit(lit),
+            Pat::Open(_) => Pat::Open(lit),
+            Pat::OpenUntil(_, close) => Pat::OpenUntil(lit, close),
+        }
+    }
+
+    /// Whether an attribute follows the literal.
+    #[inline(always)]
+    fn has_attr(self) -> bool {
+        !matches!(self, Pat::Lit(_))
+    }
 }
 
 /// Result of matching tags.
@@ -51,10 +80,7 @@ fn agreeing_prefix(avail: &[u8], lit: &[u8]) -> Option<usize> {
 }
 
 fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
-    let (lit, open) = match pat {
-        Pat::Lit(l) => (l, false),
-        Pat::Open(l) => (l, true),
-    };
+    let lit = pat.lit();
     let avail = &body[at..];
     let Some(n) = agreeing_prefix(avail, lit) else {
         return Tag::Miss;
@@ -63,13 +89,17 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
         return Tag::Need { at };
     }
     let after = at + lit.len();
-    if !open {
-        return Tag::Found {
-            index: 0,
-            at,
-            end: after,
-            attr: (after, after),
-        };
+    match pat {
+        Pat::Lit(_) => {
+            return Tag::Found {
+                index: 0,
+                at,
+                end: after,
+                attr: (after, after),
+            }
+        }
+        Pat::OpenUntil(_, close) => return attr_until(body, at, after, close),
+        Pat::Open(_) => {}
     }
     let window = &body[after..body.len().min(after + MAX_TAG)];
     match window
@@ -85,6 +115,45 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
         Some(_) => Tag::Miss,
         None if window.len() == MAX_TAG => Tag::Miss,
         None => Tag::Need { at },
+    }
+}
+
+/// An open tag from `at` whose attribute, from `after`, ends at `close`
+/// on the same line, within [`MAX_TAG`] bytes; a byte of the attribute
+/// may be any other (`calc<beta`).
+fn attr_until(body: &[u8], at: usize, after: usize, close: &[u8]) -> Tag {
+    let Some(&first) = close.first() else {
+        return Tag::Miss;
+    };
+    let window = &body[after..body.len().min(after + MAX_TAG)];
+    let mut from = 0;
+    while let Some(rel) = window[from..]
+        .iter()
+        .position(|&b| b == first || b == b'\n')
+    {
+        let i = from + rel;
+        if window[i] == b'\n' {
+            return Tag::Miss;
+        }
+        let rest = &body[after + i..];
+        let n = rest.len().min(close.len());
+        if same_bytes(&rest[..n], &close[..n]) {
+            return match n == close.len() {
+                true => Tag::Found {
+                    index: 0,
+                    at,
+                    end: after + i + n,
+                    attr: (after, after + i),
+                },
+                // The body ends inside what may be the close.
+                false => Tag::Need { at },
+            };
+        }
+        from = i + 1;
+    }
+    match window.len() == MAX_TAG {
+        true => Tag::Miss,
+        false => Tag::Need { at },
     }
 }
 
@@ -182,11 +251,7 @@ impl InPlay {
 /// Whether `a` and `b` are distinct tags of which one begins the other
 /// (the same tag twice ends at the same byte, and the same way).
 fn nested_tags(a: Pat, b: Pat) -> bool {
-    let split = |p| match p {
-        Pat::Lit(l) => (l, false),
-        Pat::Open(l) => (l, true),
-    };
-    let ((a, a_open), (b, b_open)) = (split(a), split(b));
+    let ((a, a_open), (b, b_open)) = ((a.lit(), a.has_attr()), (b.lit(), b.has_attr()));
     let n = a.len().min(b.len());
     same_bytes(&a[..n], &b[..n]) && (a.len() != b.len() || a_open != b_open)
 }
@@ -281,7 +346,7 @@ impl Wait {
         let (Some(next), Some(tag_at)) = (self.in_play.next.take(), self.in_play.tag_at) else {
             return false;
         };
-        let (Pat::Lit(lit) | Pat::Open(lit)) = next;
+        let lit = next.lit();
         // It agrees with the bytes before these, which the first took.
         let before = (start - tag_at).min(lit.len());
         let lead = self.in_play.lead;
@@ -353,10 +418,7 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     let mut nested = false;
     let (mut next, mut next_nested) = (None, false);
     for &pat in pats {
-        let (lit, open) = match pat {
-            Pat::Lit(l) => (l, false),
-            Pat::Open(l) => (l, true),
-        };
+        let (lit, open) = (pat.lit(), pat.has_attr());
         let Some(n) = agreeing_prefix(avail, lit) else {
             continue;
         };
@@ -379,7 +441,12 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
             // The literal is there; its `>` may be the next byte, or the
             // window may fill up without one.
             soonest = soonest.min(body.len() + 1);
-            for_close = for_close.map(|u| u.min(at + lit.len() + MAX_TAG));
+            for_close = match pat {
+                // A close of more than one byte: matched again at each
+                // chunk (the attribute is short).
+                Pat::OpenUntil(..) => None,
+                _ => for_close.map(|u| u.min(at + lit.len() + MAX_TAG)),
+            };
             whole_open = true;
         } else {
             for_close = None;
@@ -406,7 +473,7 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         (_, lead) => Wait {
             until: soonest,
             in_play: InPlay {
-                lead: lead.map_or(&[][..], |(Pat::Lit(l) | Pat::Open(l))| l),
+                lead: lead.map_or(&[][..], Pat::lit),
                 tag_at,
                 from: at,
                 next: None,
@@ -419,10 +486,11 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
 /// The wait for `lead`, the first of the tags in play (none of which
 /// begins another), from body index `at`; `tag_at` if its first byte is
 /// in hand. A literal tag waits until its last byte, an open tag until
-/// the first byte that can end its attribute, or its window filling up.
+/// the first byte that can end its attribute, or its window filling up;
+/// an open tag with a longer close until its literal is whole.
 fn lead_wait(lead: Pat, at: usize, tag_at: Option<usize>) -> Wait {
     let (lit, close) = match lead {
-        Pat::Lit(lit) => (lit, false),
+        Pat::Lit(lit) | Pat::OpenUntil(lit, _) => (lit, false),
         Pat::Open(lit) => (lit, true),
     };
     Wait {
@@ -660,7 +728,9 @@ fn nothing_in_hand(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     for (k, &pat) in pats.iter().enumerate() {
         match pat {
             Pat::Lit(lit) if !lit.is_empty() => until = until.min(at + lit.len()),
-            Pat::Open(lit) if !lit.is_empty() => until = until.min(at + lit.len() + 1),
+            Pat::Open(lit) | Pat::OpenUntil(lit, _) if !lit.is_empty() => {
+                until = until.min(at + lit.len() + 1)
+            }
             // An empty literal is whole already: `need_until`'s own rules.
             _ => return need_until_in_play(body, at, pats),
         }
@@ -674,7 +744,7 @@ fn nothing_in_hand(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         wait.in_play.next = next.filter(|_| !next_nested);
         return wait;
     }
-    let (Pat::Lit(first) | Pat::Open(first)) = lead;
+    let first = lead.lit();
     Wait {
         until,
         in_play: InPlay {
@@ -715,7 +785,7 @@ pub(crate) fn skip_ws(body: &[u8], from: usize) -> usize {
 ///
 /// A quoted value ends at its closing quote: attributes after it
 /// (`<invoke name="run" description="…">`, which models echo from tool
-/// descriptions) are not part of it.
+/// descriptions) are not part of it. Its entities are decoded.
 pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
     let t = match crate::scan::utf8::validate(raw) {
         Ok(t) => std::borrow::Cow::Borrowed(t),
@@ -727,9 +797,12 @@ pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
         let inner = t.strip_prefix(q as char)?;
         crate::scan::find_byte(q, inner.as_bytes()).map(|end| &inner[..end])
     };
-    let unq = quoted(b'"').or_else(|| quoted(b'\'')).unwrap_or(t);
     out.clear();
-    out.push_str(unq);
+    match quoted(b'"').or_else(|| quoted(b'\'')) {
+        // A quoted value is XML's: `&quot;` is how it holds a quote.
+        Some(value) => out.push_str(&decode_entities(value)),
+        None => out.push_str(t),
+    }
 }
 
 /// The value of attribute `name` in a tag's attribute text (`name="city"

@@ -37,6 +37,10 @@ def call(fmt, name, args):
     if fmt == "seed-oss":
         ps = "".join(f"<parameter={k}>{text(v)}</parameter>\n" for k, v in args.items())
         return f"<seed:tool_call>\n<function={name}>\n{ps}</function>\n</seed:tool_call>"
+    if fmt == "kimi-k3":
+        kind = lambda v: {str: "string", int: "number", float: "number", bool: "boolean"}.get(type(v), "object")
+        ps = "".join(f'<|open|>argument key="{k}" type="{kind(v)}"<|sep|>{text(v)}<|close|>argument<|sep|>' for k, v in args.items())
+        return f'<|open|>tools<|sep|><|open|>call tool="{name}" index="1"<|sep|>{ps}<|close|>call<|sep|><|close|>tools<|sep|>'
     if fmt == "minimax-m2":
         ps = "".join(f'<parameter name="{k}">{text(v)}</parameter>\n' for k, v in args.items())
         return f'<minimax:tool_call>\n<invoke name="{name}">\n{ps}</invoke>\n</minimax:tool_call>'
@@ -86,7 +90,7 @@ def call(fmt, name, args):
         ps = "".join(f"<{k}>{esc(text(v))}</{k}>\n" for k, v in args.items())
         return f"<{name}>\n{ps}</{name}>"
 
-XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2", "seed-oss")
+XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2", "seed-oss", "kimi-k3")
 for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3", "phi4-mini", "granite", "xlam", "llama3-json",
             "mistral", "cohere", "harmony", "pythonic", "gemma4"):
     random.seed(11)

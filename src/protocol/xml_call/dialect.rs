@@ -10,7 +10,7 @@ use crate::scan::xml::Pat;
 pub(crate) struct Tags {
     pub(crate) end: &'static [u8],
     /// Opens a call, the name in the attribute (`None`: GLM's bare name).
-    pub(crate) func_open: Option<&'static [u8]>,
+    pub(crate) func_open: Option<Pat>,
     pub(crate) func_close: Option<&'static [u8]>,
     /// Opens a parameter: with the key as attribute, or GLM's `<arg_key>`.
     pub(crate) param_open: Pat,
@@ -19,13 +19,24 @@ pub(crate) struct Tags {
     /// as a line break does: some servers deliver GLM's line breaks escaped
     /// (`<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>…`).
     pub(crate) escaped_breaks: bool,
-    /// DSML's typing: a parameter's `string` attribute types its value
-    /// (`string="false"` marks JSON), and an `invoke` may hold one JSON
-    /// object in place of parameters (`Phase::JsonArgs`).
-    pub(crate) string_attr: bool,
+    /// What a parameter's attributes say of its value's type.
+    pub(crate) typing: Typing,
     /// How a value its schema leaves untyped is read (a DSML value marked
     /// `string="false"` is JSON whatever this says).
     pub(crate) untyped: Untyped,
+}
+
+/// How a parameter's tag types its value, where its schema does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Typing {
+    /// It does not: the schema alone.
+    Schema,
+    /// DSML's: the `string` attribute (`string="false"` marks JSON), and
+    /// an `invoke` may hold one JSON object in place of parameters
+    /// (`Phase::JsonArgs`).
+    StringAttr,
+    /// Kimi-K3's: a `type` attribute other than `"string"` marks JSON.
+    TypeAttr,
 }
 
 /// A start marker and what it opens.

@@ -21,7 +21,7 @@
 mod dialect;
 mod values;
 
-pub(crate) use dialect::{Dialect, Opening, Tags};
+pub(crate) use dialect::{Dialect, Opening, Tags, Typing};
 
 use crate::coerce::{keyword, Untyped};
 use crate::cx::{CallCx, Sink};
@@ -141,8 +141,8 @@ pub(crate) struct XmlCall {
     /// DSML `invoke`: it ends with the function's close, and its name comes
     /// first thing.
     bare: bool,
-    /// The value being read is JSON by its tag's `string="false"` (see
-    /// [`Tags::string_attr`]).
+    /// The value being read is JSON by its tag's `string="false"` or
+    /// `type` (see [`Tags::typing`]).
     json_value: bool,
     /// Reads the arguments object of [`Phase::JsonArgs`].
     args_json: JsonScanner,
@@ -290,7 +290,7 @@ impl XmlCall {
             return Some(self.glm_name(cx, eof));
         };
         // A bare call's `<function=` was its start marker.
-        let pats = [Pat::Open(if self.bare { b"" } else { open })];
+        let pats = [if self.bare { open.with_lit(b"") } else { open }];
         match tag_at(&self.body, self.pos, &pats) {
             Tag::Found { end, attr, .. } => {
                 let mut name = std::mem::take(&mut self.name);
@@ -323,10 +323,17 @@ impl XmlCall {
                 return Some(self.unfinished("the stream ended before the call named a function"))
             }
             _ => {
-                let what = String::from_utf8_lossy(open).into_owned();
+                let close: &[u8] = match open {
+                    Pat::OpenUntil(_, close) => close,
+                    _ => b">",
+                };
+                let (what, close) = (
+                    String::from_utf8_lossy(open.lit()),
+                    String::from_utf8_lossy(close),
+                );
                 return Some(self.malformed(
                     self.pos,
-                    format!("expected `{what}…>` or a JSON call object to open the call"),
+                    format!("expected `{what}…{close}` or a JSON call object to open the call"),
                 ));
             }
         }
@@ -362,12 +369,12 @@ impl XmlCall {
             }
             // Nothing of the next tag yet: no verdict before the shortest
             // could be whole (unless an arguments object may come instead).
-            if !t.string_attr {
+            if t.typing != Typing::StringAttr {
                 self.wait = need_until(&self.body, self.pos, pats);
             }
             return Some(Outcome::More);
         }
-        if t.string_attr && self.body[self.pos] == b'{' && self.args.is_empty() {
+        if t.typing == Typing::StringAttr && self.body[self.pos] == b'{' && self.args.is_empty() {
             self.args_json.reset();
             self.scan_from = self.pos;
             self.phase = Phase::JsonArgs { start: self.pos };
@@ -436,8 +443,14 @@ impl XmlCall {
         } else {
             let attr = &self.body[attr.0..attr.1];
             attr_text_into(attr, &mut self.key);
-            self.json_value =
-                t.string_attr && attr_value(attr, b"string").is_some_and(|v| v == b"false");
+            self.json_value = match t.typing {
+                Typing::Schema => false,
+                Typing::StringAttr => attr_value(attr, b"string").is_some_and(|v| v == b"false"),
+                // No type, or an empty one, is a string.
+                Typing::TypeAttr => {
+                    attr_value(attr, b"type").is_some_and(|v| !v.is_empty() && v != b"string")
+                }
+            };
             self.open_value(end, cx);
         }
         None
@@ -605,8 +618,8 @@ impl XmlCall {
         let len = self.body.len();
 
         self.pos = skip_ws(&self.body, self.pos);
-        let open = t.func_open.unwrap_or(t.end);
-        let after = [Pat::Lit(t.end), Pat::Open(open)];
+        let open = t.func_open.unwrap_or(Pat::Open(t.end));
+        let after = [Pat::Lit(t.end), open];
         if self.pos == len {
             if eof {
                 return Some(self.end_early(cx));

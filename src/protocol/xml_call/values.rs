@@ -165,10 +165,7 @@ impl XmlCall {
     #[inline(never)]
     pub(super) fn steady_text_with_lt<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Steady<'c> {
         let pats = self.value_patterns();
-        let begins_tag = |b: u8| {
-            pats.iter()
-                .any(|&(Pat::Lit(lit) | Pat::Open(lit))| lit.get(1) == Some(&b))
-        };
+        let begins_tag = |b: u8| pats.iter().any(|pat| pat.lit().get(1) == Some(&b));
         for (i, &b) in bytes.iter().enumerate() {
             let text = match b {
                 b'<' => bytes.get(i + 1).is_some_and(|&next| !begins_tag(next)),
@@ -222,7 +219,7 @@ impl XmlCall {
             Pat::Lit(t.func_close.unwrap_or(t.end)),
             Pat::Lit(t.end),
             // (GLM has no function tags: a repeat, never reached.)
-            Pat::Open(t.func_open.unwrap_or(t.end)),
+            t.func_open.unwrap_or(Pat::Open(t.end)),
             Pat::Lit(self.dialect.block.marker.as_bytes()),
         ]
     }
@@ -280,7 +277,7 @@ impl XmlCall {
         // nothing.
         let follow = [
             Pat::Lit(t.end),
-            Pat::Open(t.func_open.unwrap_or(t.end)),
+            t.func_open.unwrap_or(Pat::Open(t.end)),
             Pat::Lit(self.dialect.block.marker.as_bytes()),
             Pat::Lit(t.func_close.unwrap_or(t.end)),
             t.param_open,
@@ -505,7 +502,7 @@ impl XmlCall {
         }
         let structure = match (index, t.func_open) {
             (4, _) | (_, None) => [t.param_open, Pat::Lit(t.func_close.unwrap_or(t.end))],
-            (_, Some(open)) => [Pat::Open(open), Pat::Open(open)],
+            (_, Some(open)) => [open, open],
         };
         match tag_at(&self.body, next, &structure) {
             Tag::Found { .. } => Some(true),
