@@ -47,8 +47,12 @@ fn raw_value() -> impl Strategy<Value = String> {
 }
 
 /// `raw` as the value it writes: one line break stripped after the open
-/// tag and one before the close.
-fn stripped(raw: &str) -> &str {
+/// tag and one before the close, where the format pads values so
+/// (Kimi-K3's values are every byte between the tags).
+fn stripped(format: Format, raw: &str) -> &str {
+    if format == Format::KimiK3 {
+        return raw;
+    }
     let raw = raw
         .strip_prefix("\r\n")
         .or_else(|| raw.strip_prefix('\n'))
@@ -97,7 +101,7 @@ proptest! {
             Event::ToolCall { input, .. } => serde_json::from_str::<Value>(input).ok(),
             _ => None,
         }).collect();
-        prop_assert_eq!(contents, vec![json!({"content": stripped(&raw)})], "{:?}", input);
+        prop_assert_eq!(contents, vec![json!({"content": stripped(format, &raw)})], "{:?}", input);
         prop_assert_eq!(&run_cuts(&mut parser, input.as_bytes(), &cuts), &whole);
         for size in 1..=5 {
             prop_assert_eq!(&run_chunked(&mut parser, input.as_bytes(), size), &whole, "{}", size);
@@ -133,7 +137,11 @@ fn token_chunks_at_every_alignment() {
         let calls = tool_calls(&whole);
         assert_eq!(calls.len(), 1, "{format:?}: {whole:?}");
         let args: Value = serde_json::from_str(&calls[0].1).unwrap();
-        assert_eq!(args, json!({"content": stripped(raw)}), "{format:?}");
+        assert_eq!(
+            args,
+            json!({"content": stripped(format, raw)}),
+            "{format:?}"
+        );
         assert_every_alignment(&mut parser, &input, &whole, format);
     }
 }

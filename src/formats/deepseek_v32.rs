@@ -15,6 +15,7 @@ static DSML: Tags = Tags {
     param_open: Pat::Open("<｜DSML｜parameter name=".as_bytes()),
     param_close: "</｜DSML｜parameter>".as_bytes(),
     escaped_breaks: false,
+    padded: true,
     typing: Typing::StringAttr,
     untyped: Untyped::Text,
 };

@@ -14,6 +14,7 @@ static TAGS: Tags = Tags {
     param_open: Pat::Lit(b"<arg_key>"),
     param_close: b"</arg_value>",
     escaped_breaks: true,
+    padded: true,
     typing: Typing::Schema,
     untyped: Untyped::JsonIfAny,
 };

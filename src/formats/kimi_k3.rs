@@ -6,7 +6,9 @@
 //! tool's schema does not type it. The answer stands in a `response`
 //! channel, whose tags are markup, as is the message's close; the model
 //! reasons in a `think` channel, read by default. Attributes may hold a
-//! `<` or `>` (`tool="a<b"`): only `<|sep|>` ends a tag.
+//! `<` or `>` (`tool="a<b"`): only `<|sep|>` ends a tag. A value is every
+//! byte between its tags: unlike Qwen3-Coder's, no line break at its ends
+//! is layout.
 
 use serde_json::Value;
 
@@ -23,6 +25,7 @@ static TAGS: Tags = Tags {
     param_open: Pat::OpenUntil(b"<|open|>argument key=", SEP),
     param_close: b"<|close|>argument<|sep|>",
     escaped_breaks: false,
+    padded: false,
     typing: Typing::TypeAttr,
     untyped: Untyped::Text,
 };
@@ -81,7 +84,8 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
 }
 
 /// One call as the model writes it: each argument typed by its value, a
-/// string as it is, anything else as compact JSON.
+/// string as it is (line breaks at its ends are its own), anything else as
+/// compact JSON.
 fn render_call(name: &str, args: &Value, call: CallRef<'_>) -> String {
     let mut out = format!(
         "<|open|>call tool=\"{}\" index=\"{}\"<|sep|>",
@@ -100,7 +104,7 @@ fn render_call(name: &str, args: &Value, call: CallRef<'_>) -> String {
         out.push_str(&format!(
             "<|open|>argument key=\"{}\" type=\"{kind}\"<|sep|>{}<|close|>argument<|sep|>",
             escape_attr(key),
-            padded(&value_text(value), false)
+            value_text(value)
         ));
     }
     out.push_str("<|close|>call<|sep|>");

@@ -13,6 +13,7 @@ static TAGS: Tags = Tags {
     param_open: Pat::Open(b"<parameter name="),
     param_close: b"</parameter>",
     escaped_breaks: false,
+    padded: true,
     typing: Typing::Schema,
     untyped: Untyped::Text,
 };

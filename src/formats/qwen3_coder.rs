@@ -18,6 +18,7 @@ pub(super) const fn function_tags(end: &'static [u8]) -> Tags {
         param_open: Pat::Open(b"<parameter="),
         param_close: b"</parameter>",
         escaped_breaks: false,
+        padded: true,
         typing: Typing::Schema,
         untyped: Untyped::Text,
     }

@@ -1049,6 +1049,63 @@ pub(crate) fn lend_static(run: &str, close: &'static [u8]) -> Option<&'static st
 mod tests {
     use super::*;
 
+    const K3_CALL: Pat = Pat::OpenUntil(b"<|open|>call tool=", b"<|sep|>");
+
+    /// Kimi-K3's tags: the attribute ends at `<|sep|>` and may hold `<`
+    /// and `>`; a line break, or no close within [`MAX_TAG`], refutes it;
+    /// a body that ends inside the close, or before it, needs more.
+    #[test]
+    fn open_tags_end_at_their_close_literal() {
+        let pats = [K3_CALL];
+        let tag = br#"<|open|>call tool="a<b>" index="1"<|sep|>rest"#;
+        let end = tag.len() - "rest".len();
+        let attr_end = end - "<|sep|>".len();
+        assert_eq!(
+            tag_at(tag, 0, &pats),
+            Tag::Found {
+                index: 0,
+                at: 0,
+                end,
+                attr: ("<|open|>call tool=".len(), attr_end),
+            }
+        );
+        for cut in [
+            "<|open|>call tool=\"f\"<|se",
+            "<|open|>call tool=\"f\"",
+            "<|open|>ca",
+        ] {
+            assert_eq!(
+                tag_at(cut.as_bytes(), 0, &pats),
+                Tag::Need { at: 0 },
+                "{cut}"
+            );
+        }
+        assert_eq!(
+            tag_at(b"<|open|>call tool=\"f\"\n<|sep|>", 0, &pats),
+            Tag::Miss
+        );
+        assert_eq!(
+            tag_at(b"<|open|>call tool=\"f\"<|sex|>", 0, &pats),
+            Tag::Need { at: 0 }
+        );
+        let long = [b"<|open|>call tool=".as_slice(), &[b'x'; MAX_TAG]].concat();
+        assert_eq!(tag_at(&long, 0, &pats), Tag::Miss);
+    }
+
+    /// A wait for such a tag lasts while its literal is partly here, and
+    /// ends at the next byte once the literal is whole (its close is
+    /// matched again at each chunk, not waited for by length).
+    #[test]
+    fn waits_for_open_tags_with_a_close_literal() {
+        let pats = [K3_CALL, Pat::Lit(b"<|close|>tools<|sep|>")];
+        let mut wait = need_until(b"<|op", 0, &pats);
+        assert!(wait.holds(b"<|open|>ca".len(), b"en|>ca"));
+        assert!(!wait.holds(b"<|open|>cX".len(), b"en|>cX"));
+        let whole = b"<|open|>call tool=\"f";
+        let mut wait = need_until(whole, 0, &pats);
+        assert!(!wait.holds(whole.len() + 1, b"\""));
+    }
+
     /// The first pattern that matches or may still match decides: a
     /// partly received tag ahead of a complete one keeps it waiting (the
     /// bytes may yet go on with the first), a complete one ahead of a

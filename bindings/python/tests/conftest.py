@@ -193,6 +193,7 @@ SPECIAL_TOKENS = [
     "<start_function_call>", "<end_function_call>", "<escape>", "<|tool_call>", "<tool_call|>",
     "<function_calls>", "</function_calls>", "functools", "<|START_THINKING|>", "<|END_THINKING|>",
     "<seed:tool_call>", "</seed:tool_call>", "<seed:think>", "</seed:think>", "<seed:eos>",
+    "<|open|>", "<|close|>", "<|sep|>",
 ]
 
 

@@ -113,3 +113,6 @@ def test_adjust_request_keeps_special_tokens():
     request = vllm_request(CASES[0])
     adjusted = parser_cls(TOKENIZER).adjust_request(request)
     assert adjusted.skip_special_tokens is False
+    # Kimi-K3's `<|open|>tools<|sep|>` is three special tokens: spaced
+    # apart, it would be no marker.
+    assert adjusted.spaces_between_special_tokens is False

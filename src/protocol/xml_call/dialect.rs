@@ -19,6 +19,10 @@ pub(crate) struct Tags {
     /// as a line break does: some servers deliver GLM's line breaks escaped
     /// (`<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>…`).
     pub(crate) escaped_breaks: bool,
+    /// Whether one line break after a value's open tag and one before its
+    /// close are layout, not the value's (Qwen3-Coder writes them); a
+    /// layout without them (Kimi-K3's) keeps every byte between the tags.
+    pub(crate) padded: bool,
     /// What a parameter's attributes say of its value's type.
     pub(crate) typing: Typing,
     /// How a value its schema leaves untyped is read (a DSML value marked

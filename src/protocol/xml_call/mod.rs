@@ -875,7 +875,9 @@ impl CallAutomaton for XmlCall {
         let whole = match held {
             [] => value_text(bytes),
             [0xC0..=0xFF, ..] => ValueText::Cut,
-            b"\n" | b"\r\n" | b"\r" => return self.steady_with_stops(start, sent, bytes, offset),
+            b"\n" | b"\r\n" | b"\r" if self.tags.padded => {
+                return self.steady_with_stops(start, sent, bytes, offset)
+            }
             // A tag the value waited for (see `steady_close`).
             _ if self.wait.in_value == Some(self.scan_from) => {
                 return self.steady_close(start, Some(sent), bytes, offset)
@@ -885,7 +887,9 @@ impl CallAutomaton for XmlCall {
         let (steady, tail) = match whole {
             ValueText::Plain(text) => (Steady::Delta(text), 0),
             ValueText::Escaped(text) => (Steady::Escaped(text), 0),
-            // A line break, or a `<` in a token.
+            // A line break, or a `<` in a token. Values without padding
+            // leave both to the automaton.
+            ValueText::Breaks | ValueText::Other if !self.tags.padded => return Steady::No,
             ValueText::Breaks => return self.steady_with_stops(start, sent, bytes, offset),
             ValueText::Other if bytes.len() <= VALUE_TEXT_BLOCK => {
                 return self.steady_with_stops(start, sent, bytes, offset)

@@ -679,12 +679,13 @@ impl XmlCall {
         if value.is_empty() || value == b"\r" {
             return;
         }
-        let lead = newline_at_start(value);
+        let padded = self.tags.padded;
+        let lead = if padded { newline_at_start(value) } else { 0 };
         let mut end = limit;
-        if self.body[..end].ends_with(b"\n") {
+        if padded && self.body[..end].ends_with(b"\n") {
             end -= 1;
         }
-        if self.body[..end].ends_with(b"\r") {
+        if padded && self.body[..end].ends_with(b"\r") {
             end -= 1;
         }
         let from = sent.max(start + lead);
@@ -783,8 +784,13 @@ impl XmlCall {
         if let Some(sent) = self.in_value.streamed.take() {
             // The rest of a streamed string: up to the stripped newline.
             let value = &self.body[start..end];
-            let lead = newline_at_start(value);
-            let content_end = end - newline_at_end(&value[lead..]);
+            let (lead, content_end) = match self.tags.padded {
+                true => {
+                    let lead = newline_at_start(value);
+                    (lead, end - newline_at_end(&value[lead..]))
+                }
+                false => (0, end),
+            };
             let from = sent.max(start + lead);
             if content_end > from {
                 self.in_value.streamed = Some(from);
@@ -809,7 +815,10 @@ impl XmlCall {
             return self.reject(f);
         };
         let mut key = std::mem::take(&mut self.key);
-        let text = strip_one_newline(text);
+        let text = match self.tags.padded {
+            true => strip_one_newline(text),
+            false => text,
+        };
         self.args
             .add(&key, text, self.untyped(), self.at(start), cx);
         key.clear();

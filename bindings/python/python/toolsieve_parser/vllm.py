@@ -76,8 +76,12 @@ def _tool_base() -> type:
             request = super().adjust_request(request)
             # Markers such as `<tool_call>` are special tokens in many
             # vocabularies: detokenized without them, no call can be found.
+            # Nor may the detokenizer space them apart (`<|open|> tools
+            # <|sep|>`): vLLM spaces special tokens unless both flags are off.
             if request.tools and request.tool_choice != "none" and hasattr(request, "skip_special_tokens"):
                 request.skip_special_tokens = False
+                if hasattr(request, "spaces_between_special_tokens"):
+                    request.spaces_between_special_tokens = False
             return request
 
         def extract_tool_calls(self, model_output: str, request: Any) -> Any:
