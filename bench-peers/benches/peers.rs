@@ -22,7 +22,7 @@ use toolsieve_bench_peers::{corpus, dense_tools, openai_tools, run_ours, run_pee
 const CHUNKS: [usize; 5] = [1, 4, 16, 64, usize::MAX];
 
 /// toolsieve format, tool-parser's parser for it.
-const PAIRS: [(Format, &str); 13] = [
+const PAIRS: [(Format, &str); 14] = [
     (Format::Hermes, "qwen"),
     (Format::Qwen3Coder, "qwen_coder"),
     (Format::Glm, "glm45_moe"),
@@ -36,6 +36,7 @@ const PAIRS: [(Format, &str); 13] = [
     (Format::Pythonic, "pythonic"),
     (Format::Cohere, "cohere"),
     (Format::Gemma4, "gemma4"),
+    (Format::KimiK3, "kimi_k3"),
 ];
 
 fn label(size: usize) -> String {

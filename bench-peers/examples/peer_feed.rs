@@ -51,6 +51,7 @@ fn run() -> Result<(), String> {
         (None, Format::DeepSeekV3) => "deepseek",
         (None, Format::DeepSeekDsml) => "deepseek32",
         (None, Format::KimiK2) => "kimik2",
+        (None, Format::KimiK3) => "kimi_k3",
         (None, other) => return Err(format!("the peer has no parser for {other}")),
     };
     let size = match size.parse::<usize>().map_err(|e| e.to_string())? {

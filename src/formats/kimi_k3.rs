@@ -15,14 +15,11 @@ use serde_json::Value;
 use super::*;
 use crate::protocol::markup::WithMarkup;
 
-/// Where a tag's attributes end.
-const SEP: &[u8] = b"<|sep|>";
-
 static TAGS: Tags = Tags {
     end: b"<|close|>tools<|sep|>",
-    func_open: Some(Pat::OpenUntil(b"<|open|>call tool=", SEP)),
+    func_open: Some(Pat::OpenSep(b"<|open|>call tool=")),
     func_close: Some(b"<|close|>call<|sep|>"),
-    param_open: Pat::OpenUntil(b"<|open|>argument key=", SEP),
+    param_open: Pat::OpenSep(b"<|open|>argument key="),
     param_close: b"<|close|>argument<|sep|>",
     escaped_breaks: false,
     padded: false,

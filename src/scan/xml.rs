@@ -16,27 +16,21 @@ pub(crate) enum Pat {
     Lit(&'static [u8]),
     /// These bytes, then an attribute up to `>` (on one line).
     Open(&'static [u8]),
-    /// These bytes, then an attribute up to the second (on one line):
-    /// Kimi-K3's tags end at `<|sep|>`, and their attributes may hold a
-    /// `<` or a `>`.
-    OpenUntil(&'static [u8], &'static [u8]),
+    /// These bytes, then an attribute up to [`SEP`] (on one line):
+    /// Kimi-K3's tags, whose attributes may hold a `<` or a `>`. (Every
+    /// variant holds just its literal, so that reading it takes no branch.)
+    OpenSep(&'static [u8]),
 }
+
+/// What ends the attribute of a [`Pat::OpenSep`] tag.
+pub(crate) const SEP: &[u8] = b"<|sep|>";
 
 impl Pat {
     /// The literal the tag begins with.
     #[inline(always)]
     pub(crate) fn lit(self) -> &'static [u8] {
         match self {
-            Pat::Lit(lit) | Pat::Open(lit) | Pat::OpenUntil(lit, _) => lit,
-        }
-    }
-
-    /// The same kind of tag, beginning with `lit`.
-    pub(crate) fn with_lit(self, lit: &'static [u8]) -> Pat {
-        match self {
-            Pat::Lit(_) => Pat::Lit(lit),
-            Pat::Open(_) => Pat::Open(lit),
-            Pat::OpenUntil(_, close) => Pat::OpenUntil(lit, close),
+            Pat::Lit(lit) | Pat::Open(lit) | Pat::OpenSep(lit) => lit,
         }
     }
 
@@ -98,7 +92,7 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
                 attr: (after, after),
             }
         }
-        Pat::OpenUntil(_, close) => return attr_until(body, at, after, close),
+        Pat::OpenSep(_) => return attr_until(body, at, after, SEP),
         Pat::Open(_) => {}
     }
     let window = &body[after..body.len().min(after + MAX_TAG)];
@@ -120,7 +114,11 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
 
 /// An open tag from `at` whose attribute, from `after`, ends at `close`
 /// on the same line, within [`MAX_TAG`] bytes; a byte of the attribute
-/// may be any other (`calc<beta`).
+/// may be any other (`calc<beta`). Out of line: the other tags' matches
+/// are the hot ones. A wait for such a tag is one for an open tag's
+/// (see [`Wait::close`]): only a line break, the `>` that completes the
+/// close, or a full window can change its verdict, and each ends the wait.
+#[inline(never)]
 fn attr_until(body: &[u8], at: usize, after: usize, close: &[u8]) -> Tag {
     let Some(&first) = close.first() else {
         return Tag::Miss;
@@ -418,7 +416,10 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     let mut nested = false;
     let (mut next, mut next_nested) = (None, false);
     for &pat in pats {
-        let (lit, open) = (pat.lit(), pat.has_attr());
+        let (lit, open) = match pat {
+            Pat::Lit(l) => (l, false),
+            Pat::Open(l) | Pat::OpenSep(l) => (l, true),
+        };
         let Some(n) = agreeing_prefix(avail, lit) else {
             continue;
         };
@@ -441,12 +442,7 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
             // The literal is there; its `>` may be the next byte, or the
             // window may fill up without one.
             soonest = soonest.min(body.len() + 1);
-            for_close = match pat {
-                // A close of more than one byte: matched again at each
-                // chunk (the attribute is short).
-                Pat::OpenUntil(..) => None,
-                _ => for_close.map(|u| u.min(at + lit.len() + MAX_TAG)),
-            };
+            for_close = for_close.map(|u| u.min(at + lit.len() + MAX_TAG));
             whole_open = true;
         } else {
             for_close = None;
@@ -473,7 +469,7 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         (_, lead) => Wait {
             until: soonest,
             in_play: InPlay {
-                lead: lead.map_or(&[][..], Pat::lit),
+                lead: lead.map_or(&[][..], |(Pat::Lit(l) | Pat::Open(l) | Pat::OpenSep(l))| l),
                 tag_at,
                 from: at,
                 next: None,
@@ -486,13 +482,9 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
 /// The wait for `lead`, the first of the tags in play (none of which
 /// begins another), from body index `at`; `tag_at` if its first byte is
 /// in hand. A literal tag waits until its last byte, an open tag until
-/// the first byte that can end its attribute, or its window filling up;
-/// an open tag with a longer close until its literal is whole.
+/// the first byte that can end its attribute, or its window filling up.
 fn lead_wait(lead: Pat, at: usize, tag_at: Option<usize>) -> Wait {
-    let (lit, close) = match lead {
-        Pat::Lit(lit) | Pat::OpenUntil(lit, _) => (lit, false),
-        Pat::Open(lit) => (lit, true),
-    };
+    let (lit, close) = (lead.lit(), lead.has_attr());
     Wait {
         until: at + lit.len() + if close { MAX_TAG } else { 0 },
         close,
@@ -728,7 +720,7 @@ fn nothing_in_hand(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     for (k, &pat) in pats.iter().enumerate() {
         match pat {
             Pat::Lit(lit) if !lit.is_empty() => until = until.min(at + lit.len()),
-            Pat::Open(lit) | Pat::OpenUntil(lit, _) if !lit.is_empty() => {
+            Pat::Open(lit) | Pat::OpenSep(lit) if !lit.is_empty() => {
                 until = until.min(at + lit.len() + 1)
             }
             // An empty literal is whole already: `need_until`'s own rules.
@@ -1049,7 +1041,7 @@ pub(crate) fn lend_static(run: &str, close: &'static [u8]) -> Option<&'static st
 mod tests {
     use super::*;
 
-    const K3_CALL: Pat = Pat::OpenUntil(b"<|open|>call tool=", b"<|sep|>");
+    const K3_CALL: Pat = Pat::OpenSep(b"<|open|>call tool=");
 
     /// Kimi-K3's tags: the attribute ends at `<|sep|>` and may hold `<`
     /// and `>`; a line break, or no close within [`MAX_TAG`], refutes it;
@@ -1092,9 +1084,9 @@ mod tests {
         assert_eq!(tag_at(&long, 0, &pats), Tag::Miss);
     }
 
-    /// A wait for such a tag lasts while its literal is partly here, and
-    /// ends at the next byte once the literal is whole (its close is
-    /// matched again at each chunk, not waited for by length).
+    /// A wait for such a tag follows its literal, then lasts through its
+    /// attribute up to a byte that may end it: `<` (the close may begin),
+    /// `>` (it may end), a line break.
     #[test]
     fn waits_for_open_tags_with_a_close_literal() {
         let pats = [K3_CALL, Pat::Lit(b"<|close|>tools<|sep|>")];
@@ -1103,7 +1095,10 @@ mod tests {
         assert!(!wait.holds(b"<|open|>cX".len(), b"en|>cX"));
         let whole = b"<|open|>call tool=\"f";
         let mut wait = need_until(whole, 0, &pats);
-        assert!(!wait.holds(whole.len() + 1, b"\""));
+        assert!(wait.holds(whole.len() + 9, b"\" index="));
+        assert!(!wait.holds(whole.len() + 13, b"1\"<|"));
+        let mut wait = need_until(b"<|open|>call tool=\"f\"<|se", 0, &pats);
+        assert!(!wait.holds(b"<|open|>call tool=\"f\"<|sep|>".len(), b"p|>"));
     }
 
     /// The first pattern that matches or may still match decides: a

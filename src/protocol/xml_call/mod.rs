@@ -290,7 +290,8 @@ impl XmlCall {
             return Some(self.glm_name(cx, eof));
         };
         // A bare call's `<function=` was its start marker.
-        let pats = [if self.bare { open.with_lit(b"") } else { open }];
+        // (Bare calls are read only in dialects whose tags end at `>`.)
+        let pats = [if self.bare { Pat::Open(b"") } else { open }];
         match tag_at(&self.body, self.pos, &pats) {
             Tag::Found { end, attr, .. } => {
                 let mut name = std::mem::take(&mut self.name);
@@ -324,7 +325,7 @@ impl XmlCall {
             }
             _ => {
                 let close: &[u8] = match open {
-                    Pat::OpenUntil(_, close) => close,
+                    Pat::OpenSep(_) => crate::scan::xml::SEP,
                     _ => b">",
                 };
                 let (what, close) = (
