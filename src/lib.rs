@@ -41,7 +41,7 @@
 //! |---|---|---|---|
 //! | `hermes` | `qwen`, `qwen25`, `qwen2.5`, `hermes2-pro` | `<tool_call>{"name": "f", "arguments": {...}}</tool_call>` | no |
 //! | `gemma` | `gemma3`, `tool-call-fence` | ```` ```tool_call\n{"name": "f", "arguments": {...}}\n``` ```` | no |
-//! | `qwen3-coder` | `qwen3-xml`, `qwen3coder` | `<tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\n</tool_call>` | no |
+//! | `qwen3-coder` | `qwen3-xml`, `qwen3coder`, `step3p5`, `step5` | `<tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\n</tool_call>` | no |
 //! | `minimax-m2` | `minimaxm2` | `<minimax:tool_call>\n<invoke name="f">\n<parameter name="k">v</parameter>\n</invoke>\n</minimax:tool_call>` | no |
 //! | `glm` | `glm45`, `glm-4.5`, `glm47`, `glm-4.7`, `glm4-moe` | `<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call>` | no |
 //! | `morph-xml` | `morphxml`, `xml` | `<f>\n<k>v</k>\n</f>   (needs --tools)` | yes |

@@ -39,6 +39,8 @@ fn server_parser_names_map_over() {
         ("minimax-m2", Format::MiniMaxM2),
         ("seed_oss", Format::SeedOss),
         ("kimi_k3", Format::KimiK3),
+        ("step3p5", Format::Qwen3Coder),
+        ("step5", Format::Qwen3Coder),
         ("Hermes", Format::Hermes),
         ("QWEN3-CODER", Format::Qwen3Coder),
     ] {
@@ -164,6 +166,8 @@ fn model_ids_resolve_to_their_family() {
         ("ByteDance-Seed/Seed-OSS-36B-Instruct", SeedOss, Some(false)),
         ("unsloth/Seed-OSS-36B-Instruct-GGUF", SeedOss, Some(false)),
         ("moonshotai/Kimi-K3", KimiK3, Some(true)),
+        ("stepfun-ai/Step-3.5-Flash", Qwen3Coder, Some(true)),
+        ("stepfun-ai/Step-3.7-Flash-FP8", Qwen3Coder, Some(true)),
         ("Kimi_K3-Instruct", KimiK3, Some(true)),
         (
             "mistralai/Ministral-3-14B-Reasoning-2512",

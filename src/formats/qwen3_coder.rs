@@ -32,7 +32,9 @@ pub(crate) const DIALECT: Dialect = Dialect {
 
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "qwen3-coder",
-    aliases: &["qwen3-xml", "qwen3coder"],
+    // vLLM reads StepFun's Step-3.5 (and 3.7) and Step-5 with Qwen3-Coder's
+    // grammar, under their own names.
+    aliases: &["qwen3-xml", "qwen3coder", "step3p5", "step5"],
     summary: "<tool_call>\\n<function=f>\\n<parameter=k>\\nv\\n</parameter>\\n</function>\\n</tool_call>",
     fuzz_id: 2,
     delimiters: ("<tool_call>", "</tool_call>"),
@@ -74,6 +76,8 @@ Reminder:
     families: &[
         Family::new("Qwen3-Coder", &["qwen3-coder", "qwen3coder"], Think::No),
         Family::new("Qwen3.5", &["qwen3.5", "qwen3.6", "qwen3-5", "qwen35"], Think::Open).switched(Think::Open),
+        // The template always opens `<think>`, with no switch.
+        Family::new("Step-3.5/3.7", &["step-3.5", "step-3.7", "step3.5", "step3.7", "step3p5"], Think::Open),
     ],
     ..FormatSpec::DEFAULT
 };
