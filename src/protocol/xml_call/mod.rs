@@ -888,9 +888,14 @@ impl CallAutomaton for XmlCall {
         let (steady, tail) = match whole {
             ValueText::Plain(text) => (Steady::Delta(text), 0),
             ValueText::Escaped(text) => (Steady::Escaped(text), 0),
-            // A line break, or a `<` in a token. Values without padding
-            // leave both to the automaton.
-            ValueText::Breaks | ValueText::Other if !self.tags.padded => return Steady::No,
+            // A line break, or a `<` in a token. In a value without
+            // padding a line break is text like any other; a `<` is the
+            // automaton's.
+            ValueText::Breaks if !self.tags.padded => match validate(bytes) {
+                Ok(text) => (Steady::Escaped(text), 0),
+                Err(()) => return Steady::No,
+            },
+            ValueText::Other if !self.tags.padded => return Steady::No,
             ValueText::Breaks => return self.steady_with_stops(start, sent, bytes, offset),
             ValueText::Other if bytes.len() <= VALUE_TEXT_BLOCK => {
                 return self.steady_with_stops(start, sent, bytes, offset)
