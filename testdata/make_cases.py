@@ -1143,6 +1143,9 @@ w(K3, "close_tag_inside_value", k3_tools(k3_call("write_file", [k3_arg("path", "
 w(K3, "lookalike_markers_are_text", f"A {O}tool{SEP} is not a {O}tools{SEP}-less channel, nor is {O} tools {SEP} or {C}responses{SEP}.")
 w(K3, "stream_ends_inside_call", f"{O}response{SEP}One moment.{C}response{SEP}" + f'{O}tools{SEP}{O}call tool="get_weather" index="1"{SEP}' + k3_arg("city", "string", "Par"), TYPED_TOOLS)
 w(K3, "cjk_values_and_text_after", "東京の天気を調べます。" + k3_tools(k3_call("get_weather", [k3_arg("city", "string", "東京"), k3_arg("days", "number", "3")])) + "\n以上です。", TYPED_TOOLS)
+# A detokenizer that spaces special tokens apart (vLLM with
+# spaces_between_special_tokens on) writes every tag so.
+w(K3, "spaced_special_tokens", f"{O} response {SEP} Checking. {C} response {SEP} " + f'{O} tools {SEP} {O} call tool="get_weather" index="1" {SEP} {O} argument key="city" type="string" {SEP} Paris {C} argument {SEP} {O} argument key="days" type="number" {SEP} 2 {C} argument {SEP} {C} call {SEP} {C} tools {SEP} {C} message {SEP}', TYPED_TOOLS)
 print("ok kimi-k3")
 
 write_index()

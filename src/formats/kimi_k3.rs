@@ -27,17 +27,34 @@ static TAGS: Tags = Tags {
     untyped: Untyped::Text,
 };
 
-/// Calls in the `tools` channel.
-const DIALECT: Dialect = Dialect {
-    block: Opening::block("<|open|>tools<|sep|>", &TAGS),
-    others: &[],
+/// The tags as a detokenizer that spaces special tokens apart writes them
+/// (vLLM's, unless both `skip_special_tokens` and
+/// `spaces_between_special_tokens` are off): `<|open|> call tool="f" <|sep|>`.
+static SPACED_TAGS: Tags = Tags {
+    end: b"<|close|> tools <|sep|>",
+    func_open: Some(Pat::OpenSep(b"<|open|> call tool=")),
+    func_close: Some(b"<|close|> call <|sep|>"),
+    param_open: Pat::OpenSep(b"<|open|> argument key="),
+    param_close: b"<|close|> argument <|sep|>",
+    ..TAGS
 };
 
-/// The channel tags around the answer, and the message's close: markup.
-const MARKUP: [&str; 3] = [
+/// Calls in the `tools` channel, its tags written as the model writes
+/// them or spaced apart.
+const DIALECT: Dialect = Dialect {
+    block: Opening::block("<|open|>tools<|sep|>", &TAGS),
+    others: &[Opening::block("<|open|> tools <|sep|>", &SPACED_TAGS)],
+};
+
+/// The channel tags around the answer, and the message's close, as the
+/// model writes them and spaced apart: markup.
+const MARKUP: [&str; 6] = [
     "<|open|>response<|sep|>",
     "<|close|>response<|sep|>",
     "<|close|>message<|sep|>",
+    "<|open|> response <|sep|>",
+    "<|close|> response <|sep|>",
+    "<|close|> message <|sep|>",
 ];
 
 /// The reasoning channel.
