@@ -876,9 +876,8 @@ impl CallAutomaton for XmlCall {
         let whole = match held {
             [] => value_text(bytes),
             [0xC0..=0xFF, ..] => ValueText::Cut,
-            b"\n" | b"\r\n" | b"\r" if self.tags.padded => {
-                return self.steady_with_stops(start, sent, bytes, offset)
-            }
+            // (Only a padded value holds a line break back.)
+            b"\n" | b"\r\n" | b"\r" => return self.steady_with_stops(start, sent, bytes, offset),
             // A tag the value waited for (see `steady_close`).
             _ if self.wait.in_value == Some(self.scan_from) => {
                 return self.steady_close(start, Some(sent), bytes, offset)
