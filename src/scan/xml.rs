@@ -34,6 +34,15 @@ impl Pat {
         }
     }
 
+    /// What ends the tag's attribute, if it has one (for messages).
+    pub(crate) fn attr_end(self) -> &'static [u8] {
+        match self {
+            Pat::Lit(_) => b"",
+            Pat::Open(_) => b">",
+            Pat::OpenSep(_) => SEP,
+        }
+    }
+
     /// Whether an attribute follows the literal.
     #[inline(always)]
     fn has_attr(self) -> bool {
@@ -92,7 +101,7 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
                 attr: (after, after),
             }
         }
-        Pat::OpenSep(_) => return attr_until(body, at, after, SEP),
+        Pat::OpenSep(_) => return attr_until_sep(body, at, after),
         Pat::Open(_) => {}
     }
     let window = &body[after..body.len().min(after + MAX_TAG)];
@@ -112,17 +121,15 @@ fn match_one(body: &[u8], at: usize, pat: Pat) -> Tag {
     }
 }
 
-/// An open tag from `at` whose attribute, from `after`, ends at `close`
+/// An open tag from `at` whose attribute, from `after`, ends at [`SEP`]
 /// on the same line, within [`MAX_TAG`] bytes; a byte of the attribute
 /// may be any other (`calc<beta`). Out of line: the other tags' matches
 /// are the hot ones. A wait for such a tag is one for an open tag's
 /// (see [`Wait::close`]): only a line break, the `>` that completes the
 /// close, or a full window can change its verdict, and each ends the wait.
 #[inline(never)]
-fn attr_until(body: &[u8], at: usize, after: usize, close: &[u8]) -> Tag {
-    let Some(&first) = close.first() else {
-        return Tag::Miss;
-    };
+fn attr_until_sep(body: &[u8], at: usize, after: usize) -> Tag {
+    let (close, first) = (SEP, SEP[0]);
     let window = &body[after..body.len().min(after + MAX_TAG)];
     let mut from = 0;
     while let Some(rel) = window[from..]

@@ -324,13 +324,9 @@ impl XmlCall {
                 return Some(self.unfinished("the stream ended before the call named a function"))
             }
             _ => {
-                let close: &[u8] = match open {
-                    Pat::OpenSep(_) => crate::scan::xml::SEP,
-                    _ => b">",
-                };
                 let (what, close) = (
                     String::from_utf8_lossy(open.lit()),
-                    String::from_utf8_lossy(close),
+                    String::from_utf8_lossy(open.attr_end()),
                 );
                 return Some(self.malformed(
                     self.pos,
