@@ -83,7 +83,7 @@ impl RawCall {
     /// More bytes of the call.
     #[inline]
     pub(crate) fn append(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
+        crate::scan::append_bytes(&mut self.buf, bytes);
     }
 
     /// The bytes buffered.

@@ -44,7 +44,7 @@ impl Body {
     pub(crate) fn append(&mut self, bytes: &[u8], offset: u64) -> usize {
         self.anchor(offset);
         let before = self.bytes.len();
-        self.bytes.extend_from_slice(bytes);
+        crate::scan::append_bytes(&mut self.bytes, bytes);
         before
     }
 

@@ -35,6 +35,22 @@ pub(crate) fn trim_ws(bytes: &[u8]) -> &[u8] {
     &bytes[start..end.max(start)]
 }
 
+/// `buf.extend_from_slice(bytes)`, with the copy of a token-sized slice
+/// inline: a copy of unknown length is a call into the C library's
+/// `memcpy`, which costs more than the few bytes of a token (two of them a
+/// chunk inside a call: its raw bytes and the automaton's body).
+#[inline(always)]
+pub(crate) fn append_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
+    match *bytes {
+        [a] => buf.push(a),
+        [a, b] => buf.extend_from_slice(&[a, b]),
+        [a, b, c] => buf.extend_from_slice(&[a, b, c]),
+        [a, b, c, d] => buf.extend_from_slice(&[a, b, c, d]),
+        [a, b, c, d, e, f, g, h] => buf.extend_from_slice(&[a, b, c, d, e, f, g, h]),
+        _ => buf.extend_from_slice(bytes),
+    }
+}
+
 /// Below this many bytes a byte loop finds a byte for less than memchr's
 /// set-up (tokens and names are this short).
 const SHORT: usize = 16;
@@ -183,6 +199,22 @@ mod tests {
                 let mut b = a.to_vec();
                 b[flip] ^= 0x20;
                 assert!(!same_bytes(a, &b), "len {len}, byte {flip}");
+            }
+        }
+    }
+
+    #[test]
+    fn append_bytes_is_extend_from_slice() {
+        let base: Vec<u8> = (1..=20).collect();
+        for before in [0, 3, 7] {
+            for len in 0..base.len() {
+                let mut want = vec![0xAA; before];
+                want.extend_from_slice(&base[..len]);
+                // Exactly full, so that every length also makes it grow.
+                let mut got = Vec::with_capacity(before);
+                got.resize(before, 0xAA);
+                append_bytes(&mut got, &base[..len]);
+                assert_eq!(got, want, "{before} then {len}");
             }
         }
     }
