@@ -139,7 +139,7 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{begins_with, find_byte2, find_bytes, same_bytes, trim};
+    use super::{append_bytes, begins_with, find_byte2, find_bytes, same_bytes, trim};
 
     /// The short searches answer as the slice methods and memchr do, on
     /// both sides of the length where they switch.
