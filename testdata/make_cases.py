@@ -945,7 +945,11 @@ w(G4, "eof_inside_string", "<|tool_call>call:get_weather{city:" + Q + "Par")
 w(G4, "eof_after_marker", "Sure <|tool_call>")
 w(G4, "partial_marker_at_eof", "The answer is 42 <|tool_ca")
 w(G4, "marker_lookalikes", "<tool_call> and <|tool_calls> and <|tool|> are prose.")
-w(G4, "bad_value", g4("city:Paris") + " after")
+# Without its quotes, a value that spells no literal is read as a string
+# (as vLLM's and SGLang's parsers read it); a value that is no Gemma 4
+# value at all gives the call back.
+w(G4, "bare_value_without_tools", g4("city:Paris") + " after")
+w(G4, "bad_value", g4("o:{a b}") + " after")
 w(G4, "unclosed_string_delimiter", g4("city:" + Q + "Paris") + " after")
 w(G4, "cjk_emoji_combining", "天気 👋🏽 " + g4("city:" + Q + "東京" + Q + ",mood:" + Q + "😀🇫🇷" + Q))
 w(G4, "nested_arguments", g4("filter:{and:[{field:" + Q + "age" + Q + ",gt:18},{x:[1,2.5e3,-0.5,true,false,null]}]},limit:10", "query"))
@@ -1029,7 +1033,14 @@ w("llama3-json", "second_line_not_a_call", L3 % ("get_time", "{}") + '\n{"note":
 w("gemma4", "bare_string_by_schema", g4("city:Paris,days:3") + " after", WEATHER_TOOLS)
 w("gemma4", "bare_string_with_spaces_and_dashes", g4("city:New York-12 ,days:2"), WEATHER_TOOLS)
 w("gemma4", "bare_number_where_string", g4("city:75001"), WEATHER_TOOLS)
-w("gemma4", "bare_word_where_integer_fails", g4("city:" + Q + "Paris" + Q + ",days:three"), WEATHER_TOOLS)
+w("gemma4", "bare_word_where_integer", g4("city:" + Q + "Paris" + Q + ",days:three"), WEATHER_TOOLS)
+G4_LOOSE_TOOLS = [{"name": "get_weather", "parameters": {"type": "object", "properties": {
+    "unit": {"enum": ["celsius", "fahrenheit"]},
+    "note": {"type": ["string", "null"]},
+    "mode": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    "days": {"type": "integer"}}}}]
+w("gemma4", "bare_values_by_enum_and_union", g4("unit:celsius,note:no rain,mode:fast,days:3"), G4_LOOSE_TOOLS)
+w("gemma4", "bare_values_nested_and_empty", g4("date:2024-01-15,xs:[Paris, London ,3,true],o:{a:b c,n:1.5},e:,v:108."))
 # Gemma 4's native parser also reads a bare `:` for `call:`, arguments in
 # parentheses, and the end of the turn in place of `<tool_call|>`.
 w("gemma4", "bare_colon_prefix", "<|tool_call>:get_weather{city:" + Q + "Paris" + Q + "}<tool_call|> after")

@@ -1,7 +1,8 @@
 //! Argument values that are not JSON, turned into JSON: Python literals
 //! (`'it''s'`, `True`, `None`, `(1, 2)`, `{'a': 1}`) and Gemma 4's
-//! (`<|"|>text<|"|>`, bare keys `{a:1}`). Numbers keep their digits (a
-//! big integer stays exact). Recursion is bounded by the nesting limit.
+//! (`<|"|>text<|"|>`, bare keys `{a:1}`, and now and then a string without
+//! its quotes, `unit:celsius`). Numbers keep their digits (a big integer
+//! stays exact). Recursion is bounded by the nesting limit.
 
 use super::json::{escape_json_char_into, escape_json_into};
 
@@ -31,13 +32,15 @@ pub(crate) fn to_json(syntax: Syntax, text: &[u8], max_depth: usize) -> Result<S
 }
 
 /// `text` as JSON, appended to `out` (which holds a prefix of the
-/// value's JSON when it fails).
+/// value's JSON when it fails). `Ok(true)` when a Gemma 4 value in it was
+/// bare text read as a string (see [`Reader::gemma_bare`]): a caller says
+/// so in a diagnostic.
 pub(crate) fn to_json_into(
     syntax: Syntax,
     text: &[u8],
     max_depth: usize,
     out: &mut String,
-) -> Result<(), Invalid> {
+) -> Result<bool, Invalid> {
     out.reserve(text.len() + 2);
     // Once for the whole value: the pieces are then cut at ASCII bytes.
     let source = crate::scan::utf8::validate(text).map_err(|()| "invalid UTF-8")?;
@@ -48,13 +51,14 @@ pub(crate) fn to_json_into(
         at: 0,
         max_depth,
         out,
+        bare: false,
     };
     reader.value(0)?;
     reader.skip_ws();
     if reader.at != text.len() {
         return Err("unexpected characters after the value");
     }
-    Ok(())
+    Ok(reader.bare)
 }
 
 struct Reader<'t, 'o> {
@@ -65,6 +69,8 @@ struct Reader<'t, 'o> {
     at: usize,
     max_depth: usize,
     out: &'o mut String,
+    /// A Gemma 4 value was bare text, read as a string.
+    bare: bool,
 }
 
 /// What a Python escape stands for, by the byte after its backslash.
@@ -131,10 +137,14 @@ impl<'t> Reader<'t, '_> {
 
     fn value(&mut self, depth: usize) -> Result<(), Invalid> {
         self.skip_ws();
+        let gemma = self.syntax == Syntax::Gemma4;
         let Some(b) = self.peek() else {
-            return Err("a value is missing");
+            return match gemma {
+                true => self.gemma_bare(),
+                false => Err("a value is missing"),
+            };
         };
-        if self.syntax == Syntax::Gemma4 && self.rest().starts_with(GEMMA_QUOTE) {
+        if gemma && self.rest().starts_with(GEMMA_QUOTE) {
             return self.gemma_string();
         }
         match b {
@@ -142,9 +152,49 @@ impl<'t> Reader<'t, '_> {
             b'[' => self.sequence(b']', depth),
             b'(' if self.syntax == Syntax::Python => self.sequence(b')', depth),
             b'{' => self.mapping(depth),
+            _ if gemma => self.gemma_bare(),
             b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(),
             _ => self.word(),
         }
+    }
+
+    /// A Gemma 4 value without quotes, up to the `,`, `}` or `]` after it:
+    /// a number, `true`, `false` or `null` if it spells one, and otherwise
+    /// the text it spells, trimmed, as a string — the model left the
+    /// quotes out (`unit:celsius`, `date:2024-01-15`), as vLLM's and
+    /// SGLang's parsers read it. Nothing at all is the empty string.
+    fn gemma_bare(&mut self) -> Result<(), Invalid> {
+        let n = self
+            .rest()
+            .iter()
+            .position(|b| matches!(b, b',' | b'}' | b']'))
+            .unwrap_or(self.rest().len());
+        let run = self.piece(n);
+        self.at += n;
+        let text = run.trim_ascii();
+        if !text.is_empty() {
+            let mut literal = Reader {
+                syntax: self.syntax,
+                source: text,
+                text: text.as_bytes(),
+                at: 0,
+                max_depth: self.max_depth,
+                out: &mut *self.out,
+                bare: false,
+            };
+            let before = literal.out.len();
+            let read = match text.as_bytes()[0] {
+                b'-' | b'+' | b'.' | b'0'..=b'9' => literal.number(),
+                _ => literal.word(),
+            };
+            if read.is_ok() && literal.at == text.len() {
+                return Ok(());
+            }
+            self.out.truncate(before);
+        }
+        self.bare = true;
+        push_json_string(self.out, text);
+        Ok(())
     }
 
     fn deeper(&self, depth: usize) -> Result<usize, Invalid> {
@@ -433,5 +483,32 @@ mod tests {
             r#"{"k": "v", "n": -3, "f": true, "xs": [1, null]}"#
         );
         assert!(g("<|\"|>open").is_err());
+    }
+
+    #[test]
+    fn gemma4_bare_values_are_literals_or_strings() {
+        let g = |s: &str| {
+            let mut out = String::new();
+            to_json_into(Syntax::Gemma4, s.as_bytes(), 8, &mut out).map(|bare| (out, bare))
+        };
+        // A literal stays one, and is no bare string.
+        assert_eq!(g(" 108. ").unwrap(), ("108.0".into(), false));
+        assert_eq!(
+            g("[true, null, -2]").unwrap(),
+            ("[true, null, -2]".into(), false)
+        );
+        // The rest is the text it spells, trimmed; nothing is "".
+        assert_eq!(g(" celsius ").unwrap(), (r#""celsius""#.into(), true));
+        assert_eq!(g("2024-01-15").unwrap(), (r#""2024-01-15""#.into(), true));
+        assert_eq!(g("").unwrap(), (String::from("\"\""), true));
+        assert_eq!(
+            g(r#"{a:b c,n:1.5,e:,xs:[Paris, "x" ,3]}"#).unwrap().0,
+            r#"{"a": "b c", "n": 1.5, "e": "", "xs": ["Paris", "\"x\"", 3]}"#
+        );
+        // Python keeps refusing a word that is no literal.
+        assert!(to_json(Syntax::Python, b"celsius", 8).is_err());
+        // What is no Gemma 4 value at all still fails.
+        assert!(g("{a b}").is_err());
+        assert!(g("[a}b]").is_err());
     }
 }

@@ -291,8 +291,17 @@ impl LiteralCall {
                 );
                 cx.recovered(DiagnosticKind::Coercion, at, message);
             }
-            None => to_json_into(self.rules.syntax, &self.word, self.rules.max_depth, piece)
-                .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?,
+            None => {
+                let bare = to_json_into(self.rules.syntax, &self.word, self.rules.max_depth, piece)
+                    .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?;
+                if bare {
+                    let message = format!(
+                        "parameter {:?}: a value without quotes, read as a string",
+                        key.trim()
+                    );
+                    cx.recovered(DiagnosticKind::Coercion, at, message);
+                }
+            }
         }
         self.in_block.has_member = true;
         cx.delta_text(piece);
