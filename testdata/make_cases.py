@@ -916,6 +916,14 @@ w(P, "eof_after_call", '[get_weather(city="Paris")')
 w(P, "eof_after_open", "[")
 w(P, "unknown_tool", '[launch_rockets(q=1), get_weather(city="Nice")]', WEATHER_TOOLS)
 w(P, "known_tools", '[get_weather(city="Nice"), get_time()]', WEATHER_TOOLS)
+# Each call of a list stands or falls alone (as in the XML blocks): one
+# that cannot be delivered comes back as text, up to its `)`, and the
+# others are delivered.
+w(P, "bad_call_then_good", PS + "[bad(x=b'z'), get_weather(city='LA')]" + PE)
+w(P, "bad_call_between_good", PS + "[get_weather(city='LA'), bad(x=b'z', y=')', z=[1, (2)]), get_time()]" + PE + " after")
+w(P, "bad_call_last", "[get_weather(city='LA'), bad(x=b'z')] after")
+w(P, "bad_call_eof", PS + "[get_time(), bad(x=b'z', y='open")
+w(P, "float_out_of_range", PS + "[calc(x=1e999), calc(x=1e308, n=100000000000000000000000000000)]" + PE)
 w(P, "cjk_emoji_combining", "[get_weather(city='東京', mood='😀🇫🇷', accent='e\u0301')]")
 w(P, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + (PS + "[get_time()]" + PE).encode())
 w(P, "deep_nesting", "[f(x=" + "[" * 200 + "]" * 200 + ")]")
@@ -1055,6 +1063,7 @@ w(P, "olmo3_calls_per_line", "<function_calls>get_weather(city='Paris')\nget_tim
 w(P, "olmo3_one_call_newlines", "I'll check.\n<function_calls>\nget_weather(city=\"東京\", days=2)\n</function_calls>\nDone.")
 w(P, "olmo3_missing_end", "<function_calls>get_weather(city='Paris')\nget_time()")
 w(P, "olmo3_comma_separated", "<function_calls>get_weather(city='Paris'), get_time()</function_calls>")
+w(P, "olmo3_bad_call_line", "<function_calls>get_weather(city=paris)\nget_time()</function_calls>")
 w(P, "olmo3_not_a_call", "<function_calls>is how the block starts</function_calls>")
 w(P, "after_prose_known_tools", "Checking both for you. [get_weather(city=\"Paris\"), get_time(timezone='Europe/Paris')]", WEATHER_TOOLS)
 w(P, "after_prose_bracketed_prose_stays", "See [see (1), (2)] and [note(s)] or [get_news(x=1)]; no calls here.", WEATHER_TOOLS)

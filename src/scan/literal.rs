@@ -367,7 +367,9 @@ impl<'t> Reader<'t, '_> {
             .iter()
             .all(|&b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
         if plain && crate::scan::json::is_complete_value(written, 1) {
-            self.out.push_str(self.piece(n));
+            let text = self.piece(n);
+            finite(text)?;
+            self.out.push_str(text);
             self.at += n;
             return Ok(());
         }
@@ -402,6 +404,7 @@ impl<'t> Reader<'t, '_> {
         if !crate::scan::json::is_complete_value(json.as_bytes(), 1) {
             return Err("a bad number");
         }
+        finite(&json)?;
         self.out.push_str(&json);
         Ok(())
     }
@@ -417,6 +420,18 @@ impl<'t> Reader<'t, '_> {
         self.at += n;
         self.out.push_str(json);
         Ok(())
+    }
+}
+
+/// Refuses a JSON number with a fraction or exponent that no float holds
+/// (`1e999`, infinity in Python): JSON has no infinity, and most readers
+/// of the arguments (serde_json, `JSON.parse` gives `Infinity`) would
+/// fail on it or change it. Integers stay exact however long.
+fn finite(json: &str) -> Result<(), Invalid> {
+    let float = json.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+    match float && json.parse::<f64>().is_ok_and(f64::is_infinite) {
+        true => Err("a number too large for a float"),
+        false => Ok(()),
     }
 }
 
@@ -470,6 +485,13 @@ mod tests {
         assert_eq!(raw(b"'\\\xc3\xa9'").unwrap(), r#""\\é""#);
         assert!(py("[[[[[[[[[1]]]]]]]]]").is_err());
         assert!(py("nan").is_err());
+        assert!(py("1e999").is_err());
+        assert!(py("-1.5e400").is_err());
+        assert_eq!(py("1e308").unwrap(), "1e308");
+        assert_eq!(
+            py("123456789012345678901234567890").unwrap(),
+            "123456789012345678901234567890"
+        );
         assert!(py("'open").is_err());
         assert!(py("1 2").is_err());
     }

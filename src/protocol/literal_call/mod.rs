@@ -66,6 +66,9 @@ enum Phase {
     Key,
     /// A value, up to the `,` or close that follows it at depth 0.
     Value,
+    /// Python: a call of the list that cannot be delivered: the rest of
+    /// its arguments, up to its `)`, to give it back alone.
+    Skip,
     /// Python: after a call's `)`: whitespace, then `,` or `]`.
     AfterCall,
     /// An end token (`<|python_end|>`, `<tool_call|>`, `<turn|>` or
@@ -125,6 +128,11 @@ struct InBlock {
     read: usize,
     /// Consumed bytes after the last that belongs to the block.
     trail: usize,
+    /// Why the call being skipped ([`Phase::Skip`]) cannot be delivered.
+    skipping: Option<Failure>,
+    /// A call of the block was given back as text on its own: the rest
+    /// of the block after it is text too, unless a call follows.
+    parts_given_back: bool,
 }
 
 impl InBlock {
@@ -254,6 +262,33 @@ impl LiteralCall {
         self.in_block.end.reset();
         self.in_block.trail = 0;
         self.in_block.phase = Phase::End;
+    }
+
+    /// In a Python list each call stands or falls alone: one that cannot
+    /// be delivered (`failure`) is read to its `)` and given back as text
+    /// (see [`Phase::Skip`]), and the list goes on. Elsewhere the attempt
+    /// fails.
+    fn reject_call(&mut self, failure: Failure) -> Option<Outcome> {
+        if self.rules.syntax != Syntax::Python {
+            return Some(Outcome::failed(failure));
+        }
+        self.in_block.skipping = Some(failure);
+        self.in_block.phase = Phase::Skip;
+        None
+    }
+
+    /// The block ends, `give_back` bytes before stream offset `at`: if its
+    /// last call was given back, what is left of it is text too.
+    fn complete<'c, S: Sink<'c>>(
+        &self,
+        give_back: usize,
+        at: u64,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Outcome {
+        if self.in_block.parts_given_back && !cx.started() {
+            cx.text_up_to(at.saturating_sub(give_back as u64));
+        }
+        Outcome::Complete { give_back }
     }
 
     /// The attempt fails at stream offset `at`, `consumed` bytes into the
@@ -534,6 +569,7 @@ impl CallAutomaton for LiteralCall {
                 Phase::Member => self.next_member(bytes, i, cx),
                 Phase::Key => self.key(bytes, i, cx),
                 Phase::Value => self.value(bytes, i, cx),
+                Phase::Skip => self.skip(bytes, i, cx),
                 Phase::AfterCall => self.after_call(bytes, i, cx),
                 Phase::Known => self.known(i, cx),
                 Phase::End => self.end(bytes, i, cx),
@@ -553,13 +589,11 @@ impl CallAutomaton for LiteralCall {
         match self.in_block.phase {
             Phase::End => {
                 self.report_missing_end(at.saturating_sub(self.in_block.trail as u64), cx);
-                Outcome::Complete {
-                    give_back: self.in_block.trail,
-                }
+                self.complete(self.in_block.trail, at, cx)
             }
             Phase::AfterCall if self.in_block.block == Block::Lines => {
                 missing_end(FUNCTION_CALLS.1, at, cx);
-                Outcome::Complete { give_back: 0 }
+                self.complete(0, at, cx)
             }
             Phase::AfterCall => {
                 cx.recovered(
@@ -567,7 +601,7 @@ impl CallAutomaton for LiteralCall {
                     at,
                     "the list of calls is not closed; calls recovered".into(),
                 );
-                Outcome::Complete { give_back: 0 }
+                self.complete(0, at, cx)
             }
             Phase::Known => Outcome::failed(Failure::new(
                 DiagnosticKind::UnfinishedCall,

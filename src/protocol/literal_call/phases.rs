@@ -163,7 +163,8 @@ impl LiteralCall {
         *i += 1;
         if let Err(f) = cx.start_at(name, Some(self.in_block.word_at), cx.offset(*i)) {
             let name = name.to_owned();
-            return Some(Outcome::failed(f.with_name(&name)));
+            self.in_value = InValue::default();
+            return self.reject_call(f.with_name(&name));
         }
         self.in_block.any_call = true;
         self.in_block.has_member = false;
@@ -247,12 +248,47 @@ impl LiteralCall {
             return Some(Outcome::More);
         }
         if let Err(f) = self.member(cx.offset(*i), cx) {
-            return Some(Outcome::failed(f));
+            return self.reject_call(f);
         }
         if bytes[*i] == b',' {
             *i += 1;
         }
         self.in_block.phase = Phase::Member;
+        None
+    }
+
+    /// Python: the rest of a call that cannot be delivered, up to its
+    /// `)` (its arguments read as values are, for their strings and
+    /// brackets): then it is given back as text, and the list goes on.
+    pub(super) fn skip<'c, S: Sink<'c>>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<Outcome> {
+        loop {
+            let ended = self.scan_value(bytes, i);
+            // What is skipped needs no keeping: only where it ends.
+            self.word.clear();
+            if !ended {
+                return Some(Outcome::More);
+            }
+            *i += 1;
+            if bytes[*i - 1] != b',' {
+                break;
+            }
+            self.in_value = InValue::default();
+        }
+        let failure = self.in_block.skipping.take().unwrap_or_else(|| {
+            Failure::new(
+                DiagnosticKind::MalformedCall,
+                cx.offset(*i),
+                "a call of the list",
+            )
+        });
+        cx.reject_part(failure, cx.offset(*i));
+        self.in_block.parts_given_back = true;
+        self.in_block.phase = Phase::AfterCall;
         None
     }
 
@@ -279,7 +315,7 @@ impl LiteralCall {
             }
             (b']', Block::List | Block::Known(_)) => {
                 *i += 1;
-                return Some(Outcome::Complete { give_back: 0 });
+                return Some(self.complete(0, cx.offset(*i), cx));
             }
             (b'<', Block::Lines) => self.expect_end(),
             (b, Block::Lines) if is_word(b) => self.next_call(cx.offset(*i), cx),
@@ -319,15 +355,13 @@ impl LiteralCall {
         self.in_block.trail += *i - before;
         Some(match found {
             SetMatch::More => Outcome::More,
-            SetMatch::Done(_) => Outcome::Complete { give_back: 0 },
+            SetMatch::Done(_) => self.complete(0, cx.offset(*i), cx),
             // Llama 4's end token may be left out; Gemma 4's and Olmo 3's
             // are missing.
             SetMatch::Mismatch => {
                 let at = cx.offset(*i).saturating_sub(self.in_block.trail as u64);
                 self.report_missing_end(at, cx);
-                Outcome::Complete {
-                    give_back: self.in_block.trail,
-                }
+                self.complete(self.in_block.trail, cx.offset(*i), cx)
             }
         })
     }
