@@ -83,6 +83,14 @@ pub struct Parser {
     lead_call: bool,
     /// With [`ParserBuilder::reasoning`]: the marker set not in use.
     think: Option<Box<Think>>,
+    /// Where the answer's first byte that opened no bare call came (the
+    /// stream offset at which [`State::Lead`] gave way to text), if it did.
+    lead_left_at: Option<u64>,
+    /// The answer has not begun: the reasoning part in progress opened the
+    /// stream (or came right after its leading whitespace), so a bare call
+    /// may open the answer after it, as one may open an output without
+    /// reasoning (see [`ParserBuilder::bare_call_at_start`]).
+    lead_after_reasoning: bool,
     /// The last chunk left the call's arguments inside a JSON string with
     /// nothing held or carried: a next chunk of plain string bytes is the
     /// next delta as it stands (see [`Parser::feed`]). Set by the steady
@@ -568,6 +576,8 @@ impl ParserBuilder {
                 on_invalid: self.on_invalid,
             }),
             state: initial,
+            lead_left_at: None,
+            lead_after_reasoning: false,
             held,
             offset: 0,
             misses: Misses::default(),
@@ -1158,6 +1168,8 @@ impl Parser {
         }
         self.leave_lead_call();
         self.state = self.initial;
+        self.lead_left_at = None;
+        self.lead_after_reasoning = starts_open && self.leads_after_reasoning();
         if self.initial == State::Call {
             self.enter_bare_call();
         }
@@ -1192,6 +1204,8 @@ impl Parser {
                 on_invalid: OnInvalid::KeepAsText,
             }),
             state: State::Text,
+            lead_left_at: None,
+            lead_after_reasoning: false,
             held: Vec::new(),
             offset: 0,
             misses: Misses::default(),
@@ -1277,8 +1291,9 @@ impl Parser {
                 Ok(index) if self.is_reasoning_tag(index) => {
                     let len = self.markers.marker(index).bytes.len();
                     let from_chunk = len.saturating_sub(self.held.len());
+                    let tag_at = tail_offset - self.held.len() as u64;
                     self.held.clear();
-                    self.switch_reasoning(sink);
+                    self.switch_reasoning(tag_at, sink);
                     return from_chunk;
                 }
                 Ok(index) => {
@@ -1358,7 +1373,7 @@ impl Parser {
             Found::Marker { at, index } if self.is_reasoning_tag(index) => {
                 emit(&mut self.core, at, sink);
                 let len = self.markers.marker(index).bytes.len();
-                self.switch_reasoning(sink);
+                self.switch_reasoning(base + at as u64, sink);
                 i + at + len
             }
             Found::Marker { at, index } => {
@@ -1396,7 +1411,9 @@ impl Parser {
         };
         let as_text = think.calls_as_text;
         if think.reasoning.ends_at_calls && self.core.text.reasoning {
-            self.switch_reasoning(sink);
+            // A call opens the answer: no bare call is looked for after it.
+            self.lead_after_reasoning = false;
+            self.switch_reasoning(self.offset, sink);
         }
         as_text
     }
@@ -1405,14 +1422,20 @@ impl Parser {
     /// into or out of reasoning, and the other marker set takes over. A
     /// reasoning part opens at its tag, so that every `reasoning-start`
     /// but one at the very start of a stream stands for a start tag.
+    /// `tag_at` is the stream offset of the tag's first byte.
     #[cold]
-    fn switch_reasoning<'c, S: FnMut(Event<'c>)>(&mut self, sink: &mut S) {
+    fn switch_reasoning<'c, S: FnMut(Event<'c>)>(&mut self, tag_at: u64, sink: &mut S) {
         let text = &mut self.core.text;
         text.flush_carry(sink);
         text.close(sink);
         text.reasoning = !text.reasoning;
         if text.reasoning {
             text.open(sink);
+            self.lead_after_reasoning =
+                self.lead_left_at == Some(tag_at) && self.leads_after_reasoning();
+        } else if std::mem::take(&mut self.lead_after_reasoning) {
+            // The answer begins: a bare call may open it.
+            self.state = State::Lead;
         }
         self.swap_marker_sets();
     }
@@ -1621,9 +1644,21 @@ impl Parser {
                 self.core.raw.begin(base + ws as u64, &[], &[]);
                 self.begin_call(0, sink);
             }
-            _ => self.state = State::Text,
+            _ => {
+                self.state = State::Text;
+                self.lead_left_at = Some(base + ws as u64);
+            }
         }
         i + ws
+    }
+
+    /// Whether a bare call may open the answer after the reasoning that
+    /// opened the stream: for formats that read one at the output's start,
+    /// but for gpt-oss, whose lead is a header going on from the prompt.
+    fn leads_after_reasoning(&self) -> bool {
+        self.lead
+            .as_deref()
+            .is_some_and(|lead| !lead.lead_keeps_whitespace())
     }
 
     /// A call read by the `lead` automaton is over: the format's own

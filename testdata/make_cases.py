@@ -1017,6 +1017,20 @@ for fmt, call in PARIS.items():
     wr(fmt, "reasoning_two_parts", "<think>first</think>text<think>second, with a partial </thi tag</think>" + call)
     wr(fmt, "reasoning_open_call_inside_delivered", "Call first: " + call + " and keep thinking</think>Answer.", open_=True, calls_inside=True)
 
+# A bare call may open the answer after the reasoning that opened the
+# output, as it may open an output without reasoning; after text it is
+# text, as anywhere else.
+BARE = {
+    "xlam": '[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+    "llama3-json": '{"name": "get_weather", "parameters": {"city": "Paris"}}',
+    "pythonic": "[get_weather(city='Paris')]",
+}
+for fmt, call in BARE.items():
+    wr(fmt, "reasoning_then_bare_call", "<think>Paris, so the tool.</think>" + call)
+    wr(fmt, "reasoning_blank_then_bare_call", "\n<think>\nParis, so the tool.\n</think>\n\n" + call + " Asked.")
+    wr(fmt, "reasoning_open_then_bare_call", "Paris, so the tool.\n</think>\n\n" + call, open_=True)
+    wr(fmt, "reasoning_after_text_then_bare_call_is_text", "Sure. <think>Paris.</think>" + call)
+
 # What real models write, beyond the peers' suites.
 FC = '<function_call> {"name": "%s", "arguments": %s}'
 w("granite", "fc20b_one_call", FC % ("get_weather", '{"city": "Tokyo"}'))
@@ -1038,6 +1052,10 @@ w("llama3-json", "example_then_punctuation", L3 % ("get_time", '{"tz": "UTC"}') 
 w("llama3-json", "call_then_eom", L3 % ("get_time", '{"tz": "UTC"}') + "<|eom_id|>")
 w("llama3-json", "second_line_not_a_call", L3 % ("get_time", "{}") + '\n{"note": "not a call"}')
 
+# vLLM's xlam parser also reads Hermes' tags around the list (or one call).
+w("xlam", "tool_call_tags_list", "I will check.<tool_call>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Dallas\"}}, {\"name\": \"get_time\", \"arguments\": {}}]</tool_call> done")
+w("xlam", "tool_call_tags_object", "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Dallas\"}}</tool_call>")
+w("xlam", "tool_call_tags_in_prose", "Wrap it in <tool_call> tags.")
 w("gemma4", "bare_string_by_schema", g4("city:Paris,days:3") + " after", WEATHER_TOOLS)
 w("gemma4", "bare_string_with_spaces_and_dashes", g4("city:New York-12 ,days:2"), WEATHER_TOOLS)
 w("gemma4", "bare_number_where_string", g4("city:75001"), WEATHER_TOOLS)

@@ -1,6 +1,7 @@
 //! `xlam`: Salesforce's xLAM models answer a call with a JSON list of
 //! `{"name", "arguments"}` objects: the whole output, or inside a
-//! ```` ```json ```` fence, or after `[TOOL_CALLS]`.
+//! ```` ```json ```` fence, after `[TOOL_CALLS]`, or between `<tool_call>`
+//! tags.
 
 use serde_json::Value;
 
@@ -9,7 +10,7 @@ use super::*;
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "xlam",
     aliases: &["xlam-2", "llama-xlam"],
-    summary: r#"[{"name": "f", "arguments": {...}}] (the whole output, a ```json fence, or after [TOOL_CALLS])"#,
+    summary: r#"[{"name": "f", "arguments": {...}}] (the whole output, a ```json fence, after [TOOL_CALLS], or in <tool_call> tags)"#,
     fuzz_id: 12,
     delimiters: ("```json", "```"),
     reader,
@@ -32,9 +33,12 @@ If you decide to invoke any of the function(s), answer with only a JSON list of 
     ..FormatSpec::DEFAULT
 };
 
-/// The other start marker: Mistral's token, which some xLAM fine-tunes
-/// keep. Nothing but the end of its JSON closes its list.
+/// The other start markers: Mistral's token, which some xLAM fine-tunes
+/// keep (nothing but the end of its JSON closes its list), and Hermes'
+/// tags, which the Qwen-based ones may write (vLLM's `xlam` parser reads
+/// both).
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
+const TOOL_CALL: (&str, &str) = ("<tool_call>", "</tool_call>");
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
     no_delimiters(delimiters)?;
@@ -43,7 +47,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     // fence that ```json follows opens the next one.
     let automaton = JsonCall::new(close.as_bytes(), limits.max_depth)
         .reopened_by(fence.as_bytes(), Boundary::Whitespace)
-        .ending_by_marker(&[close.as_bytes(), b""]);
+        .ending_by_marker(&[close.as_bytes(), b"", TOOL_CALL.1.as_bytes()]);
     let markers = vec![
         Marker {
             bytes: Cow::Borrowed(fence.as_bytes()),
@@ -51,6 +55,10 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
         },
         Marker {
             bytes: Cow::Borrowed(TOOL_CALLS.as_bytes()),
+            boundary: Boundary::None,
+        },
+        Marker {
+            bytes: Cow::Borrowed(TOOL_CALL.0.as_bytes()),
             boundary: Boundary::None,
         },
     ];
