@@ -1047,8 +1047,10 @@ w("llama3-json", "lines_two_calls", L3 % ("get_weather", '{"city": "Paris"}') + 
 w("llama3-json", "lines_three_calls_crlf_blank", L3 % ("get_weather", '{"city": "Paris"}') + "\r\n\r\n" + L3 % ("get_time", "{}") + "\n" + L3 % ("get_weather", '{"city": "Rome"}') + "<|eot_id|>")
 w("llama3-json", "lines_then_prose", L3 % ("get_weather", '{"city": "Paris"}') + "\n" + L3 % ("get_time", "{}") + "\nBoth asked.")
 w("llama3-json", "semicolon_newline", L3 % ("get_weather", '{"city": "Paris"}') + ";\n" + L3 % ("get_time", "{}"))
-w("llama3-json", "example_then_prose_same_line", L3 % ("get_time", '{"tz": "UTC"}') + " is the JSON I would send — shall I?")
-w("llama3-json", "example_then_punctuation", L3 % ("get_time", '{"tz": "UTC"}') + ", for example.")
+w("llama3-json", "call_then_prose_same_line", L3 % ("get_time", '{"tz": "UTC"}') + " is the JSON I would send — shall I?")
+w("llama3-json", "call_then_punctuation", L3 % ("get_time", '{"tz": "UTC"}') + ", for example.")
+w("llama3-json", "call_then_braces_in_prose", L3 % ("get_time", '{"tz": "UTC"}') + " I used {get_time} for this.")
+w("llama3-json", "call_then_json_in_prose", L3 % ("get_time", '{"tz": "UTC"}') + ' The arguments I passed were {"tz": "UTC"}')
 w("llama3-json", "call_then_eom", L3 % ("get_time", '{"tz": "UTC"}') + "<|eom_id|>")
 w("llama3-json", "second_line_not_a_call", L3 % ("get_time", "{}") + '\n{"note": "not a call"}')
 

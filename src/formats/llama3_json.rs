@@ -1,9 +1,8 @@
 //! `llama3-json`: Llama 3.1–3.3 calling custom tools. The model writes a
 //! JSON object `{"name": …, "parameters": {…}}` as its whole output (several
 //! separated by `;` or line breaks), or after `<|python_tag|>`;
-//! `<|eom_id|>` or `<|eot_id|>` right after the JSON closes the call. JSON
-//! at the start followed by prose on the same line is an example the model
-//! shows, not a call (text, with a diagnostic). `<|python_tag|>`
+//! `<|eom_id|>` or `<|eot_id|>` right after the JSON closes the call;
+//! prose after it is text. `<|python_tag|>`
 //! followed by code is a call to a built-in tool (`brave_search.call(…)`),
 //! which is kept as text.
 

@@ -167,20 +167,9 @@ impl JsonCall {
             {
                 self.phase = Phase::Closer(PartialSet::default())
             }
-            // Unmarked JSON at the start with prose after it on its line
-            // is an example the model shows, not a call (JSON right after
-            // it is not prose: the call ends with its JSON).
-            Some(&b)
-                if self.rules.lines_separate
-                    && !matches!(b, b'{' | b'[')
-                    && self.rules.needs_args
-                    && self.object.args_key
-                    && self.end.is_empty()
-                    && !self.object.line_broke =>
-            {
-                return Some(Outcome::malformed(cx.offset(cur.at), "JSON at the start of the output with prose after it on its line is an example, not a call"));
-            }
-            // Without an end marker, the call ends with its JSON.
+            // Without an end marker, the call ends with its JSON: prose
+            // after it, on its line too, is text (`{…} I used it.`, as
+            // vLLM's and SGLang's Llama parsers read it).
             Some(_) if self.end.is_empty() => return Some(self.conclude(cx, None)),
             Some(_) => self.phase = Phase::End(Partial::default()),
         }
