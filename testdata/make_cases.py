@@ -1058,6 +1058,12 @@ w("llama3-json", "second_line_not_a_call", L3 % ("get_time", "{}") + '\n{"note":
 w("xlam", "tool_call_tags_list", "I will check.<tool_call>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Dallas\"}}, {\"name\": \"get_time\", \"arguments\": {}}]</tool_call> done")
 w("xlam", "tool_call_tags_object", "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Dallas\"}}</tool_call>")
 w("xlam", "tool_call_tags_in_prose", "Wrap it in <tool_call> tags.")
+# A number no double holds (`1e999`) is no JSON a reader takes: such a
+# value stays the string the model wrote, as vLLM's and SGLang's
+# coercions keep it.
+NUM_TOOLS = [{"name": "calc", "parameters": {"type": "object", "properties": {
+    "x": {"type": "number"}, "xs": {"type": "array"}, "o": {"type": "object"}, "n": {"type": "number"}}}}]
+w("qwen3-coder", "numbers_past_a_double_stay_strings", "<tool_call>\n<function=calc>\n<parameter=x>\n1e999\n</parameter>\n<parameter=xs>\n[1, 2, 1e999]\n</parameter>\n<parameter=o>\n{'x': -1e999}\n</parameter>\n<parameter=n>\n1e308\n</parameter>\n</function>\n</tool_call>", NUM_TOOLS)
 w("gemma4", "bare_string_by_schema", g4("city:Paris,days:3") + " after", WEATHER_TOOLS)
 w("gemma4", "bare_string_with_spaces_and_dashes", g4("city:New York-12 ,days:2"), WEATHER_TOOLS)
 w("gemma4", "bare_number_where_string", g4("city:75001"), WEATHER_TOOLS)

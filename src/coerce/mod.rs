@@ -320,7 +320,9 @@ fn json_if_any(raw: &str, max_depth: usize) -> Json<'_> {
         Some(b'"') => serde_json::from_str::<String>(t).ok().map(|s| string(&s)),
         Some(b'[' | b'{' | b'(') => structured_as_written(t, max_depth),
         Some(b'-' | b'0'..=b'9') => {
-            crate::scan::json::is_complete_value(t.as_bytes(), 1).then_some(Cow::Borrowed(t))
+            let number = crate::scan::json::is_complete_value(t.as_bytes(), 1)
+                && crate::scan::json::all_finite(t.as_bytes());
+            number.then_some(Cow::Borrowed(t))
         }
         _ => None,
     };
@@ -463,13 +465,16 @@ fn structured(t: &str, max_depth: usize) -> Option<Json<'_>> {
     })
 }
 
+/// (A value with a number no double holds, `[1e999]`, is none: see
+/// [`all_finite`](crate::scan::json::all_finite).)
 fn structured_as_written(t: &str, max_depth: usize) -> Option<Json<'_>> {
-    if crate::scan::json::is_complete_value(t.as_bytes(), max_depth) {
-        return Some(Cow::Borrowed(t));
+    use crate::scan::json::{all_finite, is_complete_value};
+    if is_complete_value(t.as_bytes(), max_depth) {
+        return all_finite(t.as_bytes()).then_some(Cow::Borrowed(t));
     }
     let (json, read) = crate::scan::relaxed::relax_value(t)?;
     let whole = t[read..].trim().is_empty();
-    (whole && crate::scan::json::is_complete_value(json.as_bytes(), max_depth))
+    (whole && is_complete_value(json.as_bytes(), max_depth) && all_finite(json.as_bytes()))
         .then(|| Cow::Owned(crate::scan::relaxed::compact(&json)))
 }
 
@@ -639,6 +644,42 @@ mod tests {
         let r = coerce("kelvin", Some(&json!({"enum": ["celsius"]})), 16);
         assert_eq!(r.json, "\"kelvin\"");
         assert!(r.problem.is_some());
+    }
+
+    /// A number no double holds is no JSON a reader takes (serde_json
+    /// refuses it, Python makes it infinite): the text stays a string, as
+    /// vLLM's and SGLang's coercions keep it; a finite one is coerced.
+    #[test]
+    fn numbers_past_a_double_stay_strings() {
+        for (raw, ty) in [
+            ("1e999", "number"),
+            ("-1e999", "number"),
+            ("inf", "number"),
+            ("NaN", "number"),
+            ("[1, 2, 1e999]", "array"),
+            ("{\"x\": 1e999}", "object"),
+            ("(1e999,)", "array"),
+            ("{'x': 1e999}", "object"),
+        ] {
+            let r = coerce(raw, Some(&json!({"type": ty})), 16);
+            assert_eq!(r.json, serde_json::to_string(raw).unwrap(), "{raw}");
+            assert!(r.problem.is_some(), "{raw}");
+            assert_eq!(
+                coerce(raw, None, 16).json,
+                serde_json::to_string(raw).unwrap()
+            );
+        }
+        for (raw, ty, json) in [
+            ("1e308", "number", "1e308"),
+            ("[1, \"1e999\", 2.5]", "array", "[1, \"1e999\", 2.5]"),
+            (
+                "123456789012345678901234567890",
+                "integer",
+                "123456789012345678901234567890",
+            ),
+        ] {
+            assert_eq!(coerce(raw, Some(&json!({"type": ty})), 16).json, json);
+        }
     }
 
     /// `null` where the schema allows none is null (what the model meant),

@@ -925,6 +925,51 @@ pub(crate) fn root_members(
     members
 }
 
+/// Whether every number in `json` (JSON text) is one a double holds: a
+/// number with a fraction or an exponent past its range (`1e999`) is
+/// valid JSON by the grammar, but most readers refuse it (serde_json) or
+/// make it infinite (Python's `json`, `JSON.parse`), so a value holding
+/// one is not coerced into JSON. Integers count as finite however long
+/// (they are kept digit for digit).
+///
+/// # Complexity
+///
+/// O(`json.len()`).
+pub(crate) fn all_finite(json: &[u8]) -> bool {
+    let mut i = 0;
+    while i < json.len() {
+        match json[i] {
+            b'"' => {
+                // Past the string: its closing quote is the first that no
+                // backslash escapes.
+                i += 1;
+                while i < json.len() && json[i] != b'"' {
+                    i += if json[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let n = json[i..]
+                    .iter()
+                    .take_while(|b| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+                    .count();
+                let token = &json[i..i + n];
+                let float = token.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
+                let infinite = std::str::from_utf8(token)
+                    .ok()
+                    .and_then(|t| t.parse::<f64>().ok())
+                    .is_some_and(f64::is_infinite);
+                if float && infinite {
+                    return false;
+                }
+                i += n;
+            }
+            _ => i += 1,
+        }
+    }
+    true
+}
+
 /// Whether `text` is exactly one complete JSON value (whitespace around it
 /// allowed).
 pub(crate) fn is_complete_value(text: &[u8], max_depth: usize) -> bool {

@@ -428,10 +428,9 @@ impl<'t> Reader<'t, '_> {
 /// of the arguments (serde_json, `JSON.parse` gives `Infinity`) would
 /// fail on it or change it. Integers stay exact however long.
 fn finite(json: &str) -> Result<(), Invalid> {
-    let float = json.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
-    match float && json.parse::<f64>().is_ok_and(f64::is_infinite) {
-        true => Err("a number too large for a float"),
-        false => Ok(()),
+    match super::json::all_finite(json.as_bytes()) {
+        true => Ok(()),
+        false => Err("a number too large for a float"),
     }
 }
 

@@ -126,6 +126,7 @@ fn relax(text: &str) -> Option<(String, usize, Vec<u8>)> {
 pub(crate) fn number(t: &str) -> Option<Cow<'_, str>> {
     if super::json::is_complete_value(t.as_bytes(), 1)
         && matches!(t.as_bytes().first(), Some(b'-' | b'0'..=b'9'))
+        && super::json::all_finite(t.as_bytes())
     {
         return Some(Cow::Borrowed(t));
     }
