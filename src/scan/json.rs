@@ -955,11 +955,15 @@ pub(crate) fn all_finite(json: &[u8]) -> bool {
                     .count();
                 let token = &json[i..i + n];
                 let float = token.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
-                let infinite = std::str::from_utf8(token)
-                    .ok()
-                    .and_then(|t| t.parse::<f64>().ok())
-                    .is_some_and(f64::is_infinite);
-                if float && infinite {
+                // Parsed only when it may overflow: most numbers are short
+                // integers.
+                let infinite = || {
+                    std::str::from_utf8(token)
+                        .ok()
+                        .and_then(|t| t.parse::<f64>().ok())
+                        .is_some_and(f64::is_infinite)
+                };
+                if float && infinite() {
                     return false;
                 }
                 i += n;

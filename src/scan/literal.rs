@@ -152,10 +152,28 @@ impl<'t> Reader<'t, '_> {
             b'[' => self.sequence(b']', depth),
             b'(' if self.syntax == Syntax::Python => self.sequence(b')', depth),
             b'{' => self.mapping(depth),
+            b'-' | b'+' | b'.' | b'0'..=b'9' if gemma => self.gemma_number(),
             _ if gemma => self.gemma_bare(),
             b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(),
             _ => self.word(),
         }
+    }
+
+    /// A Gemma 4 value that begins as a number does: the number, if it
+    /// is one up to the `,`, `}` or `]` after it (the usual case, read
+    /// without [`gemma_bare`](Self::gemma_bare)'s second look), and
+    /// otherwise the bare text it begins (`2024-01-15`).
+    fn gemma_number(&mut self) -> Result<(), Invalid> {
+        let (at, written) = (self.at, self.out.len());
+        if self.number().is_ok() {
+            let next = self.rest().iter().find(|&&b| !super::is_ws(b));
+            if matches!(next, None | Some(b',' | b'}' | b']')) {
+                return Ok(());
+            }
+        }
+        self.at = at;
+        self.out.truncate(written);
+        self.gemma_bare()
     }
 
     /// A Gemma 4 value without quotes, up to the `,`, `}` or `]` after it:
