@@ -51,7 +51,7 @@
 //! | `deepseek-v3` | `deepseekv3`, `deepseek-r1` | ````<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{...}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>```` | no |
 //! | `phi4-mini` | `phi4_mini_json`, `phi-4-mini`, `functools` | `functools[{"name": "f", "arguments": {...}}, ...]` | no |
 //! | `granite` | `granite3`, `granite-20b-fc`, `granite4` | `<\|tool_call\|>[{"name": "f", "arguments": {...}}] (3.x); <tool_call>{...}</tool_call> (4); <function_call> {...} (20B FC)` | no |
-//! | `xlam` | `xlam-2`, `llama-xlam` | ````[{"name": "f", "arguments": {...}}] (the whole output, a ```json fence, after [TOOL_CALLS], or in <tool_call> tags)```` | no |
+//! | `xlam` | `xlam-2`, `llama-xlam` | ````[{"name": "f", "arguments": {...}}] (the whole output, a ```json fence, or after [TOOL_CALLS])```` | no |
 //! | `llama3-json` | `llama3`, `llama`, `llama4-json` | `{"name": "f", "parameters": {...}} as the output, or after <\|python_tag\|>` | no |
 //! | `mistral` | `magistral`, `devstral`, `mistral-v11` | `[TOOL_CALLS]f[ARGS]{...} (v11+; [CALL_ID]id before [ARGS] in v13) or [TOOL_CALLS][{"name": "f", "arguments": {...}}]` | no |
 //! | `cohere` | `command-r`, `command-a`, `command-r7b`, `command` | `<\|START_ACTION\|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {...}}]<\|END_ACTION\|>` | no |

@@ -1054,10 +1054,6 @@ w("llama3-json", "call_then_json_in_prose", L3 % ("get_time", '{"tz": "UTC"}') +
 w("llama3-json", "call_then_eom", L3 % ("get_time", '{"tz": "UTC"}') + "<|eom_id|>")
 w("llama3-json", "second_line_not_a_call", L3 % ("get_time", "{}") + '\n{"note": "not a call"}')
 
-# vLLM's xlam parser also reads Hermes' tags around the list (or one call).
-w("xlam", "tool_call_tags_list", "I will check.<tool_call>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Dallas\"}}, {\"name\": \"get_time\", \"arguments\": {}}]</tool_call> done")
-w("xlam", "tool_call_tags_object", "<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Dallas\"}}</tool_call>")
-w("xlam", "tool_call_tags_in_prose", "Wrap it in <tool_call> tags.")
 # A number no double holds (`1e999`) is no JSON a reader takes: such a
 # value stays the string the model wrote, as vLLM's and SGLang's
 # coercions keep it.

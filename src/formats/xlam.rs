@@ -1,7 +1,6 @@
 //! `xlam`: Salesforce's xLAM models answer a call with a JSON list of
 //! `{"name", "arguments"}` objects: the whole output, or inside a
-//! ```` ```json ```` fence, after `[TOOL_CALLS]`, or between `<tool_call>`
-//! tags.
+//! ```` ```json ```` fence, or after `[TOOL_CALLS]`.
 
 use serde_json::Value;
 
@@ -10,7 +9,7 @@ use super::*;
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "xlam",
     aliases: &["xlam-2", "llama-xlam"],
-    summary: r#"[{"name": "f", "arguments": {...}}] (the whole output, a ```json fence, after [TOOL_CALLS], or in <tool_call> tags)"#,
+    summary: r#"[{"name": "f", "arguments": {...}}] (the whole output, a ```json fence, or after [TOOL_CALLS])"#,
     fuzz_id: 12,
     delimiters: ("```json", "```"),
     reader,
@@ -33,12 +32,9 @@ If you decide to invoke any of the function(s), answer with only a JSON list of 
     ..FormatSpec::DEFAULT
 };
 
-/// The other start markers: Mistral's token, which some xLAM fine-tunes
-/// keep (nothing but the end of its JSON closes its list), and Hermes'
-/// tags, which the Qwen-based ones may write (vLLM's `xlam` parser reads
-/// both).
+/// The other start marker: Mistral's token, which some xLAM fine-tunes
+/// keep. Nothing but the end of its JSON closes its list.
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
-const TOOL_CALL: (&str, &str) = ("<tool_call>", "</tool_call>");
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
     no_delimiters(delimiters)?;
@@ -47,7 +43,7 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
     // fence that ```json follows opens the next one.
     let automaton = JsonCall::new(close.as_bytes(), limits.max_depth)
         .reopened_by(fence.as_bytes(), Boundary::Whitespace)
-        .ending_by_marker(&[close.as_bytes(), b"", TOOL_CALL.1.as_bytes()]);
+        .ending_by_marker(&[close.as_bytes(), b""]);
     let markers = vec![
         Marker {
             bytes: Cow::Borrowed(fence.as_bytes()),
@@ -55,10 +51,6 @@ fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Readi
         },
         Marker {
             bytes: Cow::Borrowed(TOOL_CALLS.as_bytes()),
-            boundary: Boundary::None,
-        },
-        Marker {
-            bytes: Cow::Borrowed(TOOL_CALL.0.as_bytes()),
             boundary: Boundary::None,
         },
     ];
