@@ -1060,6 +1060,11 @@ w("llama3-json", "second_line_not_a_call", L3 % ("get_time", "{}") + '\n{"note":
 NUM_TOOLS = [{"name": "calc", "parameters": {"type": "object", "properties": {
     "x": {"type": "number"}, "xs": {"type": "array"}, "o": {"type": "object"}, "n": {"type": "number"}}}}]
 w("qwen3-coder", "numbers_past_a_double_stay_strings", "<tool_call>\n<function=calc>\n<parameter=x>\n1e999\n</parameter>\n<parameter=xs>\n[1, 2, 1e999]\n</parameter>\n<parameter=o>\n{'x': -1e999}\n</parameter>\n<parameter=n>\n1e308\n</parameter>\n</function>\n</tool_call>", NUM_TOOLS)
+# Each call of a JSON block stands or falls alone (as in the XML blocks).
+w("hermes", "list_bad_call_between_good", "<tool_call>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": 5}, {\"name\": \"get_time\", \"arguments\": {}}]</tool_call> after")
+w("hermes", "list_bad_call_last", "<tool_call>[{\"name\": \"get_time\", \"arguments\": {}}, {\"arguments\": {}}]</tool_call> after")
+w("mistral", "list_string_arguments_between_good", "[TOOL_CALLS][{\"name\": \"get_time\", \"arguments\": {}}, {\"name\": \"get_weather\", \"arguments\": \"hello\"}, {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}]")
+w("llama3-json", "lines_unknown_tool_between_good", L3 % ("get_time", "{}") + "; " + L3 % ("launch_rockets", '{"n": 3}') + "; " + L3 % ("get_weather", '{"city": "Paris"}'), WEATHER_TOOLS)
 w("gemma4", "bare_string_by_schema", g4("city:Paris,days:3") + " after", WEATHER_TOOLS)
 w("gemma4", "bare_string_with_spaces_and_dashes", g4("city:New York-12 ,days:2"), WEATHER_TOOLS)
 w("gemma4", "bare_number_where_string", g4("city:75001"), WEATHER_TOOLS)

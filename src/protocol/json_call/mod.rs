@@ -314,9 +314,17 @@ impl JsonCall {
     }
 
     /// Another call object follows in the same block: delivers the one just
-    /// read (unless the block was rejected: then all of it comes back as
-    /// text at its end) and starts on the next.
+    /// read and starts on the next. Each call of a block stands or falls
+    /// alone, as in the XML blocks: one rejected while its JSON held (no
+    /// name, an unknown tool, arguments that are no object) comes back as
+    /// text on its own. JSON that is no call at all (no arguments where
+    /// they are needed) gives the rest of the block back at its end.
     fn next_object<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
+        if let Some(failure) = self.rejected.take() {
+            cx.reject_part(failure, self.json_end);
+            self.begin_object();
+            return;
+        }
         self.require_arguments(self.json_end);
         if self.rejected.is_none() {
             self.report_extra_closer(cx);
