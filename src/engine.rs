@@ -1412,6 +1412,7 @@ impl Parser {
         let as_text = think.calls_as_text;
         if think.reasoning.ends_at_calls && self.core.text.reasoning {
             // A call opens the answer: no bare call is looked for after it.
+            // (The tag's offset matters only when reasoning begins.)
             self.lead_after_reasoning = false;
             self.switch_reasoning(self.offset, sink);
         }

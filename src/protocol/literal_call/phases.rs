@@ -279,12 +279,10 @@ impl LiteralCall {
             }
             self.in_value = InValue::default();
         }
+        // (`reject_call` set the reason before the phase; a default keeps
+        // this free of a panic path.)
         let failure = self.in_block.skipping.take().unwrap_or_else(|| {
-            Failure::new(
-                DiagnosticKind::MalformedCall,
-                cx.offset(*i),
-                "a call of the list",
-            )
+            Failure::malformed(cx.offset(*i), "a call of the list could not be delivered")
         });
         cx.reject_part(failure, cx.offset(*i));
         self.in_block.parts_given_back = true;
