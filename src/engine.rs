@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::cx::{CallCx, Core, GivenBack, Settings};
+use crate::cx::{CallCx, Core, GivenBack, ParamTable, Settings};
 use crate::error::OnInvalid;
 use crate::event::{Delta, Event, Span};
 use crate::event::{Diagnostic, DiagnosticKind};
@@ -569,6 +569,7 @@ impl ParserBuilder {
             markers,
             automaton,
             core: Core::new(Settings {
+                params: ParamTable::new(&self.tools),
                 tools: self.tools,
                 #[cfg(feature = "validate")]
                 schemas,
@@ -1197,6 +1198,7 @@ impl Parser {
             markers: MarkerSet::empty(),
             automaton,
             core: Core::new(Settings {
+                params: ParamTable::new(&tools),
                 tools,
                 #[cfg(feature = "validate")]
                 schemas: None,

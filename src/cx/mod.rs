@@ -12,9 +12,11 @@ use crate::limits::Limits;
 use crate::scan::utf8::{validate, Utf8Carry, Utf8Piece, SHORT_JOIN};
 use crate::tool::Tool;
 
+mod params;
 mod raw;
 mod text;
 
+pub(crate) use params::{Param, ParamTable};
 pub(crate) use raw::{GivenBack, RawCall};
 pub(crate) use text::TextOut;
 
@@ -29,6 +31,8 @@ impl<'c, F: FnMut(Event<'c>) + ?Sized> Sink<'c> for F {}
 #[derive(Debug)]
 pub(crate) struct Settings {
     pub(crate) tools: Arc<[Tool]>,
+    /// What values look up of the tools' parameters, worked out once.
+    pub(crate) params: ParamTable,
     /// Compiled tool schemas, when calls are validated.
     #[cfg(feature = "validate")]
     pub(crate) schemas: Option<Arc<crate::validate::Schemas>>,
@@ -465,6 +469,14 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     pub(crate) fn param_schema(&self, key: &str) -> Option<&serde_json::Value> {
         let tool = self.core.settings.tools.get(self.core.out.tool?)?;
         tool.param_schema(key)
+    }
+
+    /// Parameter `key` of the call's tool, from the table built with the
+    /// parser (see [`ParamTable`]): `None` where
+    /// [`param_schema`](Self::param_schema) finds no schema.
+    #[inline]
+    pub(crate) fn param(&self, key: &str) -> Option<&Param> {
+        self.core.settings.params.get(self.core.out.tool?, key)
     }
 
     /// Whether a `tool-input-start` was emitted for the call in progress.

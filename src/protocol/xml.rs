@@ -3,7 +3,7 @@
 //! written as prefix-consistent JSON deltas.
 
 use crate::coerce::{coerce_value, Untyped};
-use crate::cx::{CallCx, Sink};
+use crate::cx::{CallCx, Param, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::{Failure, Outcome};
 use crate::scan::json::{
@@ -175,19 +175,25 @@ impl ArgsWriter {
         json: &str,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        self.key_prefix(key);
+        self.key_prefix(key, cx.param(key));
         self.scratch.push_str(json);
         cx.delta_text(&self.scratch);
     }
 
-    /// Starts `scratch` with `{"key": ` (or `, "key": `) and records the key.
-    fn key_prefix(&mut self, key: &str) {
+    /// Starts `scratch` with `{"key": ` (or `, "key": `) and records the key;
+    /// `param` is the key's entry in the tool's table, written as it is.
+    fn key_prefix(&mut self, key: &str, param: Option<&Param>) {
         self.scratch.clear();
         self.scratch
             .push_str(if self.key_ends.is_empty() { "{" } else { ", " });
-        self.scratch.push('"');
-        escape_json_into(&mut self.scratch, key);
-        self.scratch.push_str("\": ");
+        match param {
+            Some(param) => self.scratch.push_str(&param.key_json),
+            None => {
+                self.scratch.push('"');
+                escape_json_into(&mut self.scratch, key);
+                self.scratch.push_str("\": ");
+            }
+        }
         self.keys.push_str(key);
         self.key_ends.push(self.keys.len());
     }
@@ -204,7 +210,7 @@ impl ArgsWriter {
 
     /// Opens a string value sent in parts: `{"key": "` (or `, "key": "`).
     pub(crate) fn begin_string<'c, S: Sink<'c>>(&mut self, key: &str, cx: &mut CallCx<'_, 'c, S>) {
-        self.key_prefix(key);
+        self.key_prefix(key, cx.param(key));
         self.scratch.push('"');
         cx.delta_text(&self.scratch);
     }

@@ -23,7 +23,7 @@ mod values;
 
 pub(crate) use dialect::{Dialect, Opening, Tags, Typing};
 
-use crate::coerce::{keyword, Untyped};
+use crate::coerce::Untyped;
 use crate::cx::{CallCx, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::xml::{ArgsWriter, Body};

@@ -649,12 +649,9 @@ impl XmlCall {
         self.scan_from = start;
         self.pos = start;
         self.in_value = InValue::default();
-        let string_typed = match cx.param_schema(&self.key) {
+        let string_typed = match cx.param(&self.key) {
             None => self.untyped() == Untyped::Text,
-            Some(schema) => {
-                keyword(schema, "type").is_some_and(|t| t == "string")
-                    && keyword(schema, "enum").is_none()
-            }
+            Some(param) => param.streams_as_string,
         };
         if self.rejected.is_none() && cx.started() && string_typed && !self.args.has(&self.key) {
             self.args.begin_string(&self.key, cx);
