@@ -193,6 +193,10 @@ pub(crate) struct Wait {
     /// before `until`, and past it no byte that can end a tag's attribute
     /// (`>`, a newline, `<`) has arrived…
     pub(crate) close: bool,
+    /// …where, when set, every tag waited for is a [`Pat::OpenSep`], whose
+    /// attribute a `<` does not end: only the `>` of [`SEP`] or a newline
+    /// can (`type="string"<|se` still waits)…
+    sep: bool,
     /// …and the bytes go on with the tag followed (see [`InPlay`]).
     in_play: InPlay,
     /// Where the partly received tag begins, for a wait inside a value.
@@ -378,7 +382,11 @@ impl Wait {
     fn attr_goes_on(&self, len: usize, bytes: &[u8]) -> bool {
         let attr_from = self.until - MAX_TAG;
         let skip = attr_from.saturating_sub(len - bytes.len()).min(bytes.len());
-        !bytes[skip..].iter().any(|&b| ends_attr(b))
+        let attr = &bytes[skip..];
+        match self.sep {
+            true => !attr.iter().any(|&b| b == b'>' || b == b'\n'),
+            false => !attr.iter().any(|&b| ends_attr(b)),
+        }
     }
 }
 
@@ -414,8 +422,10 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     // The same, reading an open tag's complete literal as a wait for its
     // closing byte.
     let mut for_close = Some(usize::MAX);
-    // An open tag's literal is whole, its attribute to come.
+    // An open tag's literal is whole, its attribute to come…
     let mut whole_open = false;
+    // …and every such tag's attribute ends at `SEP`.
+    let mut all_sep = true;
     // The first partly received literal, followed byte by byte.
     let mut lead = None;
     // Whether a literal in play begins the first or the next (the wait
@@ -451,6 +461,7 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
             soonest = soonest.min(body.len() + 1);
             for_close = for_close.map(|u| u.min(at + lit.len() + MAX_TAG));
             whole_open = true;
+            all_sep &= matches!(pat, Pat::OpenSep(_));
         } else {
             for_close = None;
         }
@@ -467,6 +478,7 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         (Some(until), _) if until != usize::MAX => Wait {
             until,
             close: true,
+            sep: all_sep,
             ..Wait::default()
         },
         _ if soonest == usize::MAX => Wait {
@@ -495,6 +507,7 @@ fn lead_wait(lead: Pat, at: usize, tag_at: Option<usize>) -> Wait {
     Wait {
         until: at + lit.len() + if close { MAX_TAG } else { 0 },
         close,
+        sep: matches!(lead, Pat::OpenSep(_)),
         in_play: InPlay {
             lead: lit,
             tag_at,
@@ -1092,8 +1105,10 @@ mod tests {
     }
 
     /// A wait for such a tag follows its literal, then lasts through its
-    /// attribute up to a byte that may end it: `<` (the close may begin),
-    /// `>` (it may end), a line break.
+    /// attribute up to a byte that may end it: the `>` of its close, or a
+    /// line break. A `<` does not (the attribute may hold one, and the
+    /// close it may begin is not whole before its `>`), so the close's
+    /// first bytes arrive without the tag being matched again.
     #[test]
     fn waits_for_open_tags_with_a_close_literal() {
         let pats = [K3_CALL, Pat::Lit(b"<|close|>tools<|sep|>")];
@@ -1103,9 +1118,18 @@ mod tests {
         let whole = b"<|open|>call tool=\"f";
         let mut wait = need_until(whole, 0, &pats);
         assert!(wait.holds(whole.len() + 9, b"\" index="));
-        assert!(!wait.holds(whole.len() + 13, b"1\"<|"));
+        assert!(wait.holds(whole.len() + 13, b"1\"<|"));
+        assert!(wait.holds(whole.len() + 15, b"se"));
+        assert!(!wait.holds(whole.len() + 18, b"p|>"));
+        let mut wait = need_until(whole, 0, &pats);
+        assert!(wait.holds(whole.len() + 3, b"a<b"));
+        assert!(!wait.holds(whole.len() + 5, b"\"\n"));
         let mut wait = need_until(b"<|open|>call tool=\"f\"<|se", 0, &pats);
         assert!(!wait.holds(b"<|open|>call tool=\"f\"<|sep|>".len(), b"p|>"));
+        // Beside a tag whose attribute a `<` ends, a `<` ends the wait.
+        let mixed = [K3_CALL, Pat::Open(b"<|open|>call tool=")];
+        let mut wait = need_until(whole, 0, &mixed);
+        assert!(!wait.holds(whole.len() + 3, b"a<b"));
     }
 
     /// The first pattern that matches or may still match decides: a
