@@ -422,16 +422,14 @@ fn need_until_in_play(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
     // The same, reading an open tag's complete literal as a wait for its
     // closing byte.
     let mut for_close = Some(usize::MAX);
-    // An open tag's literal is whole, its attribute to come…
-    let mut whole_open = false;
-    // …and every such tag's attribute ends at `SEP`.
-    let mut all_sep = true;
+    // An open tag's literal is whole, its attribute to come (and every
+    // such tag's attribute ends at `SEP`).
+    let (mut whole_open, mut all_sep) = (false, true);
     // The first partly received literal, followed byte by byte.
     let mut lead = None;
     // Whether a literal in play begins the first or the next (the wait
     // cannot follow that one alone).
-    let mut nested = false;
-    let (mut next, mut next_nested) = (None, false);
+    let (mut nested, mut next, mut next_nested) = (false, None, false);
     for &pat in pats {
         let (lit, open) = match pat {
             Pat::Lit(l) => (l, false),
