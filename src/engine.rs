@@ -569,7 +569,7 @@ impl ParserBuilder {
             markers,
             automaton,
             core: Core::new(Settings {
-                params: ParamTable::new(&self.tools),
+                params: ParamTable::new(self.tools.len()),
                 tools: self.tools,
                 #[cfg(feature = "validate")]
                 schemas,
@@ -1198,7 +1198,7 @@ impl Parser {
             markers: MarkerSet::empty(),
             automaton,
             core: Core::new(Settings {
-                params: ParamTable::new(&tools),
+                params: ParamTable::new(tools.len()),
                 tools,
                 #[cfg(feature = "validate")]
                 schemas: None,

@@ -31,7 +31,8 @@ impl<'c, F: FnMut(Event<'c>) + ?Sized> Sink<'c> for F {}
 #[derive(Debug)]
 pub(crate) struct Settings {
     pub(crate) tools: Arc<[Tool]>,
-    /// What values look up of the tools' parameters, worked out once.
+    /// What values look up of the tools' parameters, worked out once per
+    /// tool.
     pub(crate) params: ParamTable,
     /// Compiled tool schemas, when calls are validated.
     #[cfg(feature = "validate")]
@@ -476,7 +477,10 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
     /// [`param_schema`](Self::param_schema) finds no schema.
     #[inline]
     pub(crate) fn param(&self, key: &str) -> Option<&Param> {
-        self.core.settings.params.get(self.core.out.tool?, key)
+        let settings = &self.core.settings;
+        settings
+            .params
+            .get(&settings.tools, self.core.out.tool?, key)
     }
 
     /// Whether a `tool-input-start` was emitted for the call in progress.

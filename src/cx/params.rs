@@ -1,8 +1,12 @@
 //! What the XML formats ask of a tool's parameter at every value it
 //! opens: whether the value streams as a string, and the key as the
-//! arguments JSON writes it. Worked out once, when the parser is built,
-//! so that opening a value scans a few short names instead of walking
-//! the tool's schema and escaping the key again.
+//! arguments JSON writes it. Worked out once per tool, the first time a
+//! value of a call to it opens, so that opening a value scans a few short
+//! names instead of walking the tool's schema and escaping the key again;
+//! a parser that reads no XML call, or a list of thousands of tools of
+//! which a stream calls two, builds nothing for the rest.
+
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -11,10 +15,11 @@ use crate::scan::json::escape_json_into;
 use crate::scan::same_bytes;
 use crate::tool::Tool;
 
-/// The parameters of every tool of a parser's list, in the list's order.
+/// The parameters of the tools of a parser's list, in the list's order,
+/// each tool's filled in when first asked for.
 #[derive(Debug, Default)]
 pub(crate) struct ParamTable {
-    by_tool: Box<[Box<[Param]>]>,
+    by_tool: Box<[OnceLock<Box<[Param]>>]>,
 }
 
 /// One parameter of a tool's schema.
@@ -30,28 +35,26 @@ pub(crate) struct Param {
 }
 
 impl ParamTable {
-    /// The table of `tools`.
-    ///
-    /// # Complexity
-    ///
-    /// O(the tools' parameters), once per parser build.
-    pub(crate) fn new(tools: &[Tool]) -> ParamTable {
+    /// An empty table for a list of `tools` tools.
+    pub(crate) fn new(tools: usize) -> ParamTable {
         ParamTable {
-            by_tool: tools.iter().map(params_of).collect(),
+            by_tool: (0..tools).map(|_| OnceLock::new()).collect(),
         }
     }
 
-    /// Parameter `key` of the tool at `tool` in the list, if its schema
-    /// lists one so named.
+    /// Parameter `key` of `tools[tool]`, if its schema lists one so named
+    /// (`tools` is the list the table was made for).
     ///
     /// # Complexity
     ///
     /// A linear scan of the tool's parameters: few, with short names, so
-    /// cheaper than hashing the key.
+    /// cheaper than hashing the key. The first call for a tool also reads
+    /// its schema's `properties` once.
     #[inline]
-    pub(crate) fn get(&self, tool: usize, key: &str) -> Option<&Param> {
+    pub(crate) fn get<'t>(&'t self, tools: &[Tool], tool: usize, key: &str) -> Option<&'t Param> {
         self.by_tool
             .get(tool)?
+            .get_or_init(|| tools.get(tool).map(params_of).unwrap_or_default())
             .iter()
             .find(|p| same_bytes(p.name.as_bytes(), key.as_bytes()))
     }
@@ -93,7 +96,7 @@ mod tests {
 
     #[test]
     fn streams_only_plain_strings() {
-        let table = ParamTable::new(&[tool(serde_json::json!({
+        let tools = [tool(serde_json::json!({
             "type": "object",
             "properties": {
                 "city": {"type": "string"},
@@ -101,32 +104,45 @@ mod tests {
                 "days": {"type": "integer"},
                 "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
             }
-        }))]);
-        let streams = |key| table.get(0, key).map(|p| p.streams_as_string);
+        }))];
+        let table = ParamTable::new(tools.len());
+        let streams = |key| table.get(&tools, 0, key).map(|p| p.streams_as_string);
         assert_eq!(streams("city"), Some(true));
         assert_eq!(streams("unit"), Some(false));
         assert_eq!(streams("days"), Some(false));
         assert_eq!(streams("note"), Some(false));
         assert_eq!(streams("other"), None);
-        assert!(table.get(1, "city").is_none());
+        assert!(table.get(&tools, 1, "city").is_none());
     }
 
     #[test]
     fn keys_are_written_as_json() {
-        let table = ParamTable::new(&[tool(serde_json::json!({
+        let tools = [tool(serde_json::json!({
             "properties": {"plain": {}, "say \"hi\"\n": {}}
-        }))]);
-        assert_eq!(&*table.get(0, "plain").unwrap().key_json, "\"plain\": ");
-        assert_eq!(
-            &*table.get(0, "say \"hi\"\n").unwrap().key_json,
-            "\"say \\\"hi\\\"\\n\": "
-        );
+        }))];
+        let table = ParamTable::new(tools.len());
+        let key_json = |key| &*table.get(&tools, 0, key).unwrap().key_json;
+        assert_eq!(key_json("plain"), "\"plain\": ");
+        assert_eq!(key_json("say \"hi\"\n"), "\"say \\\"hi\\\"\\n\": ");
+    }
+
+    #[test]
+    fn only_the_tools_asked_for_are_read() {
+        let schema = serde_json::json!({"properties": {"x": {"type": "string"}}});
+        let tools: Vec<Tool> = (0..1000).map(|_| tool(schema.clone())).collect();
+        let table = ParamTable::new(tools.len());
+        assert!(table.get(&tools, 7, "x").is_some());
+        let built: Vec<usize> = (0..tools.len())
+            .filter(|&i| table.by_tool[i].get().is_some())
+            .collect();
+        assert_eq!(built, [7]);
     }
 
     #[test]
     fn schemas_without_properties_list_none() {
-        let table = ParamTable::new(&[tool(serde_json::json!(true)), tool(Value::Null)]);
-        assert!(table.get(0, "x").is_none());
-        assert!(table.get(1, "x").is_none());
+        let tools = [tool(serde_json::json!(true)), tool(Value::Null)];
+        let table = ParamTable::new(tools.len());
+        assert!(table.get(&tools, 0, "x").is_none());
+        assert!(table.get(&tools, 1, "x").is_none());
     }
 }
