@@ -132,10 +132,7 @@ fn attr_until_sep(body: &[u8], at: usize, after: usize) -> Tag {
     let (close, first) = (SEP, SEP[0]);
     let window = &body[after..body.len().min(after + MAX_TAG)];
     let mut from = 0;
-    while let Some(rel) = window[from..]
-        .iter()
-        .position(|&b| b == first || b == b'\n')
-    {
+    while let Some(rel) = crate::scan::find_byte2(first, b'\n', &window[from..]) {
         let i = from + rel;
         if window[i] == b'\n' {
             return Tag::Miss;
@@ -821,7 +818,7 @@ pub(crate) fn attr_text_into(raw: &[u8], out: &mut String) {
 /// pattern), so only attributes after it are looked at.
 pub(crate) fn attr_value<'a>(raw: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
     let mut rest = raw;
-    while let Some(at) = memchr::memmem::find(rest, name) {
+    while let Some(at) = find_in_attr(rest, name) {
         let before = at.checked_sub(1).map(|i| rest[i]);
         let after = &rest[at + name.len()..];
         rest = after;
@@ -839,6 +836,24 @@ pub(crate) fn attr_value<'a>(raw: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
         }
         let end = crate::scan::find_byte(quote, inner)?;
         return Some(&inner[..end]);
+    }
+    None
+}
+
+/// Where `name` first stands in `attr`, a tag's attribute text: by its
+/// first byte and a comparison there, which costs less than a `memmem`
+/// search in text as short as an attribute.
+fn find_in_attr(attr: &[u8], name: &[u8]) -> Option<usize> {
+    let Some((&first, _)) = name.split_first() else {
+        return Some(0);
+    };
+    let mut from = 0;
+    while let Some(i) = crate::scan::find_byte(first, &attr[from..]) {
+        let at = from + i;
+        if crate::scan::begins_with(&attr[at..], name) {
+            return Some(at);
+        }
+        from = at + 1;
     }
     None
 }
@@ -1100,6 +1115,28 @@ mod tests {
         );
         let long = [b"<|open|>call tool=".as_slice(), &[b'x'; MAX_TAG]].concat();
         assert_eq!(tag_at(&long, 0, &pats), Tag::Miss);
+    }
+
+    /// A name in an attribute is found where a substring search finds it,
+    /// and `attr_value` reads the value after it, quoted either way.
+    #[test]
+    fn names_in_attributes_are_found_as_by_a_search() {
+        let text = b" tt type=\"typed\" stype='x' type = \"string\"";
+        for from in 0..text.len() {
+            for to in from..=text.len() {
+                let attr = &text[from..to];
+                for name in [&b"type"[..], b"t", b"string", b""] {
+                    let want = memchr::memmem::find(attr, name);
+                    assert_eq!(find_in_attr(attr, name), want, "{attr:?} {name:?}");
+                }
+            }
+        }
+        assert_eq!(attr_value(text, b"type"), Some(&b"typed"[..]));
+        assert_eq!(
+            attr_value(b"key=\"a\" type = 'number'", b"type"),
+            Some(&b"number"[..])
+        );
+        assert_eq!(attr_value(b"key=\"a\" subtype=\"x\"", b"type"), None);
     }
 
     /// A wait for such a tag follows its literal, then lasts through its
