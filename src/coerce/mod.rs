@@ -212,6 +212,25 @@ fn has_constraint(schema: &Value) -> bool {
         .any(|k| keyword(schema, k).is_some())
 }
 
+/// The one type `schema` names, when that type alone decides how a value
+/// is read under it: a `type` string, and no `anyOf`, `oneOf`, `const` or
+/// `enum` beside it. [`coerce_to_type`] with it then reads a value as
+/// [`coerce`] with the schema does, whenever the value fits.
+pub(crate) fn one_type(schema: &Value) -> Option<&str> {
+    let object = schema.as_object()?;
+    let alternatives = ["anyOf", "oneOf", "const", "enum"];
+    if alternatives.iter().any(|k| field(object, k).is_some()) {
+        return None;
+    }
+    field(object, "type")?.as_str()
+}
+
+/// `raw` read as type `ty` (see [`one_type`]), if it is one.
+#[inline]
+pub(crate) fn coerce_to_type<'r>(raw: &'r str, ty: &str, max_depth: usize) -> Option<Cow<'r, str>> {
+    as_type(raw, ty, max_depth)
+}
+
 /// The JSON text for `raw` under `schema`, or `None` if it does not fit.
 fn try_schema<'r>(
     raw: &'r str,
@@ -485,6 +504,66 @@ mod tests {
 
     fn c(raw: &str, schema: Value) -> String {
         coerce(raw, Some(&schema), 16).json.into_owned()
+    }
+
+    /// A value read by the one type its schema names is what the whole
+    /// schema reads it as, whenever it fits that type; schemas whose
+    /// alternatives decide too name no one type.
+    #[test]
+    fn one_type_reads_as_the_schema_does() {
+        let schemas = [
+            json!({"type": "integer"}),
+            json!({"type": "number", "description": "a count"}),
+            json!({"type": "boolean"}),
+            json!({"type": "null"}),
+            json!({"type": "string"}),
+            json!({"type": "array", "items": {"type": "integer"}}),
+            json!({"type": "object"}),
+            json!({"type": "int"}),
+        ];
+        let raws = [
+            "4",
+            " 42 ",
+            "-1.5e3",
+            "1e999",
+            "true",
+            "False",
+            "null",
+            "None",
+            "[1, 2]",
+            "{\"a\": 1}",
+            "{'a': 1}",
+            "text",
+            "",
+            "\"quoted\"",
+            "0x10",
+            "東京",
+        ];
+        let mut read = 0;
+        for schema in &schemas {
+            let ty = one_type(schema).expect("one type");
+            for raw in raws {
+                if let Some(json) = coerce_to_type(raw, ty, 16) {
+                    read += 1;
+                    let whole = coerce(raw, Some(schema), 16);
+                    assert_eq!(json, whole.json, "{raw:?} under {schema}");
+                    assert_eq!(whole.problem, None, "{raw:?} under {schema}");
+                }
+            }
+        }
+        // Every schema reads some of the values.
+        assert!(read >= schemas.len() * 2, "{read}");
+        for schema in [
+            json!({"type": "string", "enum": ["c", "f"]}),
+            json!({"type": "integer", "const": 3}),
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+            json!({"type": ["integer", "null"]}),
+            json!({"oneOf": [{"type": "integer"}], "type": "integer"}),
+            json!({"properties": {}}),
+            json!(true),
+        ] {
+            assert_eq!(one_type(&schema), None, "{schema}");
+        }
     }
 
     /// Values whose JSON is their text (trimmed) are lent, not copied: a

@@ -472,8 +472,8 @@ impl<'c, S: Sink<'c>> CallCx<'_, 'c, S> {
         tool.param_schema(key)
     }
 
-    /// Parameter `key` of the call's tool, from the table built with the
-    /// parser (see [`ParamTable`]): `None` where
+    /// Parameter `key` of the call's tool, from the parser's table (see
+    /// [`ParamTable`], filled for a tool when first asked): `None` where
     /// [`param_schema`](Self::param_schema) finds no schema.
     #[inline]
     pub(crate) fn param(&self, key: &str) -> Option<&Param> {

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::coerce::keyword;
+use crate::coerce::{keyword, one_type};
 use crate::scan::json::escape_json_into;
 use crate::scan::same_bytes;
 use crate::tool::Tool;
@@ -32,6 +32,10 @@ pub(crate) struct Param {
     /// The schema types it exactly `"string"`, with no `enum`: its value
     /// is sent as it arrives, not coerced once complete.
     pub(crate) streams_as_string: bool,
+    /// The one type its schema names, when that alone decides how a
+    /// complete value is read (see [`one_type`]): a value of that type is
+    /// read without walking the schema.
+    pub(crate) one_type: Option<Box<str>>,
 }
 
 impl ParamTable {
@@ -78,6 +82,7 @@ fn params_of(tool: &Tool) -> Box<[Param]> {
                 key_json: key_json.into(),
                 streams_as_string: keyword(schema, "type").is_some_and(|t| t == "string")
                     && keyword(schema, "enum").is_none(),
+                one_type: one_type(schema).map(Into::into),
             }
         })
         .collect()

@@ -2,7 +2,7 @@
 //! (tags in it are found by [`crate::scan::xml`]), and the arguments object
 //! written as prefix-consistent JSON deltas.
 
-use crate::coerce::{coerce_value, Untyped};
+use crate::coerce::{coerce_to_type, coerce_value, Coerced, Untyped};
 use crate::cx::{CallCx, Param, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::{Failure, Outcome};
@@ -157,7 +157,18 @@ impl ArgsWriter {
             return;
         }
         let max_depth = cx.limits().max_depth;
-        let coerced = coerce_value(raw, cx.param_schema(key), untyped, max_depth);
+        // A value of the one type its schema names: read without the schema.
+        let as_its_type = cx
+            .param(key)
+            .and_then(|p| p.one_type.as_deref())
+            .and_then(|ty| coerce_to_type(raw, ty, max_depth));
+        let coerced = match as_its_type {
+            Some(json) => Coerced {
+                json,
+                problem: None,
+            },
+            None => coerce_value(raw, cx.param_schema(key), untyped, max_depth),
+        };
         if let Some(problem) = coerced.problem {
             cx.recovered(
                 DiagnosticKind::Coercion,
