@@ -2,7 +2,7 @@
 //! (tags in it are found by [`crate::scan::xml`]), and the arguments object
 //! written as prefix-consistent JSON deltas.
 
-use crate::coerce::{coerce_to_type, coerce_value, Coerced, Untyped};
+use crate::coerce::{coerce_to_type, coerce_value, Untyped};
 use crate::cx::{CallCx, Param, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::{Failure, Outcome};
@@ -158,17 +158,16 @@ impl ArgsWriter {
         }
         let max_depth = cx.limits().max_depth;
         // A value of the one type its schema names: read without the schema.
-        let as_its_type = cx
-            .param(key)
+        let param = cx.param(key);
+        let as_its_type = param
             .and_then(|p| p.one_type.as_deref())
             .and_then(|ty| coerce_to_type(raw, ty, max_depth));
-        let coerced = match as_its_type {
-            Some(json) => Coerced {
-                json,
-                problem: None,
-            },
-            None => coerce_value(raw, cx.param_schema(key), untyped, max_depth),
-        };
+        if let Some(json) = as_its_type {
+            self.key_prefix(key, param);
+            self.scratch.push_str(&json);
+            return cx.delta_text(&self.scratch);
+        }
+        let coerced = coerce_value(raw, cx.param_schema(key), untyped, max_depth);
         if let Some(problem) = coerced.problem {
             cx.recovered(
                 DiagnosticKind::Coercion,
@@ -219,11 +218,13 @@ impl ArgsWriter {
         })
     }
 
-    /// Opens a string value sent in parts: `{"key": "` (or `, "key": "`).
-    pub(crate) fn begin_string<'c, S: Sink<'c>>(&mut self, key: &str, cx: &mut CallCx<'_, 'c, S>) {
-        self.key_prefix(key, cx.param(key));
+    /// Opens a string value sent in parts: the delta to send,
+    /// `{"key": "` (or `, "key": "`). `param` is the key's entry in the
+    /// tool's table ([`CallCx::param`]), which the caller has in hand.
+    pub(crate) fn begin_string(&mut self, key: &str, param: Option<&Param>) -> &str {
+        self.key_prefix(key, param);
         self.scratch.push('"');
-        cx.delta_text(&self.scratch);
+        &self.scratch
     }
 
     /// A part of that string, JSON-escaped (escaping is per character, so

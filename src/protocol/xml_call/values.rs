@@ -649,12 +649,14 @@ impl XmlCall {
         self.scan_from = start;
         self.pos = start;
         self.in_value = InValue::default();
-        let string_typed = match cx.param(&self.key) {
+        let param = cx.param(&self.key);
+        let string_typed = match param {
             None => self.untyped() == Untyped::Text,
             Some(param) => param.streams_as_string,
         };
         if self.rejected.is_none() && cx.started() && string_typed && !self.args.has(&self.key) {
-            self.args.begin_string(&self.key, cx);
+            let opening = self.args.begin_string(&self.key, param);
+            cx.delta_text(opening);
             self.in_value.streamed = Some(start);
         }
     }
