@@ -272,6 +272,23 @@ impl Wait {
     }
 
     /// The wait, for a tag that begins at body index `at` inside a value.
+    /// The same wait for bytes that stand at body index `to` where they
+    /// stood at `from` (every index it holds is at `from` or past it).
+    fn moved(self, from: usize, to: usize) -> Wait {
+        // (Modular: a wait moved there and back is the same wait.)
+        let shift = |i: usize| i.wrapping_sub(from).wrapping_add(to);
+        Wait {
+            until: shift(self.until),
+            in_play: InPlay {
+                tag_at: self.in_play.tag_at.map(shift),
+                from: shift(self.in_play.from),
+                ..self.in_play
+            },
+            in_value: self.in_value.map(shift),
+            ..self
+        }
+    }
+
     pub(crate) fn in_value(self, at: usize) -> Wait {
         Wait {
             in_value: Some(at),
@@ -409,6 +426,68 @@ pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
         return nothing_in_hand(body, at, pats);
     }
     need_until_in_play(body, at, pats)
+}
+
+/// The waits [`need_until`] found for one set of tags, by the few bytes
+/// of a partly received tag in hand. A wait depends on those bytes and the
+/// tags alone, up to where it begins, and a value's waits are mostly the
+/// same few (`<`, `</`, `</pa` at a chunk's end): taken from here, such a
+/// wait costs a comparison instead of matching the tags again.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WaitMemo {
+    /// On the heap: an automaton holds a few, and is itself moved whole.
+    slots: Box<[Option<Memo>; MEMO_SLOTS]>,
+}
+
+const MEMO_SLOTS: usize = 8;
+
+/// A wait for `len` bytes in hand whose [`short_word`] is `word`, as it
+/// stands for a tag beginning at body index 0.
+#[derive(Debug, Clone, Copy)]
+struct Memo {
+    word: u64,
+    len: usize,
+    wait: Wait,
+}
+
+impl WaitMemo {
+    /// [`need_until`]`(body, at, pats)`, where `pats` is the set of tags
+    /// this memo is for, the same at every call.
+    pub(crate) fn need_until(&mut self, body: &[u8], at: usize, pats: &[Pat]) -> Wait {
+        let avail = body.get(at..).unwrap_or_default();
+        let Some(word) = short_word(avail) else {
+            return need_until(body, at, pats);
+        };
+        let len = avail.len();
+        // A multiplicative hash of the bytes and their number picks a slot.
+        let hash = (word ^ len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = &mut self.slots[(hash >> 61) as usize % MEMO_SLOTS];
+        match slot {
+            Some(memo) if memo.word == word && memo.len == len => memo.wait.moved(0, at),
+            _ => {
+                let wait = need_until(body, at, pats);
+                *slot = Some(Memo {
+                    word,
+                    len,
+                    wait: wait.moved(at, 0),
+                });
+                wait
+            }
+        }
+    }
+}
+
+/// The bytes of a slice of one to eight as a little-endian word (zero past
+/// its end); `None` for a longer or empty one.
+fn short_word(bytes: &[u8]) -> Option<u64> {
+    if bytes.is_empty() || bytes.len() > 8 {
+        return None;
+    }
+    let mut word = [0; 8];
+    for (w, &b) in word.iter_mut().zip(bytes) {
+        *w = b;
+    }
+    Some(u64::from_le_bytes(word))
 }
 
 /// [`need_until`] by the patterns that agree with the bytes in hand.
@@ -1137,6 +1216,43 @@ mod tests {
             Some(&b"number"[..])
         );
         assert_eq!(attr_value(b"key=\"a\" subtype=\"x\"", b"type"), None);
+    }
+
+    /// A wait taken from the memo is the wait worked out afresh, for every
+    /// partly received tag of a set, at every place in the body, asked
+    /// once (a miss) and again (a hit, moved from where it was found).
+    #[test]
+    fn memoised_waits_are_the_waits() {
+        let pats = [
+            Pat::Lit(b"</parameter>"),
+            Pat::Open(b"<parameter="),
+            Pat::Lit(b"</function>"),
+            Pat::Lit(b"</tool_call>"),
+            Pat::Open(b"<function="),
+            Pat::OpenSep(b"<|tool_call_begin|>"),
+        ];
+        let tails: [&[u8]; 6] = [
+            b"</parameter>",
+            b"<parameter=units",
+            b"</function>",
+            b"<|tool_call_begin|>",
+            b"<x",
+            b"\xe6<",
+        ];
+        let mut memo = WaitMemo::default();
+        for lead in [&b""[..], b"text ", b"a longer value \n"] {
+            for tail in tails {
+                for end in 1..=tail.len() {
+                    let mut body = lead.to_vec();
+                    body.extend_from_slice(&tail[..end]);
+                    for at in lead.len()..body.len() {
+                        let want = need_until(&body, at, &pats);
+                        assert_eq!(memo.need_until(&body, at, &pats), want, "{body:?} at {at}");
+                        assert_eq!(memo.need_until(&body, at, &pats), want, "{body:?} at {at}");
+                    }
+                }
+            }
+        }
     }
 
     /// A wait for such a tag follows its literal, then lasts through its

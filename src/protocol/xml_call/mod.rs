@@ -33,7 +33,7 @@ use crate::scan::same_bytes;
 use crate::scan::utf8::validate;
 use crate::scan::xml::{
     attr_text_into, attr_value, find_tag, need_until, skip_ws, strip_one_newline, tag_at,
-    value_text, value_text_cut, Pat, Tag, ValueText, Wait, MAX_TAG, VALUE_TEXT_BLOCK,
+    value_text, value_text_cut, Pat, Tag, ValueText, Wait, WaitMemo, MAX_TAG, VALUE_TEXT_BLOCK,
 };
 
 /// GLM's key close.
@@ -129,6 +129,12 @@ pub(crate) struct XmlCall {
     /// How long to wait before matching a partly received structural tag
     /// again (see [`need_until`]).
     wait: Wait,
+    /// The waits for a partly received tag inside a value, after a
+    /// parameter's close and between parameters, by the bytes of it in
+    /// hand (see [`WaitMemo`]): each for its one set of tags.
+    value_waits: WaitMemo,
+    close_waits: WaitMemo,
+    param_waits: WaitMemo,
     in_value: InValue,
     args: ArgsWriter,
     params: usize,
@@ -161,6 +167,9 @@ impl XmlCall {
             key: String::new(),
             name: String::new(),
             wait: Wait::default(),
+            value_waits: WaitMemo::default(),
+            close_waits: WaitMemo::default(),
+            param_waits: WaitMemo::default(),
             in_value: InValue::default(),
             args: ArgsWriter::default(),
             params: 0,
@@ -367,7 +376,7 @@ impl XmlCall {
             // Nothing of the next tag yet: no verdict before the shortest
             // could be whole (unless an arguments object may come instead).
             if t.typing != Typing::StringAttr {
-                self.wait = need_until(&self.body, self.pos, pats);
+                self.wait = self.params_wait(value_open, pats);
             }
             return Some(Outcome::More);
         }
@@ -403,12 +412,23 @@ impl XmlCall {
                 return Some(self.complete(cx, end));
             }
             Tag::Need { .. } if !eof => {
-                self.wait = need_until(&self.body, self.pos, pats);
+                self.wait = self.params_wait(value_open, pats);
                 return Some(Outcome::More);
             }
             _ => return self.between_params(value_open, cx, eof),
         }
         None
+    }
+
+    /// The wait for a partly received tag at `pos` between parameters,
+    /// for `pats`, the tags [`params`](Self::params) looks for there: from
+    /// the memo for those tags unless a value's open is (GLM's, a set of
+    /// its own).
+    fn params_wait(&mut self, value_open: bool, pats: &[Pat]) -> Wait {
+        match value_open {
+            true => need_until(&self.body, self.pos, pats),
+            false => self.param_waits.need_until(&self.body, self.pos, pats),
+        }
     }
 
     /// A parameter's opening tag, ending at `end`, with its attributes at

@@ -70,7 +70,7 @@ impl XmlCall {
             }
             Tag::Need { at } if !eof => {
                 self.scan_from = at;
-                self.wait = need_until(&self.body, at, &pats).in_value(at);
+                self.wait = self.value_wait(at);
                 return Some(Outcome::More);
             }
             _ if !eof => {
@@ -151,7 +151,7 @@ impl XmlCall {
         self.scan_from = before + text_end;
         if lt.is_some() {
             let at = before + text_end;
-            self.wait = need_until(&self.body, at, &pats).in_value(at);
+            self.wait = self.value_wait(at);
         }
         steady
     }
@@ -204,6 +204,17 @@ impl XmlCall {
                 Some(self.unfinished(format!("the stream ended inside parameter {:?}", self.key)))
             }
         }
+    }
+
+    /// The wait for a partly received tag at body index `at` inside a
+    /// value: [`need_until`] for the [`value_patterns`](Self::value_patterns),
+    /// taken from the automaton's memo when the same bytes were in hand
+    /// before.
+    fn value_wait(&mut self, at: usize) -> Wait {
+        let pats = self.value_patterns();
+        self.value_waits
+            .need_until(&self.body, at, &pats)
+            .in_value(at)
     }
 
     /// The tags that matter inside a value, by their index in the
@@ -345,7 +356,7 @@ impl XmlCall {
         let before = self.body.append(bytes, offset);
         self.scan_from = before + lt.unwrap_or(bytes.len());
         if lt.is_some() {
-            self.wait = need_until(&self.body, self.scan_from, &pats).in_value(self.scan_from);
+            self.wait = self.value_wait(self.scan_from);
         }
         Steady::Quiet
     }
@@ -402,7 +413,7 @@ impl XmlCall {
             close_at: at,
             ws_to: next,
         };
-        self.wait = need_until(&self.body, next, &pats);
+        self.wait = self.close_waits.need_until(&self.body, next, &pats);
         Steady::Quiet
     }
 
@@ -466,7 +477,8 @@ impl XmlCall {
             }
             Tag::Found { .. } => self.close_value(start, close_at, cx),
             Tag::Need { .. } if !eof => {
-                self.wait = need_until(&self.body, next, &self.after_close_patterns());
+                let pats = self.after_close_patterns();
+                self.wait = self.close_waits.need_until(&self.body, next, &pats);
                 return Some(Outcome::More);
             }
             _ => self.close_is_content(start, close_at),
