@@ -429,9 +429,10 @@ pub(crate) fn need_until(body: &[u8], at: usize, pats: &[Pat]) -> Wait {
 }
 
 /// The waits [`need_until`] found for one set of tags, by the few bytes
-/// of a partly received tag in hand. A wait depends on those bytes and the
+/// of a partly received tag in hand (none, up to eight). A wait depends on those bytes and the
 /// tags alone, up to where it begins, and a value's waits are mostly the
-/// same few (`<`, `</`, `</pa` at a chunk's end): taken from here, such a
+/// same few (none yet after a close, `<`, `</`, `</pa` at a chunk's end):
+/// taken from here, such a
 /// wait costs a comparison instead of matching the tags again.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WaitMemo {
@@ -441,7 +442,7 @@ pub(crate) struct WaitMemo {
 
 const MEMO_SLOTS: usize = 8;
 
-/// A wait for `len` bytes in hand whose [`short_word`] is `word`, as it
+/// A wait for `len` bytes in hand (0 to 8) whose [`short_word`] is `word`, as it
 /// stands for a tag beginning at body index 0.
 #[derive(Debug, Clone, Copy)]
 struct Memo {
@@ -477,10 +478,10 @@ impl WaitMemo {
     }
 }
 
-/// The bytes of a slice of one to eight as a little-endian word (zero past
-/// its end); `None` for a longer or empty one.
+/// The bytes of a slice of at most eight as a little-endian word (zero
+/// past its end); `None` for a longer one.
 fn short_word(bytes: &[u8]) -> Option<u64> {
-    if bytes.is_empty() || bytes.len() > 8 {
+    if bytes.len() > 8 {
         return None;
     }
     let mut word = [0; 8];
@@ -1245,7 +1246,7 @@ mod tests {
                 for end in 1..=tail.len() {
                     let mut body = lead.to_vec();
                     body.extend_from_slice(&tail[..end]);
-                    for at in lead.len()..body.len() {
+                    for at in lead.len()..=body.len() {
                         let want = need_until(&body, at, &pats);
                         assert_eq!(memo.need_until(&body, at, &pats), want, "{body:?} at {at}");
                         assert_eq!(memo.need_until(&body, at, &pats), want, "{body:?} at {at}");

@@ -130,11 +130,13 @@ pub(crate) struct XmlCall {
     /// again (see [`need_until`]).
     wait: Wait,
     /// The waits for a partly received tag inside a value, after a
-    /// parameter's close and between parameters, by the bytes of it in
-    /// hand (see [`WaitMemo`]): each for its one set of tags.
+    /// parameter's close, between parameters and after the function's
+    /// close, by the bytes of it in hand (see [`WaitMemo`]): each for its
+    /// one set of tags.
     value_waits: WaitMemo,
     close_waits: WaitMemo,
     param_waits: WaitMemo,
+    func_waits: WaitMemo,
     in_value: InValue,
     args: ArgsWriter,
     params: usize,
@@ -170,6 +172,7 @@ impl XmlCall {
             value_waits: WaitMemo::default(),
             close_waits: WaitMemo::default(),
             param_waits: WaitMemo::default(),
+            func_waits: WaitMemo::default(),
             in_value: InValue::default(),
             args: ArgsWriter::default(),
             params: 0,
@@ -641,7 +644,7 @@ impl XmlCall {
             if eof {
                 return Some(self.end_early(cx));
             }
-            self.wait = need_until(&self.body, self.pos, &after);
+            self.wait = self.func_waits.need_until(&self.body, self.pos, &after);
             return Some(Outcome::More);
         }
         match tag_at(&self.body, self.pos, &after) {
@@ -654,7 +657,7 @@ impl XmlCall {
                 self.phase = Phase::Lead;
             }
             Tag::Need { .. } if !eof => {
-                self.wait = need_until(&self.body, self.pos, &after);
+                self.wait = self.func_waits.need_until(&self.body, self.pos, &after);
                 return Some(Outcome::More);
             }
             // The function's (or a parameter's) close once too
