@@ -214,7 +214,7 @@ fn has_constraint(schema: &Value) -> bool {
 
 /// The one type `schema` names, when that type alone decides how a value
 /// is read under it: a `type` string, and no `anyOf`, `oneOf`, `const` or
-/// `enum` beside it. [`coerce_to_type`] with it then reads a value as
+/// `enum` beside it. [`as_type`] with it then reads a value as
 /// [`coerce`] with the schema does, whenever the value fits.
 pub(crate) fn one_type(schema: &Value) -> Option<&str> {
     let object = schema.as_object()?;
@@ -223,12 +223,6 @@ pub(crate) fn one_type(schema: &Value) -> Option<&str> {
         return None;
     }
     field(object, "type")?.as_str()
-}
-
-/// `raw` read as type `ty` (see [`one_type`]), if it is one.
-#[inline]
-pub(crate) fn coerce_to_type<'r>(raw: &'r str, ty: &str, max_depth: usize) -> Option<Cow<'r, str>> {
-    as_type(raw, ty, max_depth)
 }
 
 /// The JSON text for `raw` under `schema`, or `None` if it does not fit.
@@ -406,7 +400,7 @@ fn matches_member(raw: &str, member: &Value) -> Option<Json<'static>> {
     }
 }
 
-fn as_type<'r>(raw: &'r str, ty: &str, max_depth: usize) -> Option<Json<'r>> {
+pub(crate) fn as_type<'r>(raw: &'r str, ty: &str, max_depth: usize) -> Option<Json<'r>> {
     let t = crate::scan::trim(raw);
     // The JSON Schema names, and the names hand-written tool lists use
     // for them (Python's and C's).
@@ -543,7 +537,7 @@ mod tests {
         for schema in &schemas {
             let ty = one_type(schema).expect("one type");
             for raw in raws {
-                if let Some(json) = coerce_to_type(raw, ty, 16) {
+                if let Some(json) = as_type(raw, ty, 16) {
                     read += 1;
                     let whole = coerce(raw, Some(schema), 16);
                     assert_eq!(json, whole.json, "{raw:?} under {schema}");

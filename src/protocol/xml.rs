@@ -2,7 +2,7 @@
 //! (tags in it are found by [`crate::scan::xml`]), and the arguments object
 //! written as prefix-consistent JSON deltas.
 
-use crate::coerce::{coerce_to_type, coerce_value, Untyped};
+use crate::coerce::{as_type, coerce_value, Untyped};
 use crate::cx::{CallCx, Param, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::{Failure, Outcome};
@@ -161,11 +161,10 @@ impl ArgsWriter {
         let param = cx.param(key);
         let as_its_type = param
             .and_then(|p| p.one_type.as_deref())
-            .and_then(|ty| coerce_to_type(raw, ty, max_depth));
+            .and_then(|ty| as_type(raw, ty, max_depth));
         if let Some(json) = as_its_type {
-            self.key_prefix(key, param);
-            self.scratch.push_str(&json);
-            return cx.delta_text(&self.scratch);
+            let delta = self.member(key, param, &json);
+            return cx.delta_text(delta);
         }
         let coerced = coerce_value(raw, cx.param_schema(key), untyped, max_depth);
         if let Some(problem) = coerced.problem {
@@ -185,9 +184,17 @@ impl ArgsWriter {
         json: &str,
         cx: &mut CallCx<'_, 'c, S>,
     ) {
-        self.key_prefix(key, cx.param(key));
+        let delta = self.member(key, cx.param(key), json);
+        cx.delta_text(delta);
+    }
+
+    /// The delta that sends member `key` with value `json`; `param` is the
+    /// key's entry in the tool's table ([`CallCx::param`]).
+    #[inline]
+    fn member(&mut self, key: &str, param: Option<&Param>, json: &str) -> &str {
+        self.key_prefix(key, param);
         self.scratch.push_str(json);
-        cx.delta_text(&self.scratch);
+        &self.scratch
     }
 
     /// Starts `scratch` with `{"key": ` (or `, "key": `) and records the key;

@@ -271,7 +271,6 @@ impl Wait {
         }
     }
 
-    /// The wait, for a tag that begins at body index `at` inside a value.
     /// The same wait for bytes that stand at body index `to` where they
     /// stood at `from` (every index it holds is at `from` or past it).
     fn moved(self, from: usize, to: usize) -> Wait {
@@ -289,6 +288,7 @@ impl Wait {
         }
     }
 
+    /// The wait, for a tag that begins at body index `at` inside a value.
     pub(crate) fn in_value(self, at: usize) -> Wait {
         Wait {
             in_value: Some(at),
