@@ -426,7 +426,7 @@ impl JsonCall {
                 if self.object.capture == Capture::Key && self.object.deferred_name.is_none() =>
             {
                 let from = cur.member_from.take().unwrap_or(cur.at);
-                self.buf.extend_from_slice(&bytes[from..end]);
+                crate::scan::append_bytes(&mut self.buf, &bytes[from..end]);
                 self.key_member(offset + end as u64);
             }
             Signal::ValueStart if self.object.member != Member::Args => {
@@ -456,7 +456,7 @@ impl JsonCall {
         match self.object.capture {
             Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString if quiet => {
                 let from = cur.member_from.take().unwrap_or(cur.at);
-                self.buf.extend_from_slice(&bytes[from..]);
+                crate::scan::append_bytes(&mut self.buf, &bytes[from..]);
                 Steady::Quiet
             }
             Capture::None | Capture::Skip if quiet => Steady::Quiet,

@@ -651,11 +651,11 @@ impl CallAutomaton for JsonCall {
                     }
                 }
                 Capture::ArgsObject => {
-                    self.pending.extend_from_slice(bytes);
+                    crate::scan::append_bytes(&mut self.pending, bytes);
                     return Steady::Quiet;
                 }
                 Capture::Key | Capture::Name | Capture::Id | Capture::ArgsString => {
-                    self.buf.extend_from_slice(bytes);
+                    crate::scan::append_bytes(&mut self.buf, bytes);
                     return Steady::Quiet;
                 }
                 Capture::None | Capture::Skip => return Steady::Quiet,
