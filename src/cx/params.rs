@@ -29,6 +29,8 @@ pub(crate) struct Param {
     /// `"name": `: the key, JSON-escaped and quoted, and the colon after
     /// it, as [`ArgsWriter`](crate::protocol::xml::ArgsWriter) writes it.
     pub(crate) key_json: Box<str>,
+    /// The schema's `type` is exactly `"string"` (an `enum` or not).
+    pub(crate) string_typed: bool,
     /// The schema types it exactly `"string"`, with no `enum`: its value
     /// is sent as it arrives, not coerced once complete.
     pub(crate) streams_as_string: bool,
@@ -77,11 +79,12 @@ fn params_of(tool: &Tool) -> Box<[Param]> {
             key_json.push('"');
             escape_json_into(&mut key_json, name);
             key_json.push_str("\": ");
+            let string_typed = keyword(schema, "type").is_some_and(|t| t == "string");
             Param {
                 name: name.as_str().into(),
                 key_json: key_json.into(),
-                streams_as_string: keyword(schema, "type").is_some_and(|t| t == "string")
-                    && keyword(schema, "enum").is_none(),
+                string_typed,
+                streams_as_string: string_typed && keyword(schema, "enum").is_none(),
                 one_type: one_type(schema).map(Into::into),
             }
         })
@@ -118,6 +121,12 @@ mod tests {
         assert_eq!(streams("note"), Some(false));
         assert_eq!(streams("other"), None);
         assert!(table.get(&tools, 1, "city").is_none());
+        // Typed as a string, with an `enum` or not (Gemma 4's bare values).
+        let typed = |key| table.get(&tools, 0, key).map(|p| p.string_typed);
+        assert_eq!(typed("city"), Some(true));
+        assert_eq!(typed("unit"), Some(true));
+        assert_eq!(typed("days"), Some(false));
+        assert_eq!(typed("note"), Some(false));
     }
 
     #[test]

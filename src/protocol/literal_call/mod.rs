@@ -13,7 +13,7 @@ mod phases;
 mod strings;
 
 use super::{CallAutomaton, Failure, InCall, Outcome, Steady};
-use crate::cx::{CallCx, Sink};
+use crate::cx::{CallCx, Param, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::{escape_json_char_into, escape_json_into};
@@ -312,17 +312,20 @@ impl LiteralCall {
             return self.end_streamed(at, cx);
         }
         let bad = |m: &str| Failure::new(DiagnosticKind::InvalidArguments, at, m.to_owned());
-        let key = std::str::from_utf8(&self.key).map_err(|_| bad("a key is not UTF-8"))?;
-        member_key(&mut self.piece, self.in_block.has_member, key.trim());
+        let key = std::str::from_utf8(&self.key)
+            .map_err(|_| bad("a key is not UTF-8"))?
+            .trim();
+        let param = cx.param(key);
+        member_key(&mut self.piece, self.in_block.has_member, key, param);
+        let string_typed = param.is_some_and(|p| p.string_typed);
         let piece = &mut self.piece;
-        match bare_string(self.rules.syntax, &self.word, cx.param_schema(key.trim())) {
+        match bare_string(self.rules.syntax, &self.word, string_typed) {
             Some(text) => {
                 piece.push('"');
                 escape_json_into(piece, text);
                 piece.push('"');
                 let message = format!(
-                    "parameter {:?}: a bare value where the schema says string, read as that string",
-                    key.trim()
+                    "parameter {key:?}: a bare value where the schema says string, read as that string"
                 );
                 cx.recovered(DiagnosticKind::Coercion, at, message);
             }
@@ -330,10 +333,8 @@ impl LiteralCall {
                 let bare = to_json_into(self.rules.syntax, &self.word, self.rules.max_depth, piece)
                     .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?;
                 if bare {
-                    let message = format!(
-                        "parameter {:?}: a value without quotes, read as a string",
-                        key.trim()
-                    );
+                    let message =
+                        format!("parameter {key:?}: a value without quotes, read as a string");
                     cx.recovered(DiagnosticKind::Coercion, at, message);
                 }
             }
@@ -473,26 +474,29 @@ impl LiteralCall {
 
 /// Starts `piece` with a member's key: the comma after an earlier member
 /// (`has_member`), the key as a JSON string, and the colon.
-fn member_key(piece: &mut String, has_member: bool, key: &str) {
+/// Starts `piece` with `{"key": ` (or `, "key": `); `param` is the key's
+/// entry in the tool's table, whose JSON is written as it is.
+fn member_key(piece: &mut String, has_member: bool, key: &str, param: Option<&Param>) {
     piece.clear();
-    piece.push_str(if has_member { ", \"" } else { "{\"" });
-    escape_json_into(piece, key);
-    piece.push_str("\": ");
+    piece.push_str(if has_member { ", " } else { "{" });
+    match param {
+        Some(param) => piece.push_str(&param.key_json),
+        None => {
+            piece.push('"');
+            escape_json_into(piece, key);
+            piece.push_str("\": ");
+        }
+    }
 }
 
 /// Gemma 4 writes a string argument now and then without its `<|"|>`
 /// quotes (`serial:AB-12`): where the tool's schema says string, such a
 /// bare value (not a list, an object or a quoted string) is read as the
 /// string it spells, trimmed.
-fn bare_string<'w>(
-    syntax: Syntax,
-    value: &'w [u8],
-    schema: Option<&serde_json::Value>,
-) -> Option<&'w str> {
+fn bare_string(syntax: Syntax, value: &[u8], string_typed: bool) -> Option<&str> {
     if syntax != Syntax::Gemma4 {
         return None;
     }
-    let string_typed = crate::coerce::keyword(schema?, "type").is_some_and(|t| t == "string");
     // A quoted string, a list or an object is told by its first byte,
     // without validating the whole value (which may be long).
     let quoted = |text: &[u8]| {

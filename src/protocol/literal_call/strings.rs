@@ -167,7 +167,12 @@ impl LiteralCall {
         self.in_value.opened_here = true;
         // Keys are words and spaces: ASCII.
         let key = std::str::from_utf8(self.key.trim_ascii()).unwrap_or_default();
-        member_key(&mut self.piece, self.in_block.has_member, key);
+        member_key(
+            &mut self.piece,
+            self.in_block.has_member,
+            key,
+            cx.param(key),
+        );
         self.piece.push('"');
         cx.delta_text(&self.piece);
     }
