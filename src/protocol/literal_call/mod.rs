@@ -473,9 +473,8 @@ impl LiteralCall {
 }
 
 /// Starts `piece` with a member's key: the comma after an earlier member
-/// (`has_member`), the key as a JSON string, and the colon.
-/// Starts `piece` with `{"key": ` (or `, "key": `); `param` is the key's
-/// entry in the tool's table, whose JSON is written as it is.
+/// (`has_member`), the key as a JSON string, and the colon; `param` is the
+/// key's entry in the tool's table, whose JSON is written as it is.
 fn member_key(piece: &mut String, has_member: bool, key: &str, param: Option<&Param>) {
     piece.clear();
     piece.push_str(if has_member { ", " } else { "{" });
