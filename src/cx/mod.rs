@@ -16,7 +16,7 @@ mod params;
 mod raw;
 mod text;
 
-pub(crate) use params::{Param, ParamTable};
+pub(crate) use params::{push_key_json, Param, ParamTable};
 pub(crate) use raw::{GivenBack, RawCall};
 pub(crate) use text::TextOut;
 

@@ -66,6 +66,20 @@ impl ParamTable {
     }
 }
 
+/// Appends `"key": ` (the key JSON-escaped and quoted, then the colon):
+/// `param`'s, the key's entry in the table, where the caller has it.
+#[inline]
+pub(crate) fn push_key_json(out: &mut String, key: &str, param: Option<&Param>) {
+    match param {
+        Some(param) => out.push_str(&param.key_json),
+        None => {
+            out.push('"');
+            escape_json_into(out, key);
+            out.push_str("\": ");
+        }
+    }
+}
+
 /// The parameters `tool`'s schema lists under `properties`, as
 /// [`Tool::param_schema`] finds them.
 fn params_of(tool: &Tool) -> Box<[Param]> {
@@ -76,9 +90,7 @@ fn params_of(tool: &Tool) -> Box<[Param]> {
         .iter()
         .map(|(name, schema)| {
             let mut key_json = String::with_capacity(name.len() + 4);
-            key_json.push('"');
-            escape_json_into(&mut key_json, name);
-            key_json.push_str("\": ");
+            push_key_json(&mut key_json, name, None);
             let string_typed = keyword(schema, "type").is_some_and(|t| t == "string");
             Param {
                 name: name.as_str().into(),

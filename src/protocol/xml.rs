@@ -3,7 +3,7 @@
 //! written as prefix-consistent JSON deltas.
 
 use crate::coerce::{as_type, coerce_value, Untyped};
-use crate::cx::{CallCx, Param, Sink};
+use crate::cx::{push_key_json, CallCx, Param, Sink};
 use crate::event::DiagnosticKind;
 use crate::protocol::{Failure, Outcome};
 use crate::scan::json::{
@@ -203,14 +203,7 @@ impl ArgsWriter {
         self.scratch.clear();
         self.scratch
             .push_str(if self.key_ends.is_empty() { "{" } else { ", " });
-        match param {
-            Some(param) => self.scratch.push_str(&param.key_json),
-            None => {
-                self.scratch.push('"');
-                escape_json_into(&mut self.scratch, key);
-                self.scratch.push_str("\": ");
-            }
-        }
+        push_key_json(&mut self.scratch, key, param);
         self.keys.push_str(key);
         self.key_ends.push(self.keys.len());
     }

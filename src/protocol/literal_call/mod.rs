@@ -13,7 +13,7 @@ mod phases;
 mod strings;
 
 use super::{CallAutomaton, Failure, InCall, Outcome, Steady};
-use crate::cx::{CallCx, Param, Sink};
+use crate::cx::{push_key_json, CallCx, Param, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::{escape_json_char_into, escape_json_into};
@@ -478,14 +478,7 @@ impl LiteralCall {
 fn member_key(piece: &mut String, has_member: bool, key: &str, param: Option<&Param>) {
     piece.clear();
     piece.push_str(if has_member { ", " } else { "{" });
-    match param {
-        Some(param) => piece.push_str(&param.key_json),
-        None => {
-            piece.push('"');
-            escape_json_into(piece, key);
-            piece.push_str("\": ");
-        }
-    }
+    push_key_json(piece, key, param);
 }
 
 /// Gemma 4 writes a string argument now and then without its `<|"|>`
