@@ -753,7 +753,8 @@ impl XmlCall {
         let rest = &self.body[from..self.body.len().min(from + MAX_TAG)];
         // A backslash ends it too: names have none, and an escaped line
         // break (`\n`) may follow (see `Tags::escaped_breaks`).
-        let stop = memchr::memchr3(b'\n', b'<', b'\\', rest);
+        // Names are short: a byte loop, not a memchr set-up.
+        let stop = rest.iter().position(|&b| matches!(b, b'\n' | b'<' | b'\\'));
         let Some(stop) = stop.or((rest.len() == MAX_TAG).then_some(rest.len())) else {
             if eof {
                 // `<tool_call>get_wea` cut off: the name may be a prefix of
@@ -773,11 +774,7 @@ impl XmlCall {
         // Into the name's buffer, kept from one call to the next.
         let mut name = std::mem::take(&mut self.name);
         name.clear();
-        name.push_str(String::from_utf8_lossy(&rest[..stop]).trim());
-        let plausible = !name.is_empty()
-            && name.bytes().all(|b| {
-                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/')
-            });
+        let plausible = glm_name_into(&rest[..stop], &mut name);
         let end = from + stop;
         if plausible {
             self.start(&name, end, cx);
@@ -962,5 +959,76 @@ impl CallAutomaton for XmlCall {
             }
         }
         self.run(cx, true)
+    }
+}
+
+/// GLM: the tool name `written` on the start marker's line, trimmed as
+/// `str::trim` trims, into `name`; whether it is one (not empty, and only
+/// ASCII letters, digits and `_-.:/`). Trimmed and checked byte by byte
+/// first: a name is short and ASCII, and needs no UTF-8 pass.
+fn glm_name_into(written: &[u8], name: &mut String) -> bool {
+    let is_name_byte =
+        |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/');
+    // `str::trim`'s ASCII whitespace: `is_ascii_whitespace` and the
+    // vertical tab.
+    let space = |b: &u8| b.is_ascii_whitespace() || *b == 0x0B;
+    let lead = written
+        .iter()
+        .position(|b| !space(b))
+        .unwrap_or(written.len());
+    let tail = written
+        .iter()
+        .rposition(|b| !space(b))
+        .map_or(lead, |i| i + 1);
+    match std::str::from_utf8(&written[lead..tail]) {
+        Ok(trimmed) if !trimmed.is_empty() && trimmed.bytes().all(|b| is_name_byte(&b)) => {
+            name.push_str(trimmed);
+            true
+        }
+        // Other whitespace may end it (`str::trim` knows more).
+        _ => {
+            name.push_str(String::from_utf8_lossy(written).trim());
+            !name.is_empty() && name.bytes().all(|b| is_name_byte(&b))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glm_name_into;
+
+    /// The reading `glm_name_into` replaces: a lossy UTF-8 pass, then
+    /// `str::trim`.
+    fn by_str(written: &[u8]) -> (bool, String) {
+        let name = String::from_utf8_lossy(written).trim().to_owned();
+        let plausible = !name.is_empty()
+            && name.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/')
+            });
+        (plausible, name)
+    }
+
+    #[test]
+    fn glm_names_read_as_trimmed_text() {
+        let cases: &[&[u8]] = &[
+            b"get_weather",
+            b"  get_weather \t",
+            b"\x0bget_weather\x0c\r",
+            b"",
+            b" \t ",
+            b"get weather",
+            b"ns.tool:v1/x-y",
+            "get_weather\u{3000}".as_bytes(),
+            "\u{a0}get_weather\u{85}".as_bytes(),
+            "t\u{e9}l\u{e9}".as_bytes(),
+            b"get_\xffweather",
+            b"\xe4\xb8",
+        ];
+        for written in cases {
+            let mut name = String::from("left over");
+            name.clear();
+            let plausible = glm_name_into(written, &mut name);
+            assert_eq!((plausible, name), by_str(written), "{written:?}");
+        }
     }
 }
