@@ -294,7 +294,7 @@ impl Core {
         if self.out.raw_input.is_some() {
             self.materialize(chunk);
         }
-        self.out.input.push_str(text);
+        crate::scan::append_str(&mut self.out.input, text);
     }
 
     /// The arguments stop being verbatim: copies what they were so far.

@@ -51,6 +51,22 @@ pub(crate) fn append_bytes(buf: &mut Vec<u8>, bytes: &[u8]) {
     }
 }
 
+/// `buf.push_str(text)`, with the copy of a token-sized text inline, as
+/// [`append_bytes`] does (a built delta joins the call's input this way,
+/// once a chunk).
+#[inline(always)]
+pub(crate) fn append_str(buf: &mut String, text: &str) {
+    // Each arm slices `text` to its own length, a constant the copy is
+    // then compiled for (the char-boundary check folds away).
+    match text.len() {
+        1 => buf.push_str(&text[..1]),
+        2 => buf.push_str(&text[..2]),
+        3 => buf.push_str(&text[..3]),
+        4 => buf.push_str(&text[..4]),
+        _ => buf.push_str(text),
+    }
+}
+
 /// Below this many bytes a byte loop finds a byte for less than memchr's
 /// set-up (tokens and names are this short).
 const SHORT: usize = 16;
@@ -139,7 +155,7 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{append_bytes, begins_with, find_byte2, find_bytes, same_bytes, trim};
+    use super::{append_bytes, append_str, begins_with, find_byte2, find_bytes, same_bytes, trim};
 
     /// The short searches answer as the slice methods and memchr do, on
     /// both sides of the length where they switch.
@@ -215,6 +231,26 @@ mod tests {
                 got.resize(before, 0xAA);
                 append_bytes(&mut got, &base[..len]);
                 assert_eq!(got, want, "{before} then {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn append_str_is_push_str() {
+        // Texts of every length the inline arms take and past them, with
+        // characters of two, three and four bytes among them.
+        let texts = [
+            "", "a", "é", "世", "ab", "aé", "𝄞", "a世", "éé", "ab世", "é世", "a𝄞x",
+        ];
+        for before in ["", "x", "前缀"] {
+            for text in texts {
+                let mut want = String::from(before);
+                want.push_str(text);
+                // Exactly full, so that every length also makes it grow.
+                let mut got = String::with_capacity(before.len());
+                got.push_str(before);
+                append_str(&mut got, text);
+                assert_eq!(got, want, "{before:?} then {text:?}");
             }
         }
     }
