@@ -258,15 +258,13 @@ async fn passthrough(state: &AppState, body: Bytes) -> Response {
     }
 }
 
-/// The stream's state: the encoder, and whether it ended on an error (then
-/// nothing more is read from the backend).
+/// The stream's state: the encoder and its reused buffers.
 struct Encoding {
     encoder: ChunkEncoder,
     /// The chunks of a batch (reused).
     chunks: Vec<ChatCompletionChunk>,
     out: SseOut,
     head: ChunkHead,
-    failed: bool,
     /// Held as long as the stream lives.
     _slot: OwnedSemaphorePermit,
 }
@@ -289,47 +287,88 @@ async fn streamed(
         chunks: Vec::new(),
         out: SseOut::default(),
         head: ChunkHead::default(),
-        failed: false,
         _slot: slot,
     };
-    let frames = stream::iter(first)
-        .chain(parts)
-        .ready_chunks(64)
-        .scan(encoding, |encoding, batch| {
-            let out = (!encoding.failed).then(|| encoding.batch(batch));
-            futures::future::ready(out)
-        })
-        .chain(stream::once(async {
-            let mut out = SseOut::default();
-            out.done();
-            out.take()
-        }));
+    let frames = Batches {
+        parts: stream::iter(first).chain(parts).boxed(),
+        encoding,
+        ready: Vec::new(),
+        ended: false,
+    }
+    .chain(stream::once(async {
+        let mut out = SseOut::default();
+        out.done();
+        out.take()
+    }));
     sse::response(frames.boxed())
 }
 
-impl Encoding {
-    /// The events of a batch of parts, as one frame; after an error, the
-    /// error event.
-    fn batch(&mut self, batch: Vec<Result<StreamPart, ModelError>>) -> Bytes {
-        let mut ok: Vec<StreamPart> = Vec::with_capacity(batch.len());
+/// The parts that are ready at each poll (up to [`BATCH`]), encoded as
+/// one frame; the stream ends after the parts do, or after the first
+/// error's event (nothing more is read from the backend then).
+struct Batches {
+    parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+    encoding: Encoding,
+    /// The parts of the batch being taken (reused).
+    ready: Vec<StreamPart>,
+    ended: bool,
+}
+
+/// At most this many parts go in one frame, so that a backend that
+/// floods the proxy still gets its frames written as they come.
+const BATCH: usize = 64;
+
+impl futures::Stream for Batches {
+    type Item = Bytes;
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Bytes>> {
+        use std::task::Poll;
+        let this = self.get_mut();
+        if this.ended {
+            return Poll::Ready(None);
+        }
         let mut failed = None;
-        for part in batch {
-            match part {
-                Ok(part) => ok.push(part),
-                Err(e) => {
+        while this.ready.len() < BATCH {
+            match this.parts.poll_next_unpin(cx) {
+                Poll::Ready(Some(Ok(part))) => this.ready.push(part),
+                Poll::Ready(Some(Err(e))) => {
                     failed = Some(e);
+                    this.ended = true;
                     break;
                 }
+                Poll::Ready(None) => {
+                    this.ended = true;
+                    break;
+                }
+                Poll::Pending => break,
             }
         }
+        if this.ready.is_empty() && failed.is_none() {
+            return match this.ended {
+                true => Poll::Ready(None),
+                false => Poll::Pending,
+            };
+        }
+        let frame = this.encoding.batch(&this.ready, failed);
+        this.ready.clear();
+        Poll::Ready(Some(frame))
+    }
+}
+
+impl Encoding {
+    /// The events of a batch of parts, as one frame; then, after an
+    /// error, the error event.
+    fn batch(&mut self, parts: &[StreamPart], failed: Option<ModelError>) -> Bytes {
         self.chunks.clear();
-        self.encoder.push_all(&ok, &mut self.chunks);
+        self.encoder.push_all(parts, &mut self.chunks);
         for chunk in &self.chunks {
             let head = &mut self.head;
             self.out.data_with(|json| head.write(chunk, json));
         }
         if let Some(e) = failed {
-            self.failed = true;
             tracing::warn!(target: "toolsieve::serve", error = %e, "backend failed mid-stream");
             self.out.data(&stream_error(&e));
         }
