@@ -290,7 +290,7 @@ async fn streamed(
         _slot: slot,
     };
     let frames = Batches {
-        parts: stream::iter(first).chain(parts).boxed(),
+        parts: stream::iter(first).chain(parts),
         encoding,
         ready: Vec::new(),
         ended: false,
@@ -306,8 +306,8 @@ async fn streamed(
 /// The parts that are ready at each poll (up to [`BATCH`]), encoded as
 /// one frame; the stream ends after the parts do, or after the first
 /// error's event (nothing more is read from the backend then).
-struct Batches {
-    parts: BoxStream<'static, Result<StreamPart, ModelError>>,
+struct Batches<S> {
+    parts: S,
     encoding: Encoding,
     /// The parts of the batch being taken (reused).
     ready: Vec<StreamPart>,
@@ -318,7 +318,10 @@ struct Batches {
 /// floods the proxy still gets its frames written as they come.
 const BATCH: usize = 64;
 
-impl futures::Stream for Batches {
+impl<S> futures::Stream for Batches<S>
+where
+    S: futures::Stream<Item = Result<StreamPart, ModelError>> + Unpin,
+{
     type Item = Bytes;
 
     fn poll_next(
