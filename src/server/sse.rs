@@ -163,4 +163,23 @@ mod tests {
         assert_eq!(&stream.next().await.unwrap().unwrap()[..], b"data: 2\n\n");
         assert!(stream.next().await.is_none());
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_comment_comes_a_quiet_while_after_the_last_frame() {
+        let (tx, rx) = futures::channel::mpsc::unbounded::<Bytes>();
+        let mut stream = KeepAlive {
+            frames: rx.boxed(),
+            quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
+        };
+        let start = tokio::time::Instant::now();
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        tx.unbounded_send(Bytes::from_static(b"data: 1\n\n"))
+            .unwrap();
+        assert_eq!(&stream.next().await.unwrap().unwrap()[..], b"data: 1\n\n");
+        // Not 15 s after the start: 15 s after the frame.
+        assert_eq!(&stream.next().await.unwrap().unwrap()[..], b":\n\n");
+        assert_eq!(start.elapsed(), Duration::from_secs(10) + KEEP_ALIVE);
+        assert_eq!(&stream.next().await.unwrap().unwrap()[..], b":\n\n");
+        assert_eq!(start.elapsed(), Duration::from_secs(10) + 2 * KEEP_ALIVE);
+    }
 }
