@@ -87,10 +87,7 @@ pub(super) fn response(frames: BoxStream<'static, Bytes>) -> Response {
     let frames = frames
         .filter(|frame| std::future::ready(!frame.is_empty()))
         .boxed();
-    let body = Body::from_stream(KeepAlive {
-        frames,
-        quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
-    });
+    let body = Body::from_stream(KeepAlive::new(frames));
     let mut response = Response::new(body);
     let headers = response.headers_mut();
     headers.insert(
@@ -105,6 +102,16 @@ pub(super) fn response(frames: BoxStream<'static, Bytes>) -> Response {
 struct KeepAlive {
     frames: BoxStream<'static, Bytes>,
     quiet: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl KeepAlive {
+    /// `frames`, the first comment due a quiet while from now.
+    fn new(frames: BoxStream<'static, Bytes>) -> KeepAlive {
+        KeepAlive {
+            frames,
+            quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
+        }
+    }
 }
 
 impl Stream for KeepAlive {
@@ -147,10 +154,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_quiet_stream_gets_comments_and_ends_with_its_frames() {
         let (tx, rx) = futures::channel::mpsc::unbounded::<Bytes>();
-        let mut stream = KeepAlive {
-            frames: rx.boxed(),
-            quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
-        };
+        let mut stream = KeepAlive::new(rx.boxed());
         tx.unbounded_send(Bytes::from_static(b"data: 1\n\n"))
             .unwrap();
         assert_eq!(&stream.next().await.unwrap().unwrap()[..], b"data: 1\n\n");
@@ -167,10 +171,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_comment_comes_a_quiet_while_after_the_last_frame() {
         let (tx, rx) = futures::channel::mpsc::unbounded::<Bytes>();
-        let mut stream = KeepAlive {
-            frames: rx.boxed(),
-            quiet: Box::pin(tokio::time::sleep(KEEP_ALIVE)),
-        };
+        let mut stream = KeepAlive::new(rx.boxed());
         let start = tokio::time::Instant::now();
         tokio::time::sleep(Duration::from_secs(10)).await;
         tx.unbounded_send(Bytes::from_static(b"data: 1\n\n"))
