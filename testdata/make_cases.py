@@ -929,43 +929,72 @@ w(P, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + (PS + "[get_time()]" + 
 w(P, "deep_nesting", "[f(x=" + "[" * 200 + "]" * 200 + ")]")
 w(P, "large_argument_64k", "[write_file(path='big.txt', content=" + json.dumps(("lorem ipsum, 'quoted' [brackets] (parens) é 世界\n" * 1500)[:65536], ensure_ascii=False) + ")]")
 
+def gemma_cases(fmt, call, Q):
+    """The cases Gemma 4 and FunctionGemma share: `call` writes a call of
+    the format, `Q` is its string quote."""
+    w(fmt, "one_call", call("city:" + Q + "Paris" + Q + ",days:3"))
+    w(fmt, "prose_call_prose", "Let me check.\n" + call("city:" + Q + "Paris" + Q) + "\nDone.")
+    w(fmt, "empty_arguments", call("", "get_time"))
+    w(fmt, "all_value_kinds", call("s:" + Q + "text" + Q + ",n:-3.5e2,b:true,f:false,z:null,xs:[1," + Q + "two" + Q + ",[3]],o:{k:" + Q + "v" + Q + "}", "configure"))
+    w(fmt, "quotes_and_braces_in_string", call("code:" + Q + 'fn main() { let s = "x"; }, [a] : b' + Q, "run"))
+    # Without its quotes, a value that spells no literal is read as a
+    # string (as vLLM's and SGLang's parsers read it); a value that is no
+    # Gemma value at all gives the call back.
+    w(fmt, "bare_value_without_tools", call("city:Paris") + " after")
+    w(fmt, "bad_value", call("o:{a b}") + " after")
+    w(fmt, "unclosed_string_delimiter", call("city:" + Q + "Paris") + " after")
+    w(fmt, "cjk_emoji_combining", "天気 👋🏽 " + call("city:" + Q + "東京" + Q + ",mood:" + Q + "😀🇫🇷" + Q))
+    w(fmt, "nested_arguments", call("filter:{and:[{field:" + Q + "age" + Q + ",gt:18},{x:[1,2.5e3,-0.5,true,false,null]}]},limit:10", "query"))
+    w(fmt, "crlf", "Checking.\r\n" + call("city:" + Q + "Oslo" + Q) + "\r\n")
+    w(fmt, "unknown_tool", call("q:1", "launch_rockets") + call("city:" + Q + "Nice" + Q), WEATHER_TOOLS)
+    w(fmt, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + call("city:" + Q + "Paris" + Q).encode())
+
+
+def gemma_marker_cases(fmt, start, end, Q, cut_start, cut_end):
+    """The cases about the markers, `start` and `end`, cut short as
+    `cut_start` and `cut_end`."""
+    w(fmt, "whitespace_around", start + "call:get_weather{ city : " + Q + "Oslo" + Q + " , days : 2 }\n" + end)
+    w(fmt, "missing_end_then_prose", start + "call:get_time{} and more")
+    w(fmt, "missing_end_at_eof", start + "call:get_time{}")
+    w(fmt, "end_cut_at_eof", start + "call:get_time{}" + cut_end)
+    w(fmt, "eof_inside_string", start + "call:get_weather{city:" + Q + "Par")
+    w(fmt, "eof_after_marker", "Sure " + start)
+    w(fmt, "partial_marker_at_eof", "The answer is 42 " + cut_start)
+
 # gemma4: Gemma 4.
 G4 = "gemma4"
 Q = '<|"|>'
 def g4(args, name="get_weather"):
     return "<|tool_call>call:%s{%s}<tool_call|>" % (name, args)
-w(G4, "one_call", g4("city:" + Q + "Paris" + Q + ",days:3"))
-w(G4, "prose_call_prose", "Let me check.\n" + g4("city:" + Q + "Paris" + Q) + "\nDone.")
+gemma_cases(G4, g4, Q)
+gemma_marker_cases(G4, "<|tool_call>", "<tool_call|>", Q, "<|tool_ca", "<tool_ca")
 w(G4, "two_calls", g4("city:" + Q + "Paris" + Q) + g4("", "get_time"))
-w(G4, "empty_arguments", g4("", "get_time"))
-w(G4, "all_value_kinds", g4("s:" + Q + "text" + Q + ",n:-3.5e2,b:true,f:false,z:null,xs:[1," + Q + "two" + Q + ",[3]],o:{k:" + Q + "v" + Q + "}", "configure"))
-w(G4, "quotes_and_braces_in_string", g4("code:" + Q + 'fn main() { let s = "x"; }, [a] : b' + Q, "run"))
 w(G4, "end_token_in_string", g4("note:" + Q + "write <tool_call|> and <|tool_call> literally" + Q, "echo"))
 # A string read whole in one chunk and byte by byte: every byte JSON
 # escapes, and `<` that begins no closing quote (`<|`, `<|"`, `<<|"|>`).
 w(G4, "string_escapes_and_lookalikes", "Run it.\n" + g4("code:" + Q + 'a\tb\x01c\\d"e\n<|f <|"g 世界 \x7f<' + Q + ",n:1", "run") + "\nDone.")
-w(G4, "whitespace_around", "<|tool_call>call:get_weather{ city : " + Q + "Oslo" + Q + " , days : 2 }\n<tool_call|>")
-w(G4, "missing_end_then_prose", "<|tool_call>call:get_time{} and more")
-w(G4, "missing_end_at_eof", "<|tool_call>call:get_time{}")
-w(G4, "end_cut_at_eof", "<|tool_call>call:get_time{}<tool_ca")
 w(G4, "no_call_prefix", "<|tool_call>get_time{}<tool_call|> after")
-w(G4, "eof_inside_string", "<|tool_call>call:get_weather{city:" + Q + "Par")
-w(G4, "eof_after_marker", "Sure <|tool_call>")
-w(G4, "partial_marker_at_eof", "The answer is 42 <|tool_ca")
 w(G4, "marker_lookalikes", "<tool_call> and <|tool_calls> and <|tool|> are prose.")
-# Without its quotes, a value that spells no literal is read as a string
-# (as vLLM's and SGLang's parsers read it); a value that is no Gemma 4
-# value at all gives the call back.
-w(G4, "bare_value_without_tools", g4("city:Paris") + " after")
-w(G4, "bad_value", g4("o:{a b}") + " after")
-w(G4, "unclosed_string_delimiter", g4("city:" + Q + "Paris") + " after")
-w(G4, "cjk_emoji_combining", "天気 👋🏽 " + g4("city:" + Q + "東京" + Q + ",mood:" + Q + "😀🇫🇷" + Q))
-w(G4, "nested_arguments", g4("filter:{and:[{field:" + Q + "age" + Q + ",gt:18},{x:[1,2.5e3,-0.5,true,false,null]}]},limit:10", "query"))
-w(G4, "crlf", "Checking.\r\n" + g4("city:" + Q + "Oslo" + Q) + "\r\n")
-w(G4, "unknown_tool", g4("q:1", "launch_rockets") + g4("city:" + Q + "Nice" + Q), WEATHER_TOOLS)
 w(G4, "known_tools", g4("city:" + Q + "Nice" + Q) + g4("", "get_time"), WEATHER_TOOLS)
-w(G4, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + g4("city:" + Q + "Paris" + Q).encode())
 w(G4, "large_argument_64k", g4("path:" + Q + "big.txt" + Q + ",content:" + Q + ("lorem ipsum, \"quoted\" {braces} [x] é 世界\n" * 1500)[:65536] + Q, "write_file"))
+
+# function-gemma: FunctionGemma, Gemma 4's braces with `<escape>` quotes.
+FG = "function-gemma"
+E = "<escape>"
+def fg(args, name="get_weather"):
+    return "<start_function_call>call:%s{%s}<end_function_call>" % (name, args)
+gemma_cases(FG, fg, E)
+gemma_marker_cases(FG, "<start_function_call>", "<end_function_call>", E, "<start_function_ca", "<end_func")
+w(FG, "parallel_calls", fg("city:" + E + "Paris" + E) + fg("tz:" + E + "CET" + E, "get_time"))
+w(FG, "end_token_in_string", fg("note:" + E + "write <end_function_call> and <start_function_call> literally" + E, "echo"))
+# `<` that begins no quote (`<esc`, `<escape`, `<<escape>`) is text.
+w(FG, "string_escapes_and_lookalikes", "Run it.\n" + fg("code:" + E + 'a\tb\x01c\\d"e\n<esc <escape <e 世界 \x7f<' + E + ",n:1", "run") + "\nDone.")
+w(FG, "turn_end_after_arguments", "Checking. <start_function_call>call:get_time{}<end_of_turn>")
+w(FG, "marker_lookalikes", "<start_function_declaration> and <start_function> and <end_function_call> are prose.")
+w(FG, "gemma4_tokens_are_prose", '<|tool_call>call:get_time{}<tool_call|> is Gemma 4, not this model.')
+w(FG, "bare_string_by_schema", fg("city:Paris,days:3") + " after", WEATHER_TOOLS)
+w(FG, "quoted_number_by_schema", fg("city:" + E + "Paris" + E + ",days:" + E + "3" + E), WEATHER_TOOLS)
+w(FG, "large_argument_64k", fg("path:" + E + "big.txt" + E + ",content:" + E + ("lorem ipsum, \"quoted\" {braces} [x] é 世界 <b>\n" * 1500)[:65536] + E, "write_file"))
 
 def wr(fmt, name, text, open_=False, calls_inside=False, ends_at_calls=False):
     w(fmt, name, text, WEATHER_TOOLS)
@@ -995,6 +1024,7 @@ PARIS = {
     "harmony": '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>',
     "kimi-k2": '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
     "seed-oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>",
+    "function-gemma": "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
     "kimi-k3": '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
 }
 for fmt, call in PARIS.items():

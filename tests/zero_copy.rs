@@ -84,6 +84,7 @@ fn a_built_call_in_one_chunk_sends_its_arguments_as_one_delta() {
         // chunk is one delta too.
         (Format::Pythonic, "[get_weather(city='Paris', days=3)]"),
         (Format::Gemma4, "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>,days:3}<tool_call|>"),
+        (Format::FunctionGemma, "<start_function_call>call:get_weather{city:<escape>Paris<escape>,days:3}<end_function_call>"),
     ];
     for (format, text) in cases {
         let mut parser = Parser::builder(format)
@@ -259,7 +260,7 @@ fn chunks_inside_a_string_argument_are_the_next_deltas() {
     }
 }
 
-/// A Python or Gemma 4 string value streams as the model writes it: each
+/// A Python or Gemma string value streams as the model writes it: each
 /// chunk inside it goes out at once, lent from the chunk, escapes decoded,
 /// and the deltas add up to the delivered input at every chunk size.
 #[test]
@@ -268,6 +269,7 @@ fn a_literal_string_value_streams_as_it_comes() {
     let cases = [
         (Format::Pythonic, format!("[write(path='a.py', code=\"{text}\")]")),
         (Format::Gemma4, format!("<|tool_call>call:write{{path:<|\"|>a.py<|\"|>,code:<|\"|>{text}<|\"|>}}<tool_call|>")),
+        (Format::FunctionGemma, format!("<start_function_call>call:write{{path:<escape>a.py<escape>,code:<escape>{text}<escape>}}<end_function_call>")),
     ];
     for (format, call) in cases {
         let whole = Parser::new(format).parse(call.as_bytes());

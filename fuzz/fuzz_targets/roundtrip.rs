@@ -157,11 +157,12 @@ fuzz_target!(|input: Input| {
         format,
         Format::Phi4Mini | Format::Granite | Format::Xlam | Format::Llama3Json | Format::Mistral
     );
-    // Text values that stay clear of markup: XML's, and Gemma 4's string
-    // token.
-    let safe_text = xml || format == Format::Gemma4;
+    // Text values that stay clear of markup: XML's, and Gemma's string
+    // tokens.
+    let gemma = matches!(format, Format::Gemma4 | Format::FunctionGemma);
+    let safe_text = xml || gemma;
     // Arguments written as literals that are not JSON.
-    let literal = matches!(format, Format::Pythonic | Format::Gemma4);
+    let literal = gemma || format == Format::Pythonic;
     // Whether the last piece written was a call.
     let mut after_call = false;
     let mut names: Vec<String> = Vec::new();

@@ -33,32 +33,41 @@ To call a tool, write <|tool_call>call:, its name and its arguments in braces, w
 };
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
-    literal_reading(Syntax::Gemma4, SPEC.delimiters.0, delimiters, limits)
+    literal_reading(Syntax::Gemma(&crate::scan::literal::GEMMA4), SPEC.delimiters.0, delimiters, limits)
 }
 
 /// A JSON value in Gemma 4's syntax.
 fn gemma(v: &Value) -> String {
+    gemma_value(v, "<|\"|>")
+}
+
+/// A JSON value in Gemma's syntax, its strings between `quote` tokens
+/// (FunctionGemma's `<escape>`).
+pub(crate) fn gemma_value(v: &Value, quote: &str) -> String {
     match v {
-        Value::String(s) => format!("<|\"|>{s}<|\"|>"),
-        Value::Array(xs) => format!("[{}]", xs.iter().map(gemma).collect::<Vec<_>>().join(",")),
-        Value::Object(map) => format!(
-            "{{{}}}",
-            map.iter()
-                .map(|(k, v)| format!("{}:{}", gemma_key(k), gemma(v)))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
+        Value::String(s) => format!("{quote}{s}{quote}"),
+        Value::Array(xs) => {
+            let items: Vec<_> = xs.iter().map(|x| gemma_value(x, quote)).collect();
+            format!("[{}]", items.join(","))
+        }
+        Value::Object(map) => {
+            let members: Vec<_> = map
+                .iter()
+                .map(|(k, v)| format!("{}:{}", gemma_key(k, quote), gemma_value(v, quote)))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
         other => other.to_string(),
     }
 }
 
 /// A key bare when it is a word, else quoted.
-fn gemma_key(k: &str) -> String {
+fn gemma_key(k: &str, quote: &str) -> String {
     let bare = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     if bare {
         k.to_owned()
     } else {
-        format!("<|\"|>{k}<|\"|>")
+        format!("{quote}{k}{quote}")
     }
 }
 

@@ -121,6 +121,8 @@ registry! {
     /// Kimi-K3's XTML: `<|open|>tools<|sep|><|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="KEY" type="string"<|sep|>VALUE<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`,
     /// reasoning in its think channel, the answer's channel tags markup.
     KimiK3 => kimi_k3,
+    /// FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>,n:3}<end_function_call>`.
+    FunctionGemma => function_gemma,
 }
 
 /// Start and end markers the user gave in place of a format's own.

@@ -1,7 +1,8 @@
 //! Argument values that are not JSON, turned into JSON: Python literals
-//! (`'it''s'`, `True`, `None`, `(1, 2)`, `{'a': 1}`) and Gemma 4's
-//! (`<|"|>text<|"|>`, bare keys `{a:1}`, and now and then a string without
-//! its quotes, `unit:celsius`). Numbers keep their digits (a big integer
+//! (`'it''s'`, `True`, `None`, `(1, 2)`, `{'a': 1}`) and Gemma's
+//! (`<|"|>text<|"|>` in Gemma 4, `<escape>text<escape>` in FunctionGemma,
+//! bare keys `{a:1}`, and now and then a string without its quotes,
+//! `unit:celsius`). Numbers keep their digits (a big integer
 //! stays exact). Recursion is bounded by the nesting limit.
 
 use super::json::{escape_json_char_into, escape_json_into};
@@ -10,11 +11,52 @@ use super::json::{escape_json_char_into, escape_json_into};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Syntax {
     Python,
-    Gemma4,
+    /// Gemma's `{key:value}`, with the tokens of one model.
+    Gemma(&'static GemmaTokens),
 }
 
-/// Gemma 4's string delimiter.
-pub(crate) const GEMMA_QUOTE: &[u8] = b"<|\"|>";
+/// The tokens that tell one Gemma model's calls from another's.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct GemmaTokens {
+    /// What opens and closes a string; it begins with `<`.
+    pub(crate) quote: &'static [u8],
+    /// What ends a call: its end token, then the end of the turn written
+    /// in its place.
+    pub(crate) ends: &'static [&'static [u8]],
+}
+
+/// Gemma 4: `<|tool_call>call:f{city:<|"|>Paris<|"|>}<tool_call|>`.
+pub(crate) const GEMMA4: GemmaTokens = GemmaTokens {
+    quote: b"<|\"|>",
+    ends: &[b"<tool_call|>", b"<turn|>"],
+};
+
+/// FunctionGemma: `<start_function_call>call:f{city:<escape>Paris<escape>}<end_function_call>`.
+pub(crate) const FUNCTION_GEMMA: GemmaTokens = GemmaTokens {
+    quote: b"<escape>",
+    ends: &[b"<end_function_call>", b"<end_of_turn>"],
+};
+
+/// The longest string quote of any Gemma model.
+pub(crate) const QUOTE_MAX: usize = {
+    let (a, b) = (GEMMA4.quote.len(), FUNCTION_GEMMA.quote.len());
+    if a > b {
+        a
+    } else {
+        b
+    }
+};
+
+impl Syntax {
+    /// Gemma's string quote; `None` for Python.
+    #[inline]
+    pub(crate) const fn gemma_quote(self) -> Option<&'static [u8]> {
+        match self {
+            Syntax::Python => None,
+            Syntax::Gemma(tokens) => Some(tokens.quote),
+        }
+    }
+}
 
 /// Why a value could not be turned into JSON.
 pub(crate) type Invalid = &'static str;
@@ -137,15 +179,16 @@ impl<'t> Reader<'t, '_> {
 
     fn value(&mut self, depth: usize) -> Result<(), Invalid> {
         self.skip_ws();
-        let gemma = self.syntax == Syntax::Gemma4;
+        let quote = self.syntax.gemma_quote();
+        let gemma = quote.is_some();
         let Some(b) = self.peek() else {
             return match gemma {
                 true => self.gemma_bare(),
                 false => Err("a value is missing"),
             };
         };
-        if gemma && self.rest().starts_with(GEMMA_QUOTE) {
-            return self.gemma_string();
+        if let Some(quote) = quote.filter(|q| self.rest().starts_with(q)) {
+            return self.gemma_string(quote);
         }
         match b {
             b'"' | b'\'' if self.syntax == Syntax::Python => self.python_string(),
@@ -286,7 +329,7 @@ impl<'t> Reader<'t, '_> {
     fn key(&mut self) -> Result<(), Invalid> {
         let quoted = match self.syntax {
             Syntax::Python => matches!(self.peek(), Some(b'"' | b'\'')),
-            Syntax::Gemma4 => self.rest().starts_with(GEMMA_QUOTE),
+            Syntax::Gemma(tokens) => self.rest().starts_with(tokens.quote),
         };
         if quoted {
             return self.value(0);
@@ -301,14 +344,14 @@ impl<'t> Reader<'t, '_> {
         Ok(())
     }
 
-    fn gemma_string(&mut self) -> Result<(), Invalid> {
-        self.at += GEMMA_QUOTE.len();
-        let Some(n) = memchr::memmem::find(self.rest(), GEMMA_QUOTE) else {
+    fn gemma_string(&mut self, quote: &[u8]) -> Result<(), Invalid> {
+        self.at += quote.len();
+        let Some(n) = memchr::memmem::find(self.rest(), quote) else {
             return Err("a string is not closed");
         };
         let text = self.piece(n);
         push_json_string(self.out, text);
-        self.at += n + GEMMA_QUOTE.len();
+        self.at += n + quote.len();
         Ok(())
     }
 
@@ -515,7 +558,7 @@ mod tests {
 
     #[test]
     fn gemma4_literals_become_json() {
-        let g = |s: &str| to_json(Syntax::Gemma4, s.as_bytes(), 8);
+        let g = |s: &str| to_json(Syntax::Gemma(&GEMMA4), s.as_bytes(), 8);
         assert_eq!(g(r#"<|"|>a "b"<|"|>"#).unwrap(), r#""a \"b\"""#);
         assert_eq!(
             g(r#"{k:<|"|>v<|"|>,n:-3,f:true,xs:[1,null]}"#).unwrap(),
@@ -525,10 +568,22 @@ mod tests {
     }
 
     #[test]
+    fn function_gemma_quotes_strings_with_its_own_token() {
+        let g = |s: &str| to_json(Syntax::Gemma(&FUNCTION_GEMMA), s.as_bytes(), 8);
+        assert_eq!(
+            g(r#"{city:<escape>Paris, "FR"<escape>,days:3,o:{k:[<escape>x<escape>]}}"#).unwrap(),
+            r#"{"city": "Paris, \"FR\"", "days": 3, "o": {"k": ["x"]}}"#
+        );
+        // Gemma 4's quote is no quote here: a bare string, as written.
+        assert_eq!(g(r#"<|"|>a<|"|>"#).unwrap(), r#""<|\"|>a<|\"|>""#);
+        assert!(g("<escape>open").is_err());
+    }
+
+    #[test]
     fn gemma4_bare_values_are_literals_or_strings() {
         let g = |s: &str| {
             let mut out = String::new();
-            to_json_into(Syntax::Gemma4, s.as_bytes(), 8, &mut out).map(|bare| (out, bare))
+            to_json_into(Syntax::Gemma(&GEMMA4), s.as_bytes(), 8, &mut out).map(|bare| (out, bare))
         };
         // A literal stays one, and is no bare string.
         assert_eq!(g(" 108. ").unwrap(), ("108.0".into(), false));

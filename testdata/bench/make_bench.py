@@ -81,9 +81,12 @@ def call(fmt, name, args):
     if fmt == "pythonic":
         ps = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
         return f"<|python_start|>[{name}({ps})]<|python_end|>"
-    if fmt == "gemma4":
-        val = lambda v: f'<|"|>{v}<|"|>' if isinstance(v, str) else json.dumps(v)
+    if fmt in ("gemma4", "function-gemma"):
+        quote = '<|"|>' if fmt == "gemma4" else "<escape>"
+        val = lambda v: f"{quote}{v}{quote}" if isinstance(v, str) else json.dumps(v)
         ps = ",".join(f"{k}:{val(v)}" for k, v in args.items())
+        if fmt == "function-gemma":
+            return f"<start_function_call>call:{name}{{{ps}}}<end_function_call>"
         return f"<|tool_call>call:{name}{{{ps}}}<tool_call|>"
     if fmt == "morph-xml":
         esc = lambda s: s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -92,7 +95,7 @@ def call(fmt, name, args):
 
 XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2", "seed-oss", "kimi-k3")
 for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3", "phi4-mini", "granite", "xlam", "llama3-json",
-            "mistral", "cohere", "harmony", "pythonic", "gemma4"):
+            "mistral", "cohere", "harmony", "pythonic", "gemma4", "function-gemma"):
     random.seed(11)
     parts = []
     while sum(len(p.encode()) for p in parts) < 4096:

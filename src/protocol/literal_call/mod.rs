@@ -17,19 +17,15 @@ use crate::cx::{push_key_json, CallCx, Param, Sink};
 use crate::event::DiagnosticKind;
 use crate::scan::is_ws;
 use crate::scan::json::{escape_json_char_into, escape_json_into};
-use crate::scan::literal::{
-    is_word, python_escape, to_json_into, Invalid, PythonEscape, Syntax, GEMMA_QUOTE,
-};
+use crate::scan::literal::{is_word, python_escape, to_json_into, Invalid, PythonEscape, Syntax};
 use crate::scan::partial::{Match, Partial, PartialSet, Seen, SetMatch};
 
 /// Llama 4's end of a call list.
 const PYTHON_END: &[u8] = b"<|python_end|>";
 /// Olmo 3's block of calls, one per line.
 pub(crate) const FUNCTION_CALLS: (&str, &str) = ("<function_calls>", "</function_calls>");
-/// Gemma 4's words before the name, and the ends of its call: its end
-/// token, or the end of the turn in its place.
+/// Gemma's words before the name.
 const GEMMA_CALL: &[u8] = b"call:";
-const GEMMA_ENDS: &[&[u8]] = &[b"<tool_call|>", b"<turn|>"];
 /// The end tokens of Llama 4's list and of Olmo 3's lines.
 const PYTHON_ENDS: &[&[u8]] = &[PYTHON_END];
 const LINES_ENDS: &[&[u8]] = &[FUNCTION_CALLS.1.as_bytes()];
@@ -205,8 +201,8 @@ impl LiteralCall {
     /// native parser also reads.
     fn closer_of(&self, open: u8) -> Option<u8> {
         match (self.rules.syntax, open) {
-            (Syntax::Python | Syntax::Gemma4, b'(') => Some(b')'),
-            (Syntax::Gemma4, b'{') => Some(b'}'),
+            (Syntax::Python | Syntax::Gemma(_), b'(') => Some(b')'),
+            (Syntax::Gemma(_), b'{') => Some(b'}'),
             _ => None,
         }
     }
@@ -217,7 +213,7 @@ impl LiteralCall {
         match (self.rules.syntax, self.in_block.block) {
             (Syntax::Python, Block::Lines) => LINES_ENDS,
             (Syntax::Python, _) => PYTHON_ENDS,
-            (Syntax::Gemma4, _) => GEMMA_ENDS,
+            (Syntax::Gemma(tokens), _) => tokens.ends,
         }
     }
 
@@ -251,7 +247,7 @@ impl LiteralCall {
     /// The end token is missing at stream offset `at`: Gemma 4's and
     /// Olmo 3's are recovered with a diagnostic; Llama 4's may be left out.
     fn report_missing_end<'c, S: Sink<'c>>(&self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
-        if self.rules.syntax == Syntax::Gemma4 || self.in_block.block == Block::Lines {
+        if matches!(self.rules.syntax, Syntax::Gemma(_)) || self.in_block.block == Block::Lines {
             let token = String::from_utf8_lossy(self.end_tokens()[0]).into_owned();
             missing_end(&token, at, cx);
         }
@@ -363,8 +359,9 @@ impl LiteralCall {
             (Syntax::Python, Some(q)) if !self.in_value.escaped && self.in_value.quotes == 0 => {
                 crate::scan::find_byte2(q, b'\\', rest)
             }
-            (Syntax::Gemma4, Some(_)) if !self.in_value.quote_mark.is_started() => {
-                crate::scan::find_byte(GEMMA_QUOTE[0], rest)
+            // Every quote begins with `<`.
+            (Syntax::Gemma(_), Some(_)) if !self.in_value.quote_mark.is_started() => {
+                crate::scan::find_byte(b'<', rest)
             }
             _ => Some(0),
         };
@@ -443,9 +440,9 @@ impl LiteralCall {
                         return true;
                     }
                 }
-                Syntax::Gemma4 => {
-                    // `<|"|>` opens and closes strings.
-                    match self.in_value.quote_mark.scan(GEMMA_QUOTE, b) {
+                Syntax::Gemma(tokens) => {
+                    // The quote token opens and closes strings.
+                    match self.in_value.quote_mark.scan(tokens.quote, b) {
                         Seen::Whole => {
                             self.in_value.quote = if self.in_value.quote.is_some() {
                                 None
@@ -486,14 +483,11 @@ fn member_key(piece: &mut String, has_member: bool, key: &str, param: Option<&Pa
 /// bare value (not a list, an object or a quoted string) is read as the
 /// string it spells, trimmed.
 fn bare_string(syntax: Syntax, value: &[u8], string_typed: bool) -> Option<&str> {
-    if syntax != Syntax::Gemma4 {
-        return None;
-    }
+    let quote = syntax.gemma_quote()?;
     // A quoted string, a list or an object is told by its first byte,
     // without validating the whole value (which may be long).
-    let quoted = |text: &[u8]| {
-        text.starts_with(GEMMA_QUOTE) || text.starts_with(b"[") || text.starts_with(b"{")
-    };
+    let quoted =
+        |text: &[u8]| text.starts_with(quote) || text.starts_with(b"[") || text.starts_with(b"{");
     if !string_typed || quoted(value.trim_ascii_start()) {
         return None;
     }
@@ -537,7 +531,7 @@ impl CallAutomaton for LiteralCall {
             k => Block::Known(k - 2),
         };
         let phase = match (self.rules.syntax, block) {
-            (Syntax::Gemma4, _) => Phase::Prefix,
+            (Syntax::Gemma(_), _) => Phase::Prefix,
             (Syntax::Python, Block::List) => Phase::Open,
             (Syntax::Python, Block::Lines) => Phase::Name,
             (Syntax::Python, Block::Known(_)) => Phase::Known,

@@ -209,7 +209,7 @@ impl LiteralCall {
     ) -> Option<Outcome> {
         let assign = match self.rules.syntax {
             Syntax::Python => b'=',
-            Syntax::Gemma4 => b':',
+            Syntax::Gemma(_) => b':',
         };
         let rest = &bytes[*i..];
         // At most one byte past the longest key (see `name`).

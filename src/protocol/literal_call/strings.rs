@@ -34,8 +34,8 @@ pub(super) enum Streaming {
     Off,
 }
 
-/// The most bytes the opening of a streamed string holds (`<|"|>`).
-const OPENING_MAX: usize = GEMMA_QUOTE.len();
+/// The most bytes the opening of a streamed string holds (`<escape>`).
+const OPENING_MAX: usize = crate::scan::literal::QUOTE_MAX;
 
 /// The bytes that end a run of a string's plain text, by class: a string
 /// says which classes close it or start an escape, and which JSON escapes
@@ -103,7 +103,7 @@ impl LiteralCall {
                     };
                     let opens = match self.rules.syntax {
                         Syntax::Python => b == b'\'' || b == b'"',
-                        Syntax::Gemma4 => b == GEMMA_QUOTE[0],
+                        Syntax::Gemma(tokens) => b == tokens.quote[0],
                     };
                     if !opens {
                         self.in_value.string = Streaming::Off;
@@ -119,10 +119,10 @@ impl LiteralCall {
                     };
                     match self.rules.syntax {
                         Syntax::Python if self.word.first() != Some(&b) => self.open_string(cx),
-                        Syntax::Gemma4 if GEMMA_QUOTE.get(self.word.len()) == Some(&b) => {
+                        Syntax::Gemma(tokens) if tokens.quote.get(self.word.len()) == Some(&b) => {
                             self.word.push(b);
                             *i += 1;
-                            if self.word == GEMMA_QUOTE {
+                            if self.word == tokens.quote {
                                 self.open_string(cx);
                             }
                         }
@@ -160,7 +160,7 @@ impl LiteralCall {
     fn open_string<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>) {
         self.in_value.quote = Some(match self.rules.syntax {
             Syntax::Python => self.word.first().copied().unwrap_or(b'"'),
-            Syntax::Gemma4 => b'"',
+            Syntax::Gemma(_) => b'"',
         });
         self.word.clear();
         self.in_value.string = Streaming::On;
@@ -193,8 +193,8 @@ impl LiteralCall {
             false => None,
         };
         let whole = close.is_some();
-        if let (Some(end), Syntax::Gemma4) = (close, self.rules.syntax) {
-            if self.whole_gemma_string(bytes, i, end, cx) {
+        if let (Some(end), Syntax::Gemma(tokens)) = (close, self.rules.syntax) {
+            if self.whole_gemma_string(bytes, i, (end, tokens.quote), cx) {
                 return true;
             }
         }
@@ -225,7 +225,7 @@ impl LiteralCall {
                     return true;
                 }
                 (Syntax::Python, b'\\') => self.in_value.escaped = true,
-                (Syntax::Gemma4, b'<') => self.word.push(b),
+                (Syntax::Gemma(_), b'<') => self.word.push(b),
                 _ => self.send_char(char::from(b), cx.offset(*i), cx),
             }
         }
@@ -244,7 +244,7 @@ impl LiteralCall {
         &mut self,
         bytes: &'c [u8],
         i: &mut usize,
-        end: usize,
+        (end, quote): (usize, &[u8]),
         cx: &mut CallCx<'_, 'c, S>,
     ) -> bool {
         if self.in_value.rejected.is_some() || !self.word.is_empty() {
@@ -256,7 +256,7 @@ impl LiteralCall {
         self.piece.clear();
         escape_json_into(&mut self.piece, text);
         cx.delta_text(&self.piece);
-        *i += end + GEMMA_QUOTE.len();
+        *i += end + quote.len();
         self.close_string();
         true
     }
@@ -267,7 +267,7 @@ impl LiteralCall {
         let (syntax, escaped) = match (self.rules.syntax, self.in_value.quote) {
             (Syntax::Python, Some(b'\'')) => (SINGLE_QUOTE | BACKSLASH, DOUBLE_QUOTE | CONTROL),
             (Syntax::Python, _) => (DOUBLE_QUOTE | BACKSLASH, CONTROL),
-            (Syntax::Gemma4, _) => (LESS_THAN, DOUBLE_QUOTE | BACKSLASH | CONTROL),
+            (Syntax::Gemma(_), _) => (LESS_THAN, DOUBLE_QUOTE | BACKSLASH | CONTROL),
         };
         RunEnds { syntax, escaped }
     }
@@ -325,11 +325,11 @@ impl LiteralCall {
                     }
                     _ => return ChunkKind::Read,
                 },
-                (Syntax::Gemma4, b'<') => {
-                    // Text when a byte in the chunk tells it from `<|"|>`.
+                (Syntax::Gemma(tokens), b'<') => {
+                    // Text when a byte in the chunk tells it from the quote.
                     let after = &bytes[at..];
-                    let n = after.len().min(GEMMA_QUOTE.len());
-                    if after[..n] == GEMMA_QUOTE[..n] {
+                    let n = after.len().min(tokens.quote.len());
+                    if after[..n] == tokens.quote[..n] {
                         return ChunkKind::Read;
                     }
                 }
@@ -353,16 +353,17 @@ impl LiteralCall {
         i: &mut usize,
         cx: &mut CallCx<'_, 'c, S>,
     ) -> bool {
-        if GEMMA_QUOTE.get(self.word.len()) == Some(&b) {
+        let quote = self.rules.syntax.gemma_quote().unwrap_or_default();
+        if quote.get(self.word.len()) == Some(&b) {
             self.word.push(b);
             *i += 1;
-            if self.word == GEMMA_QUOTE {
+            if self.word == quote {
                 self.close_string();
                 return true;
             }
             return false;
         }
-        let held = GEMMA_QUOTE.get(..self.word.len()).unwrap_or_default();
+        let held = quote.get(..self.word.len()).unwrap_or_default();
         self.word.clear();
         for &h in held {
             self.send_char(char::from(h), cx.offset(*i), cx);
@@ -486,11 +487,12 @@ impl LiteralCall {
                 }
                 None
             }
-            Syntax::Gemma4 => {
+            Syntax::Gemma(tokens) => {
                 let held = self.word.len();
-                match held > 0 && begins_with(rest, &GEMMA_QUOTE[held..]) {
+                let rest_of_quote = tokens.quote.get(held..).unwrap_or_default();
+                match held > 0 && begins_with(rest, rest_of_quote) {
                     true => Some(0),
-                    false => find_bytes(rest, GEMMA_QUOTE),
+                    false => find_bytes(rest, tokens.quote),
                 }
             }
         }
