@@ -61,6 +61,7 @@
 //! | `seed-oss` | `seedoss` | `<seed:tool_call>\n<function=f>\n<parameter=k>v</parameter>\n</function>\n</seed:tool_call>` | no |
 //! | `kimi-k3` | `kimik3`, `xtml` | `<\|open\|>tools<\|sep\|><\|open\|>call tool="f" index="1"<\|sep\|><\|open\|>argument key="k" type="string"<\|sep\|>v<\|close\|>argument<\|sep\|><\|close\|>call<\|sep\|><\|close\|>tools<\|sep\|>` | no |
 //! | `function-gemma` | `functiongemma` | `<start_function_call>call:f{city:<escape>Paris<escape>,days:3}<end_function_call>` | no |
+//! | `lfm2` | `lfm2.5`, `liquid` | `<\|tool_call_start\|>[f(city="Paris", days=3), g()]<\|tool_call_end\|>` | no |
 //!
 //! <!-- end of generated table -->
 //!

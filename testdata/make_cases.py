@@ -996,6 +996,32 @@ w(FG, "bare_string_by_schema", fg("city:Paris,days:3") + " after", WEATHER_TOOLS
 w(FG, "quoted_number_by_schema", fg("city:" + E + "Paris" + E + ",days:" + E + "3" + E), WEATHER_TOOLS)
 w(FG, "large_argument_64k", fg("path:" + E + "big.txt" + E + ",content:" + E + ("lorem ipsum, \"quoted\" {braces} [x] é 世界 <b>\n" * 1500)[:65536] + E, "write_file"))
 
+# lfm2: LFM2 / LFM2.5, a Python list between its two tokens.
+LF = "lfm2"
+LS, LE = "<|tool_call_start|>", "<|tool_call_end|>"
+def lf(body):
+    return LS + body + LE
+w(LF, "one_call", lf('[get_weather(city="Paris", days=3)]'))
+w(LF, "prose_call_prose", "Let me check." + lf('[get_weather(city="Paris")]') + "It is sunny in Paris.")
+w(LF, "two_calls", lf("[get_weather(city='Paris'), get_time(tz=\"CET\")]"))
+w(LF, "two_blocks", lf('[get_weather(city="Paris")]') + "\n" + lf("[get_time()]"))
+w(LF, "python_literals", lf("[configure(on=True, off=False, nothing=None, n=-42, big=123456789012345678901234567890, f=2.5e-3, xs=(1, 'two'), o={'k': [None]})]"))
+w(LF, "escapes_and_end_token_in_string", lf(r"[echo(text='it\'s <|tool_call_end|> \"quoted\"\n\ttab', path='C:\\temp')]"))
+w(LF, "whitespace_and_newlines", LS + "\n[\n  get_weather( city = 'Oslo' ,\n    days = 2 , ) ]\n" + LE)
+w(LF, "missing_end_at_eof", LS + '[get_weather(city="Paris")]')
+w(LF, "missing_end_then_prose", LS + '[get_weather(city="Paris")] and more')
+w(LF, "end_cut_at_eof", LS + "[get_time()]<|tool_call_e")
+w(LF, "eof_inside_string", LS + '[get_weather(city="Par')
+w(LF, "eof_after_marker", "Sure " + LS)
+w(LF, "partial_marker_at_eof", "The answer is 42 <|tool_call_st")
+w(LF, "not_a_list", LS + "get_weather(city='Paris')" + LE + " after")
+w(LF, "bare_list_is_prose", '[get_weather(city="Paris")] is how I would call it.')
+w(LF, "marker_lookalikes", "<|tool_call|> and <|tool_list_start|> and <tool_call> are prose.")
+w(LF, "unknown_tool", lf("[launch_rockets(n=3), get_weather(city='Nice')]"), WEATHER_TOOLS)
+w(LF, "cjk_emoji_combining", "天気 👋🏽 " + lf("[get_weather(city='東京', mood='😀🇫🇷', accent='e\u0301')]"))
+w(LF, "invalid_utf8_prose", b"caf\xc3 ok \xff\xfe end " + lf("[get_time()]").encode())
+w(LF, "large_argument_64k", lf("[write_file(path='big.txt', content=" + json.dumps(("lorem ipsum, 'quoted' [brackets] (parens) é 世界 <|x|>\n" * 1500)[:65536], ensure_ascii=False) + ")]"))
+
 def wr(fmt, name, text, open_=False, calls_inside=False, ends_at_calls=False):
     w(fmt, name, text, WEATHER_TOOLS)
     cfg = {"start": "<think>", "end": "</think>", "startsOpen": open_, "callsInside": calls_inside}
@@ -1024,6 +1050,7 @@ PARIS = {
     "harmony": '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>',
     "kimi-k2": '<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
     "seed-oss": "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>",
+    "lfm2": '<|tool_call_start|>[get_weather(city="Paris")]<|tool_call_end|>',
     "function-gemma": "<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>",
     "kimi-k3": '<|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>',
 }

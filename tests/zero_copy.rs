@@ -83,6 +83,7 @@ fn a_built_call_in_one_chunk_sends_its_arguments_as_one_delta() {
         // The literal formats stream string values, yet a call in one
         // chunk is one delta too.
         (Format::Pythonic, "[get_weather(city='Paris', days=3)]"),
+        (Format::Lfm2, "<|tool_call_start|>[get_weather(city='Paris', days=3)]<|tool_call_end|>"),
         (Format::Gemma4, "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>,days:3}<tool_call|>"),
         (Format::FunctionGemma, "<start_function_call>call:get_weather{city:<escape>Paris<escape>,days:3}<end_function_call>"),
     ];
@@ -268,6 +269,7 @@ fn a_literal_string_value_streams_as_it_comes() {
     let text = "x = 1\\n\\u00e9 \\\"quoted\\\" and some more code, 東京, to stream";
     let cases = [
         (Format::Pythonic, format!("[write(path='a.py', code=\"{text}\")]")),
+        (Format::Lfm2, format!("<|tool_call_start|>[write(path='a.py', code=\"{text}\")]<|tool_call_end|>")),
         (Format::Gemma4, format!("<|tool_call>call:write{{path:<|\"|>a.py<|\"|>,code:<|\"|>{text}<|\"|>}}<tool_call|>")),
         (Format::FunctionGemma, format!("<start_function_call>call:write{{path:<escape>a.py<escape>,code:<escape>{text}<escape>}}<end_function_call>")),
     ];

@@ -162,7 +162,7 @@ fuzz_target!(|input: Input| {
     let gemma = matches!(format, Format::Gemma4 | Format::FunctionGemma);
     let safe_text = xml || gemma;
     // Arguments written as literals that are not JSON.
-    let literal = gemma || format == Format::Pythonic;
+    let literal = gemma || matches!(format, Format::Pythonic | Format::Lfm2);
     // Whether the last piece written was a call.
     let mut after_call = false;
     let mut names: Vec<String> = Vec::new();

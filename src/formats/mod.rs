@@ -123,6 +123,8 @@ registry! {
     KimiK3 => kimi_k3,
     /// FunctionGemma: `<start_function_call>call:NAME{key:<escape>text<escape>,n:3}<end_function_call>`.
     FunctionGemma => function_gemma,
+    /// LFM2 / LFM2.5: `<|tool_call_start|>[f(city="Paris"), g()]<|tool_call_end|>`.
+    Lfm2 => lfm2,
 }
 
 /// Start and end markers the user gave in place of a format's own.

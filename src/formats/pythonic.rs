@@ -63,7 +63,7 @@ fn reader(delimiters: Delimiters<'_>, tools: &[Tool], limits: &Limits) -> Readin
 }
 
 /// A JSON value as a Python literal.
-fn python(v: &Value) -> String {
+pub(crate) fn python(v: &Value) -> String {
     match v {
         Value::Null => "None".into(),
         Value::Bool(true) => "True".into(),
@@ -85,7 +85,7 @@ fn python(v: &Value) -> String {
 
 /// Between Llama 4's tokens: a bare list is read only at the start of
 /// the output, and a call in history may follow text.
-fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
+pub(crate) fn render_call(name: &str, args: &Value, _call: CallRef<'_>) -> String {
     let members: Vec<String> = members(args)
         .into_iter()
         .map(|(k, v)| format!("{k}={}", python(v)))

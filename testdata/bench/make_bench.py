@@ -78,8 +78,10 @@ def call(fmt, name, args):
     if fmt == "harmony":
         body = json.dumps(args, ensure_ascii=False)
         return f"<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{body}<|call|>"
-    if fmt == "pythonic":
+    if fmt in ("pythonic", "lfm2"):
         ps = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+        if fmt == "lfm2":
+            return f"<|tool_call_start|>[{name}({ps})]<|tool_call_end|>"
         return f"<|python_start|>[{name}({ps})]<|python_end|>"
     if fmt in ("gemma4", "function-gemma"):
         quote = '<|"|>' if fmt == "gemma4" else "<escape>"
@@ -95,7 +97,7 @@ def call(fmt, name, args):
 
 XML = ("qwen3-coder", "minimax-m2", "glm", "morph-xml", "deepseek-v3.2", "seed-oss", "kimi-k3")
 for fmt in ("hermes", "gemma") + XML + ("deepseek-v3.1", "kimi-k2", "deepseek-v3", "phi4-mini", "granite", "xlam", "llama3-json",
-            "mistral", "cohere", "harmony", "pythonic", "gemma4", "function-gemma"):
+            "mistral", "cohere", "harmony", "pythonic", "gemma4", "function-gemma", "lfm2"):
     random.seed(11)
     parts = []
     while sum(len(p.encode()) for p in parts) < 4096:

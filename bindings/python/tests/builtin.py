@@ -29,13 +29,14 @@ VLLM_BUILTIN = {
     "kimi-k2": "kimi_k2", "mistral": "mistral", "llama3-json": "llama3_json", "pythonic": "pythonic",
     "phi4-mini": "phi4_mini_json", "granite": "granite", "xlam": "xlam", "gemma4": "gemma4",
     "cohere": "cohere_command4", "seed-oss": "seed_oss", "kimi-k3": "kimi_k3",
-    "function-gemma": "functiongemma",
+    "function-gemma": "functiongemma", "lfm2": "lfm2",
 }
 SGLANG_BUILTIN = {
     "hermes": "hermes", "qwen3-coder": "qwen3_coder", "minimax-m2": "minimax-m2", "glm": "glm45",
     "deepseek-v3": "deepseekv3", "deepseek-v3.1": "deepseekv31", "deepseek-v3.2": "deepseekv32",
     "kimi-k2": "kimi_k2", "mistral": "mistral", "llama3-json": "llama3", "pythonic": "pythonic",
     "gemma4": "gemma4", "cohere": "cohere_command4", "harmony": "gpt-oss", "kimi-k3": "kimi_k3",
+    "lfm2": "lfm2",
 }
 
 

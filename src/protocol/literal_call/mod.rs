@@ -84,6 +84,9 @@ struct Rules {
     after_marker: bool,
     /// The tools whose `[NAME(` are markers, from marker 2 on.
     known: Vec<String>,
+    /// The tokens that may end a list, and whether one must.
+    list_ends: &'static [&'static [u8]],
+    list_end_required: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -173,6 +176,8 @@ impl LiteralCall {
                 max_depth,
                 after_marker: true,
                 known: Vec::new(),
+                list_ends: PYTHON_ENDS,
+                list_end_required: false,
             },
             in_block: InBlock::new(Block::List, Phase::Open),
             in_value: InValue::default(),
@@ -186,6 +191,14 @@ impl LiteralCall {
     /// `<function_calls>`).
     pub(crate) fn knowing(mut self, names: Vec<String>) -> LiteralCall {
         self.rules.known = names;
+        self
+    }
+
+    /// Lists end with `token` (LFM2's `<|tool_call_end|>`) in place of
+    /// Llama 4's optional `<|python_end|>`; one missing is reported.
+    pub(crate) fn ending_lists_with(mut self, token: &'static [&'static [u8]]) -> LiteralCall {
+        self.rules.list_ends = token;
+        self.rules.list_end_required = true;
         self
     }
 
@@ -212,7 +225,7 @@ impl LiteralCall {
     fn end_tokens(&self) -> &'static [&'static [u8]] {
         match (self.rules.syntax, self.in_block.block) {
             (Syntax::Python, Block::Lines) => LINES_ENDS,
-            (Syntax::Python, _) => PYTHON_ENDS,
+            (Syntax::Python, _) => self.rules.list_ends,
             (Syntax::Gemma(tokens), _) => tokens.ends,
         }
     }
@@ -244,10 +257,15 @@ impl LiteralCall {
         self.in_block.phase = Phase::Name;
     }
 
-    /// The end token is missing at stream offset `at`: Gemma 4's and
-    /// Olmo 3's are recovered with a diagnostic; Llama 4's may be left out.
+    /// The end token is missing at stream offset `at`: Gemma's, Olmo 3's
+    /// and LFM2's are recovered with a diagnostic; Llama 4's may be left
+    /// out.
     fn report_missing_end<'c, S: Sink<'c>>(&self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
-        if matches!(self.rules.syntax, Syntax::Gemma(_)) || self.in_block.block == Block::Lines {
+        let required = match self.rules.syntax {
+            Syntax::Gemma(_) => true,
+            Syntax::Python => self.in_block.block == Block::Lines || self.rules.list_end_required,
+        };
+        if required {
             let token = String::from_utf8_lossy(self.end_tokens()[0]).into_owned();
             missing_end(&token, at, cx);
         }
