@@ -994,6 +994,10 @@ w(FG, "marker_lookalikes", "<start_function_declaration> and <start_function> an
 w(FG, "gemma4_tokens_are_prose", '<|tool_call>call:get_time{}<tool_call|> is Gemma 4, not this model.')
 w(FG, "bare_string_by_schema", fg("city:Paris,days:3") + " after", WEATHER_TOOLS)
 w(FG, "quoted_number_by_schema", fg("city:" + E + "Paris" + E + ",days:" + E + "3" + E), WEATHER_TOOLS)
+# Quoted scalars are JSON where no schema says string (as vLLM reads
+# them); a number no double holds, a zero-padded one and text stay strings.
+w(FG, "quoted_scalars_without_tools", fg("query:" + E + "python" + E + ",limit:" + E + "10" + E + ",on:" + E + "true" + E + ",none:" + E + "null" + E + ",n:" + E + " -2.5e3 " + E + ",zip:" + E + "007" + E + ",big:" + E + "1e999" + E + ",t:" + E + "True" + E, "search"))
+w(FG, "quoted_scalar_where_schema_says_string", fg("city:" + E + "75001" + E + ",days:" + E + "3" + E), WEATHER_TOOLS)
 w(FG, "large_argument_64k", fg("path:" + E + "big.txt" + E + ",content:" + E + ("lorem ipsum, \"quoted\" {braces} [x] é 世界 <b>\n" * 1500)[:65536] + E, "write_file"))
 
 # lfm2: LFM2 / LFM2.5, a Python list between its two tokens.

@@ -23,18 +23,25 @@ pub(crate) struct GemmaTokens {
     /// What ends a call: its end token, then the end of the turn written
     /// in its place.
     pub(crate) ends: &'static [&'static [u8]],
+    /// Whether a quoted argument that spells a JSON number, `true`,
+    /// `false` or `null` is that value unless its schema says string
+    /// (FunctionGemma quotes them now and then; vLLM's parser reads them
+    /// so).
+    pub(crate) scalars_in_quotes: bool,
 }
 
 /// Gemma 4: `<|tool_call>call:f{city:<|"|>Paris<|"|>}<tool_call|>`.
 pub(crate) const GEMMA4: GemmaTokens = GemmaTokens {
     quote: b"<|\"|>",
     ends: &[b"<tool_call|>", b"<turn|>"],
+    scalars_in_quotes: false,
 };
 
 /// FunctionGemma: `<start_function_call>call:f{city:<escape>Paris<escape>}<end_function_call>`.
 pub(crate) const FUNCTION_GEMMA: GemmaTokens = GemmaTokens {
     quote: b"<escape>",
     ends: &[b"<end_function_call>", b"<end_of_turn>"],
+    scalars_in_quotes: true,
 };
 
 /// The longest string quote of any Gemma model.
@@ -46,6 +53,33 @@ pub(crate) const QUOTE_MAX: usize = {
         b
     }
 };
+
+/// The JSON scalar a quoted Gemma value spells (`<escape>42<escape>`:
+/// `42`), when its syntax reads such values so; `None` otherwise.
+pub(crate) fn quoted_scalar(syntax: Syntax, value: &[u8]) -> Option<&str> {
+    let Syntax::Gemma(tokens) = syntax else {
+        return None;
+    };
+    let inner = value
+        .trim_ascii()
+        .strip_prefix(tokens.quote)?
+        .strip_suffix(tokens.quote)?
+        .trim_ascii();
+    if !tokens.scalars_in_quotes || inner.is_empty() {
+        return None;
+    }
+    let text = std::str::from_utf8(inner).ok()?;
+    let scalar = matches!(text, "true" | "false" | "null") || is_json_number(text);
+    scalar.then_some(text)
+}
+
+/// Whether `text` is a JSON number a double holds (`1e999` is not).
+fn is_json_number(text: &str) -> bool {
+    matches!(
+        serde_json::from_str::<serde_json::Value>(text),
+        Ok(serde_json::Value::Number(_))
+    )
+}
 
 impl Syntax {
     /// Gemma's string quote; `None` for Python.
@@ -577,6 +611,24 @@ mod tests {
         // Gemma 4's quote is no quote here: a bare string, as written.
         assert_eq!(g(r#"<|"|>a<|"|>"#).unwrap(), r#""<|\"|>a<|\"|>""#);
         assert!(g("<escape>open").is_err());
+    }
+
+    #[test]
+    fn function_gemma_quoted_scalars_are_json_gemma4_ones_strings() {
+        fn fg(s: &str) -> Option<&str> {
+            quoted_scalar(Syntax::Gemma(&FUNCTION_GEMMA), s.as_bytes())
+        }
+        assert_eq!(fg(" <escape> 42 <escape> "), Some("42"));
+        assert_eq!(fg("<escape>-2.5e3<escape>"), Some("-2.5e3"));
+        assert_eq!(fg("<escape>false<escape>"), Some("false"));
+        assert_eq!(fg("<escape>null<escape>"), Some("null"));
+        for text in ["007", "1e999", "True", "", "4 2", "Paris", "[1]"] {
+            assert_eq!(fg(&format!("<escape>{text}<escape>")), None, "{text}");
+        }
+        assert_eq!(fg("42"), None);
+        let g4 = quoted_scalar(Syntax::Gemma(&GEMMA4), b"<|\"|>42<|\"|>");
+        assert_eq!(g4, None);
+        assert_eq!(quoted_scalar(Syntax::Python, b"'42'"), None);
     }
 
     #[test]

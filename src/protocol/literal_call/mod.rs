@@ -333,6 +333,16 @@ impl LiteralCall {
         member_key(&mut self.piece, self.in_block.has_member, key, param);
         let string_typed = param.is_some_and(|p| p.string_typed);
         let piece = &mut self.piece;
+        let scalar = match string_typed {
+            true => None,
+            false => crate::scan::literal::quoted_scalar(self.rules.syntax, &self.word),
+        };
+        if let Some(text) = scalar {
+            piece.push_str(text);
+            self.in_block.has_member = true;
+            cx.delta_text(piece);
+            return Ok(());
+        }
         match bare_string(self.rules.syntax, &self.word, string_typed) {
             Some(text) => {
                 piece.push('"');

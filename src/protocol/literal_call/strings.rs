@@ -103,7 +103,11 @@ impl LiteralCall {
                     };
                     let opens = match self.rules.syntax {
                         Syntax::Python => b == b'\'' || b == b'"',
-                        Syntax::Gemma(tokens) => b == tokens.quote[0],
+                        // A quoted value that may be a scalar is read whole.
+                        Syntax::Gemma(tokens) => {
+                            b == tokens.quote[0]
+                                && (!tokens.scalars_in_quotes || self.key_is_string_typed(cx))
+                        }
                     };
                     if !opens {
                         self.in_value.string = Streaming::Off;
@@ -140,6 +144,12 @@ impl LiteralCall {
                 Streaming::Closed | Streaming::Off => return true,
             }
         }
+    }
+
+    /// Whether the current key's schema says string.
+    fn key_is_string_typed<'c, S: Sink<'c>>(&self, cx: &CallCx<'_, 'c, S>) -> bool {
+        let key = std::str::from_utf8(self.key.trim_ascii()).unwrap_or_default();
+        cx.param(key).is_some_and(|p| p.string_typed)
     }
 
     /// The opening read is no string's to stream: its bytes are scanned
