@@ -325,8 +325,9 @@ impl<'t> Reader<'t, '_> {
         }
     }
 
-    fn mapping(&mut self, depth: usize) -> Result<(), Invalid> {
-        let depth = self.deeper(depth)?;
+    fn mapping(&mut self, outer: usize) -> Result<(), Invalid> {
+        let depth = self.deeper(outer)?;
+        let (start, written) = (self.at, self.out.len());
         self.at += 1;
         self.out.push('{');
         let mut first = true;
@@ -343,6 +344,12 @@ impl<'t> Reader<'t, '_> {
             self.key()?;
             self.skip_ws();
             if self.peek() != Some(b':') {
+                // Python's set, `{'urgent', 'bug'}`: a list in JSON.
+                if first && self.syntax == Syntax::Python {
+                    self.at = start;
+                    self.out.truncate(written);
+                    return self.sequence(b'}', outer);
+                }
                 return Err("expected ':' after a key");
             }
             self.at += 1;
@@ -486,6 +493,16 @@ impl<'t> Reader<'t, '_> {
             self.out.push_str(&v.to_string());
             return Ok(());
         }
+        // A zero-padded integer part (`month=07`, which Python refuses)
+        // is the number it spells, as vLLM reads it.
+        let digits = match self.syntax {
+            Syntax::Python => {
+                let whole = digits.bytes().take_while(u8::is_ascii_digit).count();
+                let zeros = digits.bytes().take_while(|&b| b == b'0').count();
+                &digits[zeros.min(whole.saturating_sub(1))..]
+            }
+            Syntax::Gemma(_) => digits,
+        };
         let mut json = String::with_capacity(digits.len() + 2);
         json.push_str(sign);
         if digits.starts_with('.') {
@@ -587,6 +604,14 @@ mod tests {
             "123456789012345678901234567890"
         );
         assert!(py("'open").is_err());
+        // Sets are lists; zero-padded integers the numbers they spell.
+        assert_eq!(py("{'urgent', 'bug'}").unwrap(), r#"["urgent", "bug"]"#);
+        assert_eq!(py("{1, (2, 3)}").unwrap(), "[1, [2, 3]]");
+        assert_eq!(py("{'k': {'a'}}").unwrap(), r#"{"k": ["a"]}"#);
+        assert_eq!(
+            py("[07, 00, 0, -012, 007.5, 0.5]").unwrap(),
+            "[7, 0, 0, -12, 7.5, 0.5]"
+        );
         assert!(py("1 2").is_err());
     }
 

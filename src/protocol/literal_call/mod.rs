@@ -163,6 +163,9 @@ struct InValue {
     string: strings::Streaming,
     /// The streamed string opened in the chunk being read.
     opened_here: bool,
+    /// Python: the quote that closed the streamed string, while what
+    /// follows may show it was text (see `strings::after_closing_quote`).
+    closed_quote: Option<u8>,
     /// Why a streamed string is no literal (the call fails where the
     /// value ends).
     rejected: Option<Invalid>,

@@ -141,9 +141,53 @@ impl LiteralCall {
                         return false;
                     }
                 }
-                Streaming::Closed | Streaming::Off => return true,
+                Streaming::Closed => match self.after_closing_quote(bytes, i, cx) {
+                    Some(true) => {}
+                    Some(false) => return true,
+                    None => return false,
+                },
+                Streaming::Off => return true,
             }
         }
+    }
+
+    /// Python: after a closing quote, whether the value ends there. A
+    /// model now and then leaves a quote of the string's own kind
+    /// unescaped (`command='sed -n '1,9p' f.py'`): a quote followed, past
+    /// whitespace, by anything but the `,` or `)` that ends the value was
+    /// text, as vLLM's parsers repair it. `Some(true)`: the string goes on
+    /// (the quote and the whitespace sent as its text); `Some(false)`: the
+    /// value ends; `None`: the bytes ran out in the whitespace (held).
+    fn after_closing_quote<'c, S: Sink<'c>>(
+        &mut self,
+        bytes: &'c [u8],
+        i: &mut usize,
+        cx: &mut CallCx<'_, 'c, S>,
+    ) -> Option<bool> {
+        let Some(quote) = self.in_value.closed_quote else {
+            return Some(false);
+        };
+        while let Some(&b) = bytes.get(*i) {
+            if is_ws(b) {
+                self.word.push(b);
+                *i += 1;
+                continue;
+            }
+            if b == b',' || b == self.in_block.close {
+                return Some(false);
+            }
+            self.in_value.closed_quote = None;
+            self.in_value.quote = Some(quote);
+            self.in_value.string = Streaming::On;
+            let held = std::mem::take(&mut self.word);
+            let at = cx.offset(*i);
+            self.send_char(char::from(quote), at, cx);
+            for &h in &held {
+                self.send_char(char::from(h), at, cx);
+            }
+            return Some(true);
+        }
+        None
     }
 
     /// Whether the current key's schema says string.
@@ -447,6 +491,11 @@ impl LiteralCall {
 
     fn close_string(&mut self) {
         self.word.clear();
+        // A short Python string's quote may turn out to be text.
+        self.in_value.closed_quote = match (self.rules.syntax, self.in_value.long) {
+            (Syntax::Python, false) => self.in_value.quote,
+            _ => None,
+        };
         self.in_value.quote = None;
         self.in_value.escaped = false;
         self.in_value.string = Streaming::Closed;
