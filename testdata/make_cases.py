@@ -1021,6 +1021,7 @@ w(LF, "partial_marker_at_eof", "The answer is 42 <|tool_call_st")
 w(LF, "not_a_list", LS + "get_weather(city='Paris')" + LE + " after")
 w(LF, "bare_list_is_prose", '[get_weather(city="Paris")] is how I would call it.')
 w(LF, "unescaped_quotes_in_string", lf("[bash(command='sed -n '360,450p' /testbed/sympy/matrices/common.py')]"))
+w(LF, "unescaped_quotes_then_strings", lf("[bash(command='sed -n '360,450p' f.py', n=1), echo(text=\"say \"hi\" now\", t='a' 'b')]"))
 w(LF, "set_and_zero_padded_ints", lf("[label(tags={'urgent', 'bug'}), set_date(month=07, day=05)]"))
 w(LF, "marker_lookalikes", "<|tool_call|> and <|tool_list_start|> and <tool_call> are prose.")
 w(LF, "unknown_tool", lf("[launch_rockets(n=3), get_weather(city='Nice')]"), WEATHER_TOOLS)
@@ -1180,11 +1181,10 @@ w(P, "string_value_invalid_utf8", b"[write(code='ok \xe6\x9d\xb1 \xff bad', n=1)
 w(P, "string_value_cut_character_then_quote", b"[write(code='ok \xe6\x9d')] after")
 w(P, "string_value_bad_hex_escape", "[write(code='a \\x4g b')] after")
 w(P, "string_value_hex_escape_cut_by_quote", "[write(code='a \\x4')] after")
-# A quote of the string's own kind left unescaped is text where the value
-# does not end after it (as vLLM's parsers repair shell commands), so two
-# strings in a row read as one.
 w(P, "string_value_then_more", "[write(code='abc' 'def')] after")
-w(P, "unescaped_quotes_in_string", "[bash(command='sed -n '360,450p' /testbed/f.py', n=1), echo(text=\"say \"hi\" now\")]")
+# vLLM's pythonic parser gives up a call whose quotes are unbalanced (its
+# lfm2 parser repairs them; see testdata/lfm2).
+w(P, "unescaped_quotes_in_string", "[get_weather(city='Paris'), f(a='x 'y', b='z')]")
 w(P, "quote_then_whitespace_then_end", "[f(a='x' , b='y'\n)]")
 w(P, "set_and_zero_padded_ints", "[label(tags={'urgent', 'bug'}), set_date(month=07, day=05, year=2024)]")
 w(P, "string_value_empty_and_triple", "[write(a='', b=" + TQ + "it's, (x) '' ok" + TQ + ", c=\"x\", d=\"\"\"a\"b\"\"c\"\"\")]")

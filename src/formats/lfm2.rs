@@ -32,7 +32,9 @@ const END: &[&[u8]] = &[SPEC.delimiters.1.as_bytes()];
 
 fn reader(delimiters: Delimiters<'_>, _tools: &[Tool], limits: &Limits) -> Reading {
     no_delimiters(delimiters)?;
-    let automaton = LiteralCall::new(Syntax::Python, limits.max_depth).ending_lists_with(END);
+    let automaton = LiteralCall::new(Syntax::Python, limits.max_depth)
+        .ending_lists_with(END)
+        .repairing_quotes();
     Ok((markers(&[SPEC.delimiters.0]), Automaton::Literal(automaton)))
 }
 

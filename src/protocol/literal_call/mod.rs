@@ -87,6 +87,10 @@ struct Rules {
     /// The tokens that may end a list, and whether one must.
     list_ends: &'static [&'static [u8]],
     list_end_required: bool,
+    /// Whether a quote of a string's own kind left unescaped is read as
+    /// text where the value does not end after it (LFM2, as vLLM's `lfm2`
+    /// parser repairs it; its `pythonic` parser does not).
+    repairs_quotes: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -181,6 +185,7 @@ impl LiteralCall {
                 known: Vec::new(),
                 list_ends: PYTHON_ENDS,
                 list_end_required: false,
+                repairs_quotes: false,
             },
             in_block: InBlock::new(Block::List, Phase::Open),
             in_value: InValue::default(),
@@ -202,6 +207,13 @@ impl LiteralCall {
     pub(crate) fn ending_lists_with(mut self, token: &'static [&'static [u8]]) -> LiteralCall {
         self.rules.list_ends = token;
         self.rules.list_end_required = true;
+        self
+    }
+
+    /// A quote of a string's own kind left unescaped is text where the
+    /// value does not end after it (`command='sed -n '1,9p' f.py'`).
+    pub(crate) fn repairing_quotes(mut self) -> LiteralCall {
+        self.rules.repairs_quotes = true;
         self
     }
 

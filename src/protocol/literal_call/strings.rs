@@ -153,9 +153,9 @@ impl LiteralCall {
 
     /// Python: after a closing quote, whether the value ends there. A
     /// model now and then leaves a quote of the string's own kind
-    /// unescaped (`command='sed -n '1,9p' f.py'`): a quote followed, past
-    /// whitespace, by anything but the `,` or `)` that ends the value was
-    /// text, as vLLM's parsers repair it. `Some(true)`: the string goes on
+    /// unescaped (`command='sed -n '1,9p' f.py'`): where the format
+    /// repairs it (LFM2), a quote followed, past whitespace, by anything
+    /// but the `,` or `)` that ends the value was text. `Some(true)`: the string goes on
     /// (the quote and the whitespace sent as its text); `Some(false)`: the
     /// value ends; `None`: the bytes ran out in the whitespace (held).
     fn after_closing_quote<'c, S: Sink<'c>>(
@@ -492,8 +492,9 @@ impl LiteralCall {
     fn close_string(&mut self) {
         self.word.clear();
         // A short Python string's quote may turn out to be text.
-        self.in_value.closed_quote = match (self.rules.syntax, self.in_value.long) {
-            (Syntax::Python, false) => self.in_value.quote,
+        let repairs = self.rules.repairs_quotes && !self.in_value.long;
+        self.in_value.closed_quote = match (self.rules.syntax, repairs) {
+            (Syntax::Python, true) => self.in_value.quote,
             _ => None,
         };
         self.in_value.quote = None;
