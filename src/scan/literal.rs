@@ -60,12 +60,15 @@ pub(crate) fn quoted_scalar(syntax: Syntax, value: &[u8]) -> Option<&str> {
     let Syntax::Gemma(tokens) = syntax else {
         return None;
     };
+    if !tokens.scalars_in_quotes {
+        return None;
+    }
     let inner = value
         .trim_ascii()
         .strip_prefix(tokens.quote)?
         .strip_suffix(tokens.quote)?
         .trim_ascii();
-    if !tokens.scalars_in_quotes || inner.is_empty() {
+    if inner.is_empty() {
         return None;
     }
     let text = std::str::from_utf8(inner).ok()?;
