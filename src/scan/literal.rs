@@ -78,10 +78,10 @@ pub(crate) fn quoted_scalar(syntax: Syntax, value: &[u8]) -> Option<&str> {
 
 /// Whether `text` is a JSON number a double holds (`1e999` is not).
 fn is_json_number(text: &str) -> bool {
-    matches!(
-        serde_json::from_str::<serde_json::Value>(text),
-        Ok(serde_json::Value::Number(_))
-    )
+    let bytes = text.as_bytes();
+    matches!(bytes.first(), Some(b'-' | b'0'..=b'9'))
+        && super::json::is_complete_value(bytes, 1)
+        && finite(text).is_ok()
 }
 
 impl Syntax {

@@ -84,9 +84,9 @@ struct Rules {
     after_marker: bool,
     /// The tools whose `[NAME(` are markers, from marker 2 on.
     known: Vec<String>,
-    /// The tokens that may end a list, and whether one must.
-    list_ends: &'static [&'static [u8]],
-    list_end_required: bool,
+    /// The token that must end a list (LFM2's), where Llama 4's may be
+    /// left out.
+    list_end: Option<&'static [&'static [u8]]>,
     /// Whether a quote of a string's own kind left unescaped is read as
     /// text where the value does not end after it (LFM2, as vLLM's `lfm2`
     /// parser repairs it; its `pythonic` parser does not).
@@ -183,8 +183,7 @@ impl LiteralCall {
                 max_depth,
                 after_marker: true,
                 known: Vec::new(),
-                list_ends: PYTHON_ENDS,
-                list_end_required: false,
+                list_end: None,
                 repairs_quotes: false,
             },
             in_block: InBlock::new(Block::List, Phase::Open),
@@ -205,8 +204,7 @@ impl LiteralCall {
     /// Lists end with `token` (LFM2's `<|tool_call_end|>`) in place of
     /// Llama 4's optional `<|python_end|>`; one missing is reported.
     pub(crate) fn ending_lists_with(mut self, token: &'static [&'static [u8]]) -> LiteralCall {
-        self.rules.list_ends = token;
-        self.rules.list_end_required = true;
+        self.rules.list_end = Some(token);
         self
     }
 
@@ -240,7 +238,7 @@ impl LiteralCall {
     fn end_tokens(&self) -> &'static [&'static [u8]] {
         match (self.rules.syntax, self.in_block.block) {
             (Syntax::Python, Block::Lines) => LINES_ENDS,
-            (Syntax::Python, _) => self.rules.list_ends,
+            (Syntax::Python, _) => self.rules.list_end.unwrap_or(PYTHON_ENDS),
             (Syntax::Gemma(tokens), _) => tokens.ends,
         }
     }
@@ -278,7 +276,7 @@ impl LiteralCall {
     fn report_missing_end<'c, S: Sink<'c>>(&self, at: u64, cx: &mut CallCx<'_, 'c, S>) {
         let required = match self.rules.syntax {
             Syntax::Gemma(_) => true,
-            Syntax::Python => self.in_block.block == Block::Lines || self.rules.list_end_required,
+            Syntax::Python => self.in_block.block == Block::Lines || self.rules.list_end.is_some(),
         };
         if required {
             let token = String::from_utf8_lossy(self.end_tokens()[0]).into_owned();
@@ -352,14 +350,12 @@ impl LiteralCall {
             true => None,
             false => crate::scan::literal::quoted_scalar(self.rules.syntax, &self.word),
         };
-        if let Some(text) = scalar {
-            piece.push_str(text);
-            self.in_block.has_member = true;
-            cx.delta_text(piece);
-            return Ok(());
-        }
-        match bare_string(self.rules.syntax, &self.word, string_typed) {
-            Some(text) => {
+        match (
+            scalar,
+            bare_string(self.rules.syntax, &self.word, string_typed),
+        ) {
+            (Some(json), _) => piece.push_str(json),
+            (None, Some(text)) => {
                 piece.push('"');
                 escape_json_into(piece, text);
                 piece.push('"');
@@ -368,7 +364,7 @@ impl LiteralCall {
                 );
                 cx.recovered(DiagnosticKind::Coercion, at, message);
             }
-            None => {
+            (None, None) => {
                 let bare = to_json_into(self.rules.syntax, &self.word, self.rules.max_depth, piece)
                     .map_err(|e| bad(&format!("an argument's value is not a literal: {e}")))?;
                 if bare {

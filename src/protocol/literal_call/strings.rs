@@ -155,9 +155,10 @@ impl LiteralCall {
     /// model now and then leaves a quote of the string's own kind
     /// unescaped (`command='sed -n '1,9p' f.py'`): where the format
     /// repairs it (LFM2), a quote followed, past whitespace, by anything
-    /// but the `,` or `)` that ends the value was text. `Some(true)`: the string goes on
-    /// (the quote and the whitespace sent as its text); `Some(false)`: the
-    /// value ends; `None`: the bytes ran out in the whitespace (held).
+    /// but the `,` or `)` that ends the value was text. `Some(true)`: the
+    /// string goes on (the quote and the whitespace sent as its text);
+    /// `Some(false)`: the value ends; `None`: the bytes ran out in the
+    /// whitespace (held).
     fn after_closing_quote<'c, S: Sink<'c>>(
         &mut self,
         bytes: &'c [u8],
