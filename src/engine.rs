@@ -726,15 +726,21 @@ impl Parser {
         S: FnMut(Event<'c>),
     {
         // Token-sized text where no marker can start: nothing to hold or
-        // look for, and plain ASCII needs no decoding either.
-        if chunk.len() <= FAST_TEXT_MAX && self.state == State::Text {
-            let done = match self.held.len() {
-                0 => self.small_text(chunk, sink),
-                1 => self.small_text_after_held(chunk, sink),
-                _ => self.more_of_held_marker(chunk),
-            };
-            if done {
-                self.offset += chunk.len() as u64;
+        // look for, and plain ASCII needs no decoding either. A token that
+        // goes on with a string argument needs no automaton: sent as it is,
+        // without the set-up of the general path.
+        if chunk.len() <= FAST_TEXT_MAX {
+            if self.state == State::Text {
+                let done = match self.held.len() {
+                    0 => self.small_text(chunk, sink),
+                    1 => self.small_text_after_held(chunk, sink),
+                    _ => self.more_of_held_marker(chunk),
+                };
+                if done {
+                    self.offset += chunk.len() as u64;
+                    return;
+                }
+            } else if self.in_string && self.string_bytes(chunk, sink) {
                 return;
             }
         }
@@ -859,10 +865,8 @@ impl Parser {
         text: Option<&'c str>,
         sink: &mut S,
     ) {
-        // Token-sized bytes inside a string argument: no automaton needed.
-        if self.in_string && chunk.len() <= FAST_TEXT_MAX && self.string_bytes(chunk, sink) {
-            return;
-        }
+        // A token inside a string argument took `feed`'s fast path, or
+        // ends the string here.
         self.in_string = false;
         if self.state == State::Call && self.steady_call_bytes(chunk, sink) {
             self.offset += chunk.len() as u64;
