@@ -403,9 +403,7 @@ pub(crate) enum StringPart<'a> {
 #[allow(unsafe_code)]
 #[inline]
 pub(crate) fn string_part(bytes: &[u8]) -> StringPart<'_> {
-    let class = bytes
-        .iter()
-        .fold(0, |seen, &b| seen | STRING_BYTE[usize::from(b)]);
+    let class = super::class_union(&STRING_BYTE, bytes);
     let class = match class & ENDS_PLAIN {
         0 => class,
         // A chunk with a quote and no backslash ends the string: only

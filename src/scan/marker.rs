@@ -506,10 +506,7 @@ impl MarkerSet {
     #[allow(unsafe_code)]
     #[inline]
     pub(crate) fn classify_small<'c>(&self, hay: &'c [u8]) -> Small<'c> {
-        // No early exit: a branch-free pass over a token is cheaper.
-        let class = hay
-            .iter()
-            .fold(0, |seen, &b| seen | self.small_table[b as usize]);
+        let class = super::class_union(&self.small_table, hay);
         if class & SMALL_MARKER != 0 && !self.no_marker_starts_in(hay) {
             Small::MayStartMarker
         } else if class & SMALL_NON_ASCII == 0 {
@@ -1334,6 +1331,36 @@ mod tests {
                 !one_byte,
                 "{markers:?}: {checked:?}"
             );
+        }
+    }
+
+    /// The small-chunk classification reads every byte of a chunk of any
+    /// length, whichever reads of four cover it: one byte that may start
+    /// a marker, or one that is not ASCII, anywhere, is seen.
+    #[test]
+    fn small_chunks_are_classified_by_every_byte() {
+        let set = MarkerSet::new(vec![Marker {
+            bytes: Cow::Borrowed(b"<tool_call>"),
+            boundary: Boundary::None,
+        }])
+        .unwrap();
+        for len in 0..=80 {
+            let plain = vec![b'a'; len];
+            assert!(matches!(set.classify_small(&plain), Small::PlainAscii(t) if t.len() == len));
+            for at in 0..len {
+                let mut hay = plain.clone();
+                // `<` then nothing, or `<t`: a marker may start at `at`.
+                hay[at] = b'<';
+                if at + 1 < len {
+                    hay[at + 1] = b't';
+                }
+                let found = set.classify_small(&hay);
+                assert!(matches!(found, Small::MayStartMarker), "{len} {at}");
+                let mut hay = plain.clone();
+                hay[at] = 0xC3;
+                let found = set.classify_small(&hay);
+                assert!(matches!(found, Small::Text), "{len} {at}");
+            }
         }
     }
 

@@ -703,9 +703,7 @@ pub(crate) const VALUE_TEXT_BLOCK: usize = 32;
 /// The union of the classes of `bytes`.
 #[inline(always)]
 fn value_text_class(bytes: &[u8]) -> u8 {
-    bytes
-        .iter()
-        .fold(0, |seen, &b| seen | VALUE_TEXT_CLASS[usize::from(b)])
+    super::class_union(&VALUE_TEXT_CLASS, bytes)
 }
 
 /// [`value_text_class`] of a long chunk, block by block, up to the first
