@@ -479,16 +479,25 @@ impl WaitMemo {
 }
 
 /// The bytes of a slice of at most eight as a little-endian word (zero
-/// past its end); `None` for a longer one.
+/// past its end); `None` for a longer one. Two reads of four that may
+/// overlap rather than a copy into a zeroed word: this runs at most
+/// chunks that end in a tag.
 fn short_word(bytes: &[u8]) -> Option<u64> {
-    if bytes.len() > 8 {
-        return None;
-    }
-    let mut word = [0; 8];
-    for (w, &b) in word.iter_mut().zip(bytes) {
-        *w = b;
-    }
-    Some(u64::from_le_bytes(word))
+    let four = |at: usize| {
+        let b = &bytes[at..at + 4];
+        u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let byte = |at: usize| u64::from(bytes[at]);
+    let word = match bytes.len() {
+        // The last read's bytes past the first's, moved down to follow it.
+        n @ 4..=8 => four(0) | (four(n - 4) >> (8 * (8 - n))) << 32,
+        3 => byte(0) | byte(1) << 8 | byte(2) << 16,
+        2 => byte(0) | byte(1) << 8,
+        1 => byte(0),
+        0 => 0,
+        _ => return None,
+    };
+    Some(word)
 }
 
 /// [`need_until`] by the patterns that agree with the bytes in hand.
@@ -1153,6 +1162,22 @@ mod tests {
     use super::*;
 
     const K3_CALL: Pat = Pat::OpenSep(b"<|open|>call tool=");
+
+    /// The memo's word is the bytes zero-padded, at every length it takes.
+    #[test]
+    fn short_words_are_the_bytes_zero_padded() {
+        let bytes = *b"\x01\x82\x03\xf4\x05\x06\x07\xf8\x09";
+        for n in 0..=8 {
+            let mut padded = [0; 8];
+            padded[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(
+                short_word(&bytes[..n]),
+                Some(u64::from_le_bytes(padded)),
+                "{n} bytes"
+            );
+        }
+        assert_eq!(short_word(&bytes), None);
+    }
 
     /// Kimi-K3's tags: the attribute ends at `<|sep|>` and may hold `<`
     /// and `>`; a line break, or no close within [`MAX_TAG`], refutes it;
