@@ -116,6 +116,9 @@ pub(crate) struct XmlCall {
     dialect: &'static Dialect,
     /// The tags of the block being read.
     tags: &'static Tags,
+    /// The tags that matter inside a value (see [`value_patterns`]), kept
+    /// with the block's tags: built once a call, not at every chunk.
+    value_pats: [Pat; 6],
     phase: Phase,
     /// The call's bytes after the start marker.
     body: Body,
@@ -162,6 +165,7 @@ impl XmlCall {
         XmlCall {
             dialect,
             tags,
+            value_pats: values::value_patterns(tags, dialect),
             phase: Phase::Lead,
             body: Body::default(),
             pos: 0,
@@ -843,6 +847,7 @@ impl CallAutomaton for XmlCall {
     fn begin(&mut self, marker: usize) {
         let opening = self.dialect.opened_by(marker);
         (self.tags, self.bare) = (opening.tags, opening.bare_call);
+        self.value_pats = values::value_patterns(self.tags, self.dialect);
         self.json_value = false;
         self.phase = Phase::Lead;
         self.body.clear();

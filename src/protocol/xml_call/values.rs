@@ -19,8 +19,8 @@ impl XmlCall {
         start: usize,
     ) -> Option<Outcome> {
         let len = self.body.len();
-        let pats = self.value_patterns();
-        let found = find_tag(&self.body, self.scan_from, &pats);
+        let pats = &self.value_pats;
+        let found = find_tag(&self.body, self.scan_from, pats);
         // String values stream up to where a tag may begin, or
         // where the value may have ended.
         let limit = match found {
@@ -119,11 +119,11 @@ impl XmlCall {
             return Steady::No;
         }
         // The chunk's text, up to the tag it may end with.
-        let pats = self.value_patterns();
+        let pats = &self.value_pats;
         let lt = bytes.iter().position(|&b| b == b'<');
         let text_end = match lt {
             None => bytes.len(),
-            Some(lt) if tag_at(bytes, lt, &pats) == (Tag::Need { at: lt }) => lt,
+            Some(lt) if tag_at(bytes, lt, pats) == (Tag::Need { at: lt }) => lt,
             // A `<` that may be text, with nothing held before it.
             Some(_) if line_break.is_none() => return self.steady_text_with_lt(bytes, offset),
             Some(_) => return Steady::No,
@@ -164,7 +164,7 @@ impl XmlCall {
     /// begin, a line break, a cut character).
     #[inline(never)]
     pub(super) fn steady_text_with_lt<'c>(&mut self, bytes: &'c [u8], offset: u64) -> Steady<'c> {
-        let pats = self.value_patterns();
+        let pats = &self.value_pats;
         let begins_tag = |b: u8| pats.iter().any(|pat| pat.lit().get(1) == Some(&b));
         for (i, &b) in bytes.iter().enumerate() {
             let text = match b {
@@ -207,32 +207,14 @@ impl XmlCall {
     }
 
     /// The wait for a partly received tag at body index `at` inside a
-    /// value: [`need_until`] for the [`value_patterns`](Self::value_patterns),
+    /// value: [`need_until`] for the [`value_patterns`],
     /// taken from the automaton's memo when the same bytes were in hand
     /// before.
     fn value_wait(&mut self, at: usize) -> Wait {
-        let pats = self.value_patterns();
+        let pats = &self.value_pats;
         self.value_waits
-            .need_until(&self.body, at, &pats)
+            .need_until(&self.body, at, pats)
             .in_value(at)
-    }
-
-    /// The tags that matter inside a value, by their index in the
-    /// matches of [`value`](Self::value): the parameter's close, the next
-    /// parameter's open, the function's close, the end marker, and the
-    /// opening tags of a call the value holds as text.
-    #[inline]
-    pub(super) fn value_patterns(&self) -> [Pat; 6] {
-        let t = self.tags;
-        [
-            Pat::Lit(t.param_close),
-            t.param_open,
-            Pat::Lit(t.func_close.unwrap_or(t.end)),
-            Pat::Lit(t.end),
-            // (GLM has no function tags: a repeat, never reached.)
-            t.func_open.unwrap_or(Pat::Open(t.end)),
-            Pat::Lit(self.dialect.block.marker.as_bytes()),
-        ]
     }
 
     /// Inside a value, a tag (pattern `index`, at `at`, ending at `end`)
@@ -348,9 +330,9 @@ impl XmlCall {
         if self.in_value.may_end_at.is_some() || self.scan_from != self.body.len() {
             return Steady::No;
         }
-        let pats = self.value_patterns();
+        let pats = &self.value_pats;
         let lt = bytes.iter().position(|&b| b == b'<');
-        if lt.is_some_and(|lt| tag_at(bytes, lt, &pats) != (Tag::Need { at: lt })) {
+        if lt.is_some_and(|lt| tag_at(bytes, lt, pats) != (Tag::Need { at: lt })) {
             return Steady::No;
         }
         let before = self.body.append(bytes, offset);
@@ -836,4 +818,20 @@ impl XmlCall {
         self.key = key;
         self.params += 1;
     }
+}
+
+/// The tags that matter inside a value of a block read with `tags`, by
+/// their index in the matches of [`XmlCall::value`]: the parameter's
+/// close, the next parameter's open, the function's close, the end
+/// marker, and the opening tags of a call the value holds as text.
+pub(super) fn value_patterns(tags: &Tags, dialect: &Dialect) -> [Pat; 6] {
+    [
+        Pat::Lit(tags.param_close),
+        tags.param_open,
+        Pat::Lit(tags.func_close.unwrap_or(tags.end)),
+        Pat::Lit(tags.end),
+        // (GLM has no function tags: a repeat, never reached.)
+        tags.func_open.unwrap_or(Pat::Open(tags.end)),
+        Pat::Lit(dialect.block.marker.as_bytes()),
+    ]
 }
