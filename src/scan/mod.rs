@@ -162,6 +162,18 @@ pub(crate) fn begins_with(hay: &[u8], prefix: &[u8]) -> bool {
     hay.len() >= prefix.len() && same_bytes(&hay[..prefix.len()], prefix)
 }
 
+/// The `W` bytes of `s` from `at`, as an array: one load, no libc call.
+///
+/// # Panics
+///
+/// If `s` holds fewer than `at + W` bytes.
+#[inline]
+pub(crate) fn word<const W: usize>(s: &[u8], at: usize) -> [u8; W] {
+    let mut w = [0; W];
+    w.copy_from_slice(&s[at..at + W]);
+    w
+}
+
 /// Slice equality without a libc memcmp call, which costs more than the
 /// comparison for markers and tags: up to 16 bytes are two overlapping word
 /// compares, anything longer a byte loop.
@@ -170,11 +182,6 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
-    }
-    fn word<const W: usize>(s: &[u8], at: usize) -> [u8; W] {
-        let mut w = [0; W];
-        w.copy_from_slice(&s[at..at + W]);
-        w
     }
     match n {
         8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),

@@ -483,10 +483,7 @@ impl WaitMemo {
 /// overlap rather than a copy into a zeroed word: this runs at most
 /// chunks that end in a tag.
 fn short_word(bytes: &[u8]) -> Option<u64> {
-    let four = |at: usize| {
-        let b = &bytes[at..at + 4];
-        u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    };
+    let four = |at: usize| u64::from(u32::from_le_bytes(super::word(bytes, at)));
     let byte = |at: usize| u64::from(bytes[at]);
     let word = match bytes.len() {
         // The last read's bytes past the first's, moved down to follow it.
