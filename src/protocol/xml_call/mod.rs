@@ -297,6 +297,7 @@ impl XmlCall {
     }
 
     /// Before the function name.
+    #[inline(never)]
     fn lead<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Option<Outcome> {
         let t = self.tags;
         let len = self.body.len();
@@ -504,6 +505,7 @@ impl XmlCall {
     }
 
     /// DSML: an arguments object in place of parameters.
+    #[inline(never)]
     fn json_args<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
@@ -606,6 +608,7 @@ impl XmlCall {
     }
 
     /// After a bare function's close: its block's end may follow.
+    #[inline(never)]
     fn after_bare_func<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
@@ -633,6 +636,7 @@ impl XmlCall {
     }
 
     /// After a function's close: the block's end, or another call.
+    #[inline(never)]
     fn after_func<'c, S: Sink<'c>>(
         &mut self,
         cx: &mut CallCx<'_, 'c, S>,
@@ -682,6 +686,7 @@ impl XmlCall {
     }
 
     /// A rejected call: up to its end, to give it back.
+    #[inline(never)]
     fn skip<'c, S: Sink<'c>>(&mut self, cx: &mut CallCx<'_, 'c, S>, eof: bool) -> Option<Outcome> {
         let t = self.tags;
         let len = self.body.len();
